@@ -1,0 +1,2 @@
+export * from "./span.ts";
+export * from "./errors.ts";

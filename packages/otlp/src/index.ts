@@ -1,0 +1,2 @@
+// Public surface of @crux/otlp: decoding (decode/) and normalization (normalize/).
+export {};
