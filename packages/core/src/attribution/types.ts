@@ -1,0 +1,58 @@
+/**
+ * Output of attributeAgents(spans): who owns each span and what each agent
+ * really used, computed over one trace's whole span tree.
+ */
+
+/** Stable key of an agent within a trace: agent id when known, else "name:<agent name>". */
+export type AgentKey = string;
+
+export interface SpanAttribution {
+  spanId: string;
+  /** Owning agent: the span itself if it is an agent span, else the nearest ancestor agent span, else the propagated gen_ai.agent.name; null when none. */
+  agentKey: AgentKey | null;
+  /** Chain of agent names from the root down to the owning agent, e.g. ["lead", "search_1"]. */
+  agentPath: string[];
+  /** Depth of the span in the tree (root = 0; orphans count from their provisional root). */
+  depth: number;
+  /** Tokens and cost of this span that count toward totals (0 when they are a nested duplicate or a run total). */
+  counted: { inputTokens: number; outputTokens: number; cachedTokens: number; cost: number | null };
+}
+
+export interface AgentUsage {
+  key: AgentKey;
+  name: string;
+  id: string | null;
+  /** Name of the agent that invoked this one (parent agent in the tree), if any. */
+  parentAgent: string | null;
+  spans: number;
+  llmCalls: number;
+  toolCalls: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  /** Sum of tracer-reported cost over counted spans; null if none reported. */
+  cost: number | null;
+  firstStartNs: bigint;
+  lastEndNs: bigint;
+}
+
+export interface HandoffEdge {
+  from: string | null;
+  to: string | null;
+  spanId: string;
+  /** How the handoff was recognized. */
+  via: "handoff_span" | "transfer_tool" | "nested_agent" | "back_link";
+  startNs: bigint;
+}
+
+export interface TraceAttribution {
+  bySpan: Map<string, SpanAttribution>;
+  agents: AgentUsage[];
+  handoffs: HandoffEdge[];
+  /** Span ids with no parent in the trace (true roots and orphans whose parent never arrived). */
+  roots: string[];
+  /** Span ids whose parentSpanId is set but not present in the trace. */
+  orphans: string[];
+  totals: { inputTokens: number; outputTokens: number; cachedTokens: number; cost: number | null };
+}
