@@ -1,0 +1,34 @@
+/**
+ * Config loading shared by every service entry point (habits.md §2): each
+ * service declares its own zod schema; main.ts parses process.env once and
+ * fails fast listing every problem. Nothing below main.ts reads env.
+ */
+import { z } from "zod";
+
+/** "true"/"false" (also 1/0, yes/no) → boolean, so no string comparisons leak into code. */
+export const envBoolean = (defaultValue: boolean) =>
+  z
+    .enum(["true", "false", "1", "0", "yes", "no"])
+    .optional()
+    .transform((v) => (v === undefined ? defaultValue : v === "true" || v === "1" || v === "yes"));
+
+export const envInt = (defaultValue: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(defaultValue);
+
+export const envPort = (defaultValue: number) => envInt(defaultValue, 0, 65_535);
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(readonly issues: string[]) {
+    super(`invalid configuration:\n${issues.map((i) => `  - ${i}`).join("\n")}`);
+  }
+}
+
+/** Parse env against a schema; throws ConfigError listing every invalid variable. */
+export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.infer<S> {
+  const cleaned: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== "") cleaned[k] = v;
+  const parsed = schema.safeParse(cleaned);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`));
+}

@@ -1,0 +1,39 @@
+/** Lexical helpers shared by scorers: word tokens, content words, overlap. */
+
+const STOPWORDS = new Set(
+  ("a an and are as at be been but by can could did do does for from had has have he her his i if in into is it its " +
+    "me my no not of on or our she so than that the their them then there these they this to too us was we were what " +
+    "when which who will with would you your please just also any all some")
+    .split(" "),
+);
+
+export function wordTokens(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** Words that carry content: not stopwords, at least 3 characters or a number. */
+export function contentWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of wordTokens(text)) {
+    if (STOPWORDS.has(w)) continue;
+    if (w.length >= 3 || /^\p{N}+$/u.test(w)) out.add(w);
+  }
+  return out;
+}
+
+export function sharedContentWords(a: string, b: string): string[] {
+  const wa = contentWords(a);
+  const shared: string[] = [];
+  for (const w of contentWords(b)) if (wa.has(w)) shared.push(w);
+  return shared;
+}
+
+/** Whitespace-normalized lowercase text, for "same message" comparisons. */
+export function normalizeText(text: string): string {
+  return text.replace(/\s+/g, " ").trim().toLowerCase();
+}
+
+/** Rough token count (about 4 characters per token) when no tokenizer is injected. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

@@ -1,0 +1,284 @@
+/**
+ * buildTrajectories: turn one trace's normalized spans and its agent
+ * attribution into ordered steps per agent, handoff records and messages.
+ * Tolerant by design: orphans, several roots and clock skew are flagged,
+ * never fatal (a later rebuild with more spans fixes what is missing).
+ */
+import type { NormalizedSpan } from "../span.ts";
+import type { AgentKey, AgentUsage, TraceAttribution } from "../attribution/types.ts";
+import type {
+  AgentMessage,
+  AgentTrajectory,
+  BuildTrajectoriesOptions,
+  ClockSkew,
+  HandoffRecord,
+  Step,
+  StepKind,
+  TraceTrajectories,
+} from "./types.ts";
+import { finishReasonsOf, handoffContentOf, inputTextOf, outputTextOf, toolArgsOf } from "./content.ts";
+
+const DEFAULT_CLOCK_SKEW_TOLERANCE_NS = 1_000_000n;
+
+export function compareByStart(a: { startNs: bigint; spanId: string }, b: { startNs: bigint; spanId: string }): number {
+  if (a.startNs !== b.startNs) return a.startNs < b.startNs ? -1 : 1;
+  return a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
+}
+
+function isStepKind(op: NormalizedSpan["operation"]): op is StepKind {
+  return op === "llm" || op === "tool" || op === "handoff";
+}
+
+/** A span of kind `child` folds into an ancestor of kind `ancestor` of the same agent (tools never vanish into LLM steps; handoffs never fold). */
+function foldsInto(child: StepKind, ancestor: StepKind): boolean {
+  if (child === "handoff" || ancestor === "handoff") return false;
+  if (child === "tool") return ancestor === "tool";
+  return true;
+}
+
+export function agentNameFromKey(key: AgentKey): string {
+  return key.startsWith("name:") ? key.slice("name:".length) : key;
+}
+
+export function buildTrajectories(
+  spans: NormalizedSpan[],
+  attribution: TraceAttribution,
+  options: BuildTrajectoriesOptions = {},
+): TraceTrajectories {
+  const tolerance = options.clockSkewToleranceNs ?? DEFAULT_CLOCK_SKEW_TOLERANCE_NS;
+  const spanById = new Map<string, NormalizedSpan>();
+  for (const span of spans) spanById.set(span.spanId, span);
+  const ownerOf = (spanId: string): AgentKey | null => attribution.bySpan.get(spanId)?.agentKey ?? null;
+
+  const usageByKey = new Map<AgentKey, AgentUsage>();
+  for (const agent of attribution.agents) usageByKey.set(agent.key, agent);
+  const nameOf = (key: AgentKey | null): string | null =>
+    key === null ? null : (usageByKey.get(key)?.name ?? agentNameFromKey(key));
+
+  // 1. Which step spans fold into an enclosing step of the same agent.
+  const foldTarget = new Map<string, string>();
+  for (const span of spans) {
+    if (!isStepKind(span.operation)) continue;
+    const owner = ownerOf(span.spanId);
+    let top: string | null = null;
+    const seen = new Set<string>([span.spanId]);
+    let parent = span.parentSpanId === null ? undefined : spanById.get(span.parentSpanId);
+    while (parent !== undefined && !seen.has(parent.spanId) && parent.operation !== "agent" && ownerOf(parent.spanId) === owner) {
+      seen.add(parent.spanId);
+      if (isStepKind(parent.operation) && foldsInto(span.operation, parent.operation)) top = parent.spanId;
+      parent = parent.parentSpanId === null ? undefined : spanById.get(parent.parentSpanId);
+    }
+    if (top !== null) foldTarget.set(span.spanId, top);
+  }
+  // A fold target may itself fold further up; resolve to the outermost step.
+  const resolveFold = (spanId: string): string => {
+    let current = spanId;
+    const seen = new Set<string>();
+    while (foldTarget.has(current) && !seen.has(current)) {
+      seen.add(current);
+      current = foldTarget.get(current) as string;
+    }
+    return current;
+  };
+  const foldedInto = new Map<string, string[]>();
+  for (const spanId of foldTarget.keys()) {
+    const target = resolveFold(spanId);
+    const list = foldedInto.get(target) ?? [];
+    list.push(spanId);
+    foldedInto.set(target, list);
+  }
+
+  // 2. Steps, globally ordered.
+  const stepSpans = spans.filter((s) => isStepKind(s.operation) && !foldTarget.has(s.spanId));
+  stepSpans.sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }));
+  const steps: Step[] = stepSpans.map((span, index) => makeStep(span, index));
+  const stepIndexBySpan = new Map<string, number>();
+  for (const step of steps) {
+    stepIndexBySpan.set(step.spanId, step.index);
+    for (const folded of step.foldedSpanIds) stepIndexBySpan.set(folded, step.index);
+  }
+
+  function makeStep(span: NormalizedSpan, index: number): Step {
+    const folded = (foldedInto.get(span.spanId) ?? []).map((id) => spanById.get(id)).filter((s): s is NormalizedSpan => s !== undefined);
+    folded.sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }));
+    const all = [span, ...folded];
+    let inputTokens = 0;
+    let outputTokens = 0;
+    let cachedTokens = 0;
+    let reportedCost: number | null = null;
+    for (const s of all) {
+      const counted = attribution.bySpan.get(s.spanId)?.counted;
+      if (counted === undefined) continue;
+      inputTokens += counted.inputTokens;
+      outputTokens += counted.outputTokens;
+      cachedTokens += counted.cachedTokens;
+      if (counted.cost !== null) reportedCost = (reportedCost ?? 0) + counted.cost;
+    }
+    const errorSpan = all.find((s) => s.isError);
+    const kind = span.operation as StepKind;
+    const agentKey = ownerOf(span.spanId);
+    // The innermost LLM call usually carries the content and model when a wrapper does not.
+    const firstWith = <T>(read: (s: NormalizedSpan) => T | null): T | null => {
+      for (const s of all) {
+        const v = read(s);
+        if (v !== null) return v;
+      }
+      return null;
+    };
+    const finishReasons = [...new Set(all.flatMap((s) => finishReasonsOf(s)))];
+    return {
+      index,
+      spanId: span.spanId,
+      agentKey,
+      agent: nameOf(agentKey),
+      kind,
+      spanName: span.name,
+      toolName: kind === "llm" ? null : span.toolName,
+      args: kind === "llm" ? null : toolArgsOf(span),
+      inputText: firstWith(inputTextOf),
+      outputText: firstWith(outputTextOf),
+      model: firstWith((s) => s.model),
+      finishReasons,
+      tokens: { inputTokens, outputTokens, cachedTokens },
+      reportedCost,
+      isError: errorSpan !== undefined,
+      errorType: errorSpan?.errorType ?? null,
+      startNs: span.startTimeUnixNano,
+      endNs: span.endTimeUnixNano,
+      foldedSpanIds: folded.map((s) => s.spanId),
+    };
+  }
+
+  // 3. Agent trajectories: every attributed agent, even with no steps.
+  const agentSpansByKey = new Map<AgentKey, NormalizedSpan[]>();
+  for (const span of spans) {
+    if (span.operation !== "agent") continue;
+    const key = ownerOf(span.spanId);
+    if (key === null) continue;
+    const list = agentSpansByKey.get(key) ?? [];
+    list.push(span);
+    agentSpansByKey.set(key, list);
+  }
+  const agentKeys: AgentKey[] = attribution.agents.map((a) => a.key);
+  for (const step of steps) if (step.agentKey !== null && !agentKeys.includes(step.agentKey)) agentKeys.push(step.agentKey);
+  const agents: AgentTrajectory[] = agentKeys.map((key) => {
+    const usage = usageByKey.get(key);
+    const agentSpans = (agentSpansByKey.get(key) ?? []).sort((a, b) =>
+      compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }),
+    );
+    const own = steps.filter((s) => s.agentKey === key);
+    const first = agentSpans[0];
+    const last = agentSpans[agentSpans.length - 1];
+    const starts = [...agentSpans.map((s) => s.startTimeUnixNano), ...own.map((s) => s.startNs)];
+    const ends = [...agentSpans.map((s) => s.endTimeUnixNano), ...own.map((s) => s.endNs)];
+    return {
+      key,
+      name: usage?.name ?? agentNameFromKey(key),
+      id: usage?.id ?? null,
+      parentAgent: usage?.parentAgent ?? null,
+      agentSpanIds: agentSpans.map((s) => s.spanId),
+      steps: own,
+      inputText: first === undefined ? null : inputTextOf(first),
+      outputText: last === undefined ? null : outputTextOf(last),
+      firstStartNs: usage?.firstStartNs ?? minBig(starts),
+      lastEndNs: usage?.lastEndNs ?? maxBig(ends),
+    };
+  });
+
+  // 4. Handoffs and messages.
+  const edges = [...attribution.handoffs].sort(compareByStart);
+  const handoffs: HandoffRecord[] = edges.map((edge, index) => {
+    const span = spanById.get(edge.spanId);
+    let message: string | null = null;
+    let messageSource: HandoffRecord["messageSource"] = null;
+    if (span !== undefined && span.operation === "agent") {
+      message = inputTextOf(span);
+      if (message !== null) messageSource = "receiver_input";
+    } else if (span !== undefined) {
+      message = handoffContentOf(span);
+      if (message !== null) messageSource = "handoff_span";
+    }
+    if (message === null && edge.to !== null) {
+      const receiverSpan = spans
+        .filter((s) => s.operation === "agent" && nameOf(ownerOf(s.spanId)) === edge.to && s.startTimeUnixNano >= edge.startNs)
+        .sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }))[0];
+      message = receiverSpan === undefined ? null : inputTextOf(receiverSpan);
+      if (message !== null) messageSource = "receiver_input";
+    }
+    return {
+      index,
+      sender: edge.from,
+      receiver: edge.to,
+      spanId: edge.spanId,
+      via: edge.via,
+      message,
+      messageSource,
+      startNs: edge.startNs,
+      stepIndex: stepIndexBySpan.get(edge.spanId) ?? null,
+    };
+  });
+  const messages: AgentMessage[] = [];
+  for (const h of handoffs) {
+    if (h.message !== null) messages.push({ from: h.sender, to: h.receiver, text: h.message, spanId: h.spanId, timeNs: h.startNs, kind: "handoff" });
+    const span = spanById.get(h.spanId);
+    if (h.via === "nested_agent" && span !== undefined && span.operation === "agent") {
+      const result = outputTextOf(span);
+      if (result !== null) messages.push({ from: h.receiver, to: h.sender, text: result, spanId: h.spanId, timeNs: span.endTimeUnixNano, kind: "return" });
+    }
+  }
+  messages.sort((a, b) => compareByStart({ startNs: a.timeNs, spanId: a.spanId }, { startNs: b.timeNs, spanId: b.spanId }));
+
+  // 5. Flags.
+  const clockSkew: ClockSkew[] = [];
+  for (const span of spans) {
+    const parent = span.parentSpanId === null ? undefined : spanById.get(span.parentSpanId);
+    if (parent === undefined) continue;
+    const skew = parent.startTimeUnixNano - span.startTimeUnixNano;
+    if (skew > tolerance) clockSkew.push({ spanId: span.spanId, parentSpanId: parent.spanId, skewNs: skew });
+  }
+  const orphanSet = new Set(attribution.orphans);
+  const rootCandidates = attribution.roots
+    .map((id) => spanById.get(id))
+    .filter((s): s is NormalizedSpan => s !== undefined)
+    .sort((a, b) => {
+      const orphanOrder = Number(orphanSet.has(a.spanId)) - Number(orphanSet.has(b.spanId));
+      if (orphanOrder !== 0) return orphanOrder;
+      return compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId });
+    });
+  const root = rootCandidates[0] ?? null;
+  const goalTag = root?.tags["crux.task.goal"];
+  const firstAgent = [...agents].sort((a, b) => (a.firstStartNs < b.firstStartNs ? -1 : a.firstStartNs > b.firstStartNs ? 1 : 0))[0];
+  const goal =
+    (typeof goalTag === "string" && goalTag.trim() !== "" ? goalTag : null) ??
+    (root === null ? null : inputTextOf(root)) ??
+    firstAgent?.inputText ??
+    null;
+
+  return {
+    traceId: spans[0]?.traceId ?? null,
+    steps,
+    agents,
+    handoffs,
+    messages,
+    flags: {
+      orphans: [...attribution.orphans],
+      roots: [...attribution.roots],
+      multipleRoots: attribution.roots.length > 1,
+      clockSkew,
+      unattributedSteps: steps.filter((s) => s.agentKey === null).length,
+    },
+    goal,
+    rootSpanId: root?.spanId ?? null,
+    spans,
+    spanById,
+    stepIndexBySpan,
+    attribution,
+  };
+}
+
+function minBig(values: bigint[]): bigint {
+  return values.reduce((m, v) => (v < m ? v : m), values[0] ?? 0n);
+}
+function maxBig(values: bigint[]): bigint {
+  return values.reduce((m, v) => (v > m ? v : m), values[0] ?? 0n);
+}

@@ -1,0 +1,160 @@
+/**
+ * Deterministic fixtures: NormalizedSpan objects with fixed ids and times,
+ * and a hand-rolled TraceAttribution (nearest ancestor agent owns a span;
+ * nested agents and handoff spans become handoff edges) so trajectory and
+ * scorer tests do not depend on the attribution module.
+ */
+import type { Attributes, NormalizedSpan, OperationKind } from "../../src/span.ts";
+import type { AgentUsage, HandoffEdge, SpanAttribution, TraceAttribution } from "../../src/attribution/types.ts";
+
+export const T0 = 1_700_000_000_000_000_000n;
+/** Milliseconds after T0, as ns. */
+export const ms = (n: number): bigint => T0 + BigInt(Math.round(n * 1_000_000));
+
+export interface SpanSpec {
+  id: string;
+  parent?: string | null;
+  name?: string;
+  op: OperationKind;
+  start: number;
+  end?: number;
+  agent?: string;
+  tool?: string;
+  model?: string;
+  tokens?: { input?: number; output?: number; cached?: number };
+  cost?: number;
+  error?: string;
+  handoffFrom?: string;
+  handoffTo?: string;
+  tags?: Record<string, string | number | boolean>;
+  attrs?: Attributes;
+}
+
+export function span(spec: SpanSpec): NormalizedSpan {
+  const isError = spec.error !== undefined;
+  return {
+    traceId: "0".repeat(31) + "1",
+    spanId: spec.id,
+    parentSpanId: spec.parent ?? null,
+    traceState: "",
+    flags: 0,
+    name: spec.name ?? `${spec.op} ${spec.tool ?? spec.agent ?? spec.model ?? ""}`.trim(),
+    kind: 1,
+    startTimeUnixNano: ms(spec.start),
+    endTimeUnixNano: ms(spec.end ?? spec.start + 1),
+    attributes: spec.attrs ?? {},
+    droppedAttributesCount: 0,
+    events: [],
+    droppedEventsCount: 0,
+    links: [],
+    droppedLinksCount: 0,
+    status: { code: isError ? 2 : 0, message: spec.error ?? "" },
+    resource: {},
+    scope: { name: "test", version: "0", attributes: {} },
+    limitsApplied: { truncatedKeys: [], droppedAttributes: 0 },
+    operation: spec.op,
+    convention: "otel_genai",
+    serviceName: "svc",
+    agentName: spec.agent ?? null,
+    agentId: null,
+    model: spec.model ?? null,
+    provider: null,
+    inputTokens: spec.tokens?.input ?? null,
+    outputTokens: spec.tokens?.output ?? null,
+    cachedTokens: spec.tokens?.cached ?? null,
+    cost: spec.cost ?? null,
+    toolName: spec.tool ?? null,
+    toolCallId: null,
+    handoffFrom: spec.handoffFrom ?? null,
+    handoffTo: spec.handoffTo ?? null,
+    errorType: spec.error ?? null,
+    isError,
+    conversationId: null,
+    tags: spec.tags ?? {},
+  };
+}
+
+/** Test-only attribution: nearest agent ancestor owns a span; nested agent spans and handoff spans give edges. */
+export function attributionFor(spans: NormalizedSpan[], explicitHandoffs?: HandoffEdge[]): TraceAttribution {
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  const agentAncestors = (s: NormalizedSpan): NormalizedSpan[] => {
+    const chain: NormalizedSpan[] = [];
+    let cur: NormalizedSpan | undefined = s;
+    const seen = new Set<string>();
+    while (cur !== undefined && !seen.has(cur.spanId)) {
+      seen.add(cur.spanId);
+      if (cur.operation === "agent") chain.unshift(cur);
+      cur = cur.parentSpanId === null ? undefined : byId.get(cur.parentSpanId);
+    }
+    return chain;
+  };
+  const depthOf = (s: NormalizedSpan): number => {
+    let d = 0;
+    let cur = s.parentSpanId === null ? undefined : byId.get(s.parentSpanId);
+    while (cur !== undefined) {
+      d++;
+      cur = cur.parentSpanId === null ? undefined : byId.get(cur.parentSpanId);
+    }
+    return d;
+  };
+  const bySpan = new Map<string, SpanAttribution>();
+  const agents = new Map<string, AgentUsage>();
+  const handoffs: HandoffEdge[] = [];
+  for (const s of spans) {
+    const chain = agentAncestors(s);
+    const ownerSpan = chain[chain.length - 1];
+    const ownerName = ownerSpan?.agentName ?? s.agentName;
+    const key = ownerName === null || ownerName === undefined ? null : `name:${ownerName}`;
+    const counts = s.operation === "llm";
+    const counted = {
+      inputTokens: counts ? (s.inputTokens ?? 0) : 0,
+      outputTokens: counts ? (s.outputTokens ?? 0) : 0,
+      cachedTokens: counts ? (s.cachedTokens ?? 0) : 0,
+      cost: counts ? s.cost : null,
+    };
+    bySpan.set(s.spanId, { spanId: s.spanId, agentKey: key, agentPath: chain.map((a) => a.agentName ?? "?"), depth: depthOf(s), counted });
+    if (key !== null && ownerName !== null && ownerName !== undefined) {
+      const parentAgent = chain.length >= 2 ? (chain[chain.length - 2]?.agentName ?? null) : null;
+      const u: AgentUsage = agents.get(key) ?? {
+        key, name: ownerName, id: null, parentAgent, spans: 0, llmCalls: 0, toolCalls: 0, errors: 0,
+        inputTokens: 0, outputTokens: 0, cachedTokens: 0, cost: null, firstStartNs: s.startTimeUnixNano, lastEndNs: s.endTimeUnixNano,
+      };
+      u.spans++;
+      if (s.operation === "llm") u.llmCalls++;
+      if (s.operation === "tool") u.toolCalls++;
+      if (s.isError) u.errors++;
+      u.inputTokens += counted.inputTokens;
+      u.outputTokens += counted.outputTokens;
+      u.cachedTokens += counted.cachedTokens;
+      if (counted.cost !== null) u.cost = (u.cost ?? 0) + counted.cost;
+      if (s.startTimeUnixNano < u.firstStartNs) u.firstStartNs = s.startTimeUnixNano;
+      if (s.endTimeUnixNano > u.lastEndNs) u.lastEndNs = s.endTimeUnixNano;
+      agents.set(key, u);
+    }
+    if (explicitHandoffs === undefined) {
+      if (s.operation === "agent" && chain.length >= 2) {
+        handoffs.push({ from: chain[chain.length - 2]?.agentName ?? null, to: s.agentName, spanId: s.spanId, via: "nested_agent", startNs: s.startTimeUnixNano });
+      }
+      if (s.operation === "handoff") {
+        handoffs.push({ from: s.handoffFrom ?? ownerName ?? null, to: s.handoffTo, spanId: s.spanId, via: "handoff_span", startNs: s.startTimeUnixNano });
+      }
+    }
+  }
+  const roots = spans.filter((s) => s.parentSpanId === null || !byId.has(s.parentSpanId)).map((s) => s.spanId);
+  const orphans = spans.filter((s) => s.parentSpanId !== null && !byId.has(s.parentSpanId)).map((s) => s.spanId);
+  const all = [...agents.values()];
+  const reported = all.filter((a) => a.cost !== null);
+  return {
+    bySpan,
+    agents: all,
+    handoffs: explicitHandoffs ?? handoffs,
+    roots,
+    orphans,
+    totals: {
+      inputTokens: all.reduce((n, a) => n + a.inputTokens, 0),
+      outputTokens: all.reduce((n, a) => n + a.outputTokens, 0),
+      cachedTokens: all.reduce((n, a) => n + a.cachedTokens, 0),
+      cost: reported.length === 0 ? null : reported.reduce((n, a) => n + (a.cost ?? 0), 0),
+    },
+  };
+}

@@ -1,0 +1,232 @@
+/**
+ * Field extraction by the precedence table of conventions.md §6.2: for each
+ * concept, read the sources left to right and keep the first non-empty one.
+ */
+import type { Attributes, Convention, DecodedSpan, OperationKind } from "@crux/core";
+import {
+  ADK,
+  CRUX_TAG_KEYS,
+  GEN_AI,
+  LANGSMITH,
+  LOGFIRE,
+  MASTRA,
+  OPENINFERENCE,
+  PYDANTIC_AI,
+  SERVICE_NAME,
+  TRACELOOP,
+  VERCEL_AI,
+} from "../semconv.ts";
+import { asObject, count, firstCount, firstStr, str } from "./attrs.ts";
+
+const INPUT_TOKEN_KEYS = [
+  GEN_AI.inputTokens,
+  GEN_AI.promptTokens,
+  OPENINFERENCE.promptTokens,
+  VERCEL_AI.inputTokens,
+  VERCEL_AI.promptTokens,
+] as const;
+const OUTPUT_TOKEN_KEYS = [
+  GEN_AI.outputTokens,
+  GEN_AI.completionTokens,
+  OPENINFERENCE.completionTokens,
+  VERCEL_AI.outputTokens,
+  VERCEL_AI.completionTokens,
+] as const;
+const CACHED_TOKEN_KEYS = [
+  GEN_AI.cacheReadInputTokens,
+  GEN_AI.cacheReadInputTokensLegacy,
+  OPENINFERENCE.cacheReadTokens,
+  VERCEL_AI.cacheReadTokens,
+  VERCEL_AI.cachedInputTokens,
+  GEN_AI.detailsCacheReadTokens,
+  MASTRA.cachedInputTokens,
+] as const;
+const MODEL_KEYS = [
+  GEN_AI.responseModel,
+  GEN_AI.requestModel,
+  OPENINFERENCE.responseModelName,
+  OPENINFERENCE.modelName,
+  OPENINFERENCE.requestModelName,
+  OPENINFERENCE.embeddingModelName,
+  VERCEL_AI.responseModel,
+  VERCEL_AI.modelId,
+] as const;
+const PROVIDER_KEYS = [
+  GEN_AI.providerName,
+  GEN_AI.system,
+  OPENINFERENCE.provider,
+  OPENINFERENCE.system,
+  VERCEL_AI.modelProvider,
+] as const;
+const CONVERSATION_KEYS = [
+  GEN_AI.conversationId,
+  OPENINFERENCE.sessionId,
+  TRACELOOP.threadId,
+  TRACELOOP.sessionId,
+  TRACELOOP.conversationId,
+  LANGSMITH.threadId,
+  LANGSMITH.sessionId,
+  ADK.sessionId,
+  VERCEL_AI.sessionId,
+  VERCEL_AI.threadId,
+] as const;
+
+/** Model-call span names are `{operation} {model}`. */
+const MODEL_NAME_PREFIXES = ["chat ", "text_completion ", "generate_content ", "embeddings ", "tool_selection "];
+
+export interface Usage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cachedTokens: number | null;
+  cost: number | null;
+}
+
+export function readUsage(a: Attributes, operation: OperationKind): Usage {
+  let inputTokens = firstCount(a, INPUT_TOKEN_KEYS);
+  let outputTokens = firstCount(a, OUTPUT_TOKEN_KEYS);
+  let cachedTokens = firstCount(a, CACHED_TOKEN_KEYS);
+  // pydantic-ai run totals: only an agent span may carry them.
+  if (operation === "agent") {
+    inputTokens ??= count(a, GEN_AI.aggregatedInputTokens);
+    outputTokens ??= count(a, GEN_AI.aggregatedOutputTokens);
+    cachedTokens ??= count(a, GEN_AI.aggregatedCacheReadTokens);
+  }
+  return { inputTokens, outputTokens, cachedTokens, cost: readCost(a) };
+}
+
+function readCost(a: Attributes): number | null {
+  const total = firstCount(a, [OPENINFERENCE.costTotal, GEN_AI.cost, GEN_AI.costUsd]);
+  if (total !== null) return total;
+  const prompt = count(a, OPENINFERENCE.costPrompt);
+  const completion = count(a, OPENINFERENCE.costCompletion);
+  return prompt === null && completion === null ? null : (prompt ?? 0) + (completion ?? 0);
+}
+
+/** Agent name of an agent span (§6.2 "Agent name"); the span name is the last resort. */
+export function readAgentSpanName(span: DecodedSpan, convention: Convention): string {
+  const a = span.attributes;
+  const direct = firstStr(a, [GEN_AI.agentName, OPENINFERENCE.agentName, OPENINFERENCE.graphNodeId]);
+  if (direct !== null) return direct;
+  if (str(a, TRACELOOP.spanKind) === "agent") {
+    const entity = str(a, TRACELOOP.entityName);
+    if (entity !== null) return entity;
+  }
+  if (convention === "logfire") {
+    const name = str(a, LOGFIRE.name);
+    if (name !== null) return name;
+  }
+  const functionId = str(a, VERCEL_AI.functionId);
+  if (functionId !== null) return functionId;
+  // Mastra keys agents by id: its agent.run spans carry only the id.
+  if (convention === "mastra") {
+    const id = firstStr(a, [GEN_AI.agentId, MASTRA.agentId]);
+    if (id !== null) return id;
+  }
+  return parseAgentSpanName(span) ?? str(a, PYDANTIC_AI.agentName) ?? span.name;
+}
+
+function parseAgentSpanName(span: DecodedSpan): string | null {
+  const name = span.name;
+  if (name.startsWith("invoke_agent ")) {
+    const rest = name.slice(13).trim();
+    // AI SDK v7 names its root `invoke_agent {modelId}`: a model id is not an agent name.
+    const model = firstStr(span.attributes, [GEN_AI.requestModel, GEN_AI.responseModel]);
+    return rest !== "" && rest !== model ? rest : null;
+  }
+  if (name.endsWith(".agent") && name.length > 6) return name.slice(0, -6);
+  const msg = str(span.attributes, LOGFIRE.msg);
+  if (msg !== null && msg.startsWith("Agent run: ")) return stripQuotes(msg.slice(11).trim());
+  if (name.startsWith("agent.") && name !== "agent.run" && name.length > 6) return name.slice(6);
+  return null;
+}
+
+function stripQuotes(v: string): string {
+  const first = v.charAt(0);
+  if (v.length >= 2 && (first === "'" || first === '"') && v.charAt(v.length - 1) === first) return v.slice(1, -1);
+  return v;
+}
+
+/**
+ * The agent name a non-agent span carries (§6.2 "Agent of a non-agent
+ * span"): propagated gen_ai.agent.name, else the LangGraph node. A hint only:
+ * the owning agent is decided over the tree by attributeAgents().
+ */
+export function readPropagatedAgentName(a: Attributes): string | null {
+  const direct = firstStr(a, [GEN_AI.agentName, TRACELOOP.langgraphNode]);
+  if (direct !== null) return direct;
+  const metadata = a[OPENINFERENCE.metadata];
+  // Cheap precheck before parsing OpenInference's JSON metadata blob.
+  if (typeof metadata === "string" && metadata.includes("langgraph_node")) {
+    const node = asObject(metadata)?.["langgraph_node"];
+    if (typeof node === "string" && node !== "") return node;
+  }
+  return str(a, LANGSMITH.langgraphNode);
+}
+
+export function readAgentId(a: Attributes, convention: Convention): string | null {
+  const id = firstStr(a, [GEN_AI.agentId, GEN_AI.agentCallId]);
+  if (id !== null || convention !== "mastra") return id;
+  return str(a, MASTRA.agentId);
+}
+
+export function readModel(span: DecodedSpan, operation: OperationKind): string | null {
+  const model = firstStr(span.attributes, MODEL_KEYS);
+  if (model !== null || operation !== "llm") return model;
+  for (const prefix of MODEL_NAME_PREFIXES) {
+    if (span.name.startsWith(prefix)) {
+      const rest = span.name.slice(prefix.length).trim();
+      return rest === "" || rest === "unknown" ? null : rest;
+    }
+  }
+  return null;
+}
+
+/** Values that name the agent framework, not the model provider. */
+const FRAMEWORK_VALUES = new Set(["strands-agents", "gcp.vertex.agent", "crewai", "langgraph", "langchain"]);
+/** Deprecated gen_ai.system values and pre-0.5 OpenLLMetry spellings (already lowercased). */
+const LEGACY_PROVIDERS: Record<string, string> = {
+  "az.ai.openai": "azure.ai.openai",
+  "az.ai.inference": "azure.ai.inference",
+  vertex_ai: "gcp.vertex_ai",
+  vertexai: "gcp.vertex_ai",
+  gemini: "gcp.gemini",
+  xai: "x_ai",
+  mistralai: "mistral_ai",
+};
+
+export function readProvider(a: Attributes, convention: Convention): string | null {
+  for (const key of PROVIDER_KEYS) {
+    let value = str(a, key);
+    if (value === null) continue;
+    value = value.toLowerCase();
+    if (FRAMEWORK_VALUES.has(value)) continue;
+    // AI SDK provider ids are `{provider}.{api}` (openai.chat, anthropic.messages).
+    if (key === VERCEL_AI.modelProvider || convention === "vercel_ai" || convention === "mastra") {
+      const dot = value.indexOf(".");
+      if (dot > 0) value = value.slice(0, dot);
+    }
+    return LEGACY_PROVIDERS[value] ?? value;
+  }
+  return null;
+}
+
+export function readConversationId(a: Attributes, convention: Convention): string | null {
+  const id = firstStr(a, CONVERSATION_KEYS);
+  if (id !== null || convention !== "mastra") return id;
+  return str(a, MASTRA.threadId);
+}
+
+export function readServiceName(span: DecodedSpan): string | null {
+  return str(span.resource, SERVICE_NAME);
+}
+
+/** crux.* tags: the span's own value wins over the resource's. */
+export function readTags(span: DecodedSpan): Record<string, string | number | boolean> {
+  const tags: Record<string, string | number | boolean> = {};
+  for (const key of CRUX_TAG_KEYS) {
+    let v = span.attributes[key];
+    if (v === undefined || v === null || typeof v === "object") v = span.resource[key];
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") tags[key] = v;
+  }
+  return tags;
+}

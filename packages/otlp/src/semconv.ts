@@ -1,0 +1,175 @@
+/**
+ * Attribute keys the normalizer reads, grouped by convention. Pinned to the
+ * versions in conventions.md §0: OTel semantic-conventions v1.41.0 (GenAI,
+ * Development) + semantic-conventions-genai registry e8fc5751; OpenInference
+ * semconv 0.1.32; OpenLLMetry 0.62.1 (semconv-ai 0.5.2, legacy 0.4.15);
+ * Vercel AI SDK ai 7.0.77 (legacy `ai.*` spans of ai 4.x-6.x included);
+ * logfire 4.41.0; pydantic-ai v2.33.0; @mastra/otel-exporter for
+ * @mastra/core 0.24.x. Keys only: no behaviour lives here.
+ */
+
+/** OTel GenAI (v1.41.0, plus deprecated names still emitted). */
+export const GEN_AI = {
+  operationName: "gen_ai.operation.name",
+  providerName: "gen_ai.provider.name",
+  /** Deprecated in v1.37 for gen_ai.provider.name. */
+  system: "gen_ai.system",
+  requestModel: "gen_ai.request.model",
+  responseModel: "gen_ai.response.model",
+  agentName: "gen_ai.agent.name",
+  agentId: "gen_ai.agent.id",
+  /** pydantic-ai run id (per run, not stable). */
+  agentCallId: "gen_ai.agent.call.id",
+  conversationId: "gen_ai.conversation.id",
+  toolName: "gen_ai.tool.name",
+  toolCallId: "gen_ai.tool.call.id",
+  toolCallArguments: "gen_ai.tool.call.arguments",
+  inputTokens: "gen_ai.usage.input_tokens",
+  outputTokens: "gen_ai.usage.output_tokens",
+  /** Deprecated in v1.28 for input_tokens / output_tokens. */
+  promptTokens: "gen_ai.usage.prompt_tokens",
+  completionTokens: "gen_ai.usage.completion_tokens",
+  cacheReadInputTokens: "gen_ai.usage.cache_read.input_tokens",
+  /** OpenLLMetry <=0.54 and Strands spelling. */
+  cacheReadInputTokensLegacy: "gen_ai.usage.cache_read_input_tokens",
+  /** pydantic-ai back-compat detail key. */
+  detailsCacheReadTokens: "gen_ai.usage.details.cache_read_tokens",
+  /** pydantic-ai agent-level run totals (never per call). */
+  aggregatedInputTokens: "gen_ai.aggregated_usage.input_tokens",
+  aggregatedOutputTokens: "gen_ai.aggregated_usage.output_tokens",
+  aggregatedCacheReadTokens: "gen_ai.aggregated_usage.cache_read.input_tokens",
+  cost: "gen_ai.usage.cost",
+  costUsd: "gen_ai.usage.cost_usd",
+  /** semantic-conventions-genai [in flux]: agent invoked as a tool. */
+  transferTargetName: "gen_ai.transfer.target.name",
+  transferTargetId: "gen_ai.transfer.target.id",
+  transferMode: "gen_ai.transfer.mode",
+  /** OpenLLMetry / OTel contrib openai-agents handoff spans. */
+  handoffFromAgent: "gen_ai.handoff.from_agent",
+  handoffToAgent: "gen_ai.handoff.to_agent",
+  /** OpenLLMetry back-link on the target agent span. */
+  agentHandoffParent: "gen_ai.agent.handoff_parent",
+} as const;
+
+export const ERROR_TYPE = "error.type";
+export const EXCEPTION_EVENT = "exception";
+export const EXCEPTION_TYPE = "exception.type";
+export const EXCEPTION_MESSAGE = "exception.message";
+export const SERVICE_NAME = "service.name";
+
+/** OpenInference (semconv 0.1.32). */
+export const OPENINFERENCE = {
+  spanKind: "openinference.span.kind",
+  agentName: "agent.name",
+  graphNodeId: "graph.node.id",
+  graphNodeParentId: "graph.node.parent_id",
+  modelName: "llm.model_name",
+  requestModelName: "llm.request.model_name",
+  responseModelName: "llm.response.model_name",
+  embeddingModelName: "embedding.model_name",
+  provider: "llm.provider",
+  system: "llm.system",
+  promptTokens: "llm.token_count.prompt",
+  completionTokens: "llm.token_count.completion",
+  cacheReadTokens: "llm.token_count.prompt_details.cache_read",
+  costTotal: "llm.cost.total",
+  costPrompt: "llm.cost.prompt",
+  costCompletion: "llm.cost.completion",
+  toolName: "tool.name",
+  toolId: "tool.id",
+  toolCallId: "tool_call.id",
+  inputValue: "input.value",
+  outputValue: "output.value",
+  sessionId: "session.id",
+  /** JSON string; LangGraph puts langgraph_node here. */
+  metadata: "metadata",
+} as const;
+
+/** OpenLLMetry / Traceloop (0.62.1; legacy 0.4.x keys included). */
+export const TRACELOOP = {
+  spanKind: "traceloop.span.kind",
+  entityName: "traceloop.entity.name",
+  entityInput: "traceloop.entity.input",
+  workflowName: "traceloop.workflow.name",
+  /** Present on legacy (<=0.54) LLM spans. */
+  llmRequestType: "llm.request.type",
+  langgraphNode: "traceloop.association.properties.langgraph_node",
+  threadId: "traceloop.association.properties.thread_id",
+  sessionId: "traceloop.association.properties.session_id",
+  conversationId: "traceloop.association.properties.conversation_id",
+  gotoNode: "langgraph.command.goto_node",
+  gotoNodes: "langgraph.command.goto_nodes",
+} as const;
+
+export const LANGSMITH = {
+  langgraphNode: "langsmith.metadata.langgraph_node",
+  threadId: "langsmith.metadata.thread_id",
+  sessionId: "langsmith.metadata.session_id",
+} as const;
+
+/** Vercel AI SDK legacy `ai.*` spans (ai 4.x-6.x, v7 LegacyOpenTelemetry). */
+export const VERCEL_AI = {
+  operationId: "ai.operationId",
+  functionId: "ai.telemetry.functionId",
+  modelId: "ai.model.id",
+  modelProvider: "ai.model.provider",
+  responseModel: "ai.response.model",
+  inputTokens: "ai.usage.inputTokens",
+  outputTokens: "ai.usage.outputTokens",
+  promptTokens: "ai.usage.promptTokens",
+  completionTokens: "ai.usage.completionTokens",
+  cacheReadTokens: "ai.usage.inputTokenDetails.cacheReadTokens",
+  cachedInputTokens: "ai.usage.cachedInputTokens",
+  toolCallName: "ai.toolCall.name",
+  toolCallId: "ai.toolCall.id",
+  toolCallArgs: "ai.toolCall.args",
+  sessionId: "ai.telemetry.metadata.sessionId",
+  threadId: "ai.telemetry.metadata.threadId",
+} as const;
+
+/** pydantic logfire (4.41.0): OpenAI Agents integration. */
+export const LOGFIRE = {
+  msgTemplate: "logfire.msg_template",
+  msg: "logfire.msg",
+  name: "name",
+  fromAgent: "from_agent",
+  toAgent: "to_agent",
+  input: "input",
+} as const;
+
+/** Google ADK (scope gcp.vertex.agent). */
+export const ADK = {
+  sessionId: "gcp.vertex.agent.session_id",
+  toolCallArgs: "gcp.vertex.agent.tool_call_args",
+} as const;
+
+/** pydantic-ai format v2 keys. */
+export const PYDANTIC_AI = {
+  agentName: "agent_name",
+  toolArguments: "tool_arguments",
+} as const;
+
+/** @mastra/otel-exporter (for @mastra/core 0.24.x; newer versions also set gen_ai.* ops). */
+export const MASTRA = {
+  spanType: "mastra.span.type",
+  /** Agent run spans: the agent's id (Mastra agents are keyed by id). */
+  agentId: "agent.id",
+  /** Model generation spans: cached input tokens. */
+  cachedInputTokens: "gen_ai.usage.cached_input_tokens",
+  toolInput: "gen_ai.tool.input",
+  threadId: "threadId",
+} as const;
+
+/** Crux run / experiment tags, read from span then resource attributes. */
+export const CRUX_TAG_KEYS = [
+  "crux.outcome.success",
+  "crux.outcome.score",
+  "crux.task.id",
+  "crux.variant",
+  "crux.baseline",
+  "crux.experiment.id",
+  "crux.seed",
+] as const;
+
+/** Placeholder some tracers (Google ADK) write instead of leaving a value unset. */
+export const NOT_SPECIFIED = "<not specified>";

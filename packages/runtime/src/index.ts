@@ -1,0 +1,3 @@
+export * from "./auth.ts";
+export * from "./shutdown.ts";
+export * from "./logger.ts";

@@ -1,0 +1,36 @@
+/**
+ * `pnpm crux <command>`: one-shot operations.
+ *   migrate                                   apply pending migrations (production's migrate step)
+ *   keys create --project <id> [--name <n>]   create a project if missing and an API key for it (printed once)
+ * Uses DATABASE_URL, or the embedded database in CRUX_DATA_DIR (default ./.crux).
+ */
+import { parseArgs } from "node:util";
+import { loadConfig } from "@crux/config";
+import { createApiKey, createDatabase, ensureProject, migrate } from "@crux/db";
+import { z } from "zod";
+
+const config = loadConfig(z.object({ DATABASE_URL: z.string().url().optional(), CRUX_DATA_DIR: z.string().default("./.crux") }), process.env);
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { project: { type: "string", default: "default" }, name: { type: "string", default: "default" } },
+});
+const command = positionals.join(" ");
+const usage = "usage: pnpm crux migrate | pnpm crux keys create --project <id> [--name <name>]";
+
+if (command !== "migrate" && command !== "keys create") {
+  console.error(usage);
+  process.exit(2);
+}
+const database = config.DATABASE_URL ? await createDatabase({ url: config.DATABASE_URL }) : await createDatabase({ dataDir: config.CRUX_DATA_DIR });
+try {
+  await migrate(database);
+  if (command === "migrate") {
+    console.log(`migrations applied (${database.kind})`);
+  } else {
+    await ensureProject(database, values.project!, values.project!);
+    const { key } = await createApiKey(database, values.project!, values.name!);
+    console.log(`API key for project '${values.project}' (shown once, store it now):\n${key}`);
+  }
+} finally {
+  await database.close();
+}

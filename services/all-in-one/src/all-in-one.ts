@@ -1,0 +1,62 @@
+/**
+ * Composition of receiver, worker and API in one process. Used by main.ts and
+ * by end-to-end tests, which start it on ephemeral ports.
+ */
+import { buildApiApp } from "@crux/api";
+import { createDatabase, ensureProject, migrate } from "@crux/db";
+import { createBullmqQueue, createInProcessQueue } from "@crux/queue";
+import { createReceiver } from "@crux/receiver";
+import { createAuthenticator, createShutdown, type Logger } from "@crux/runtime";
+import { createWorker } from "@crux/worker";
+import type { AllInOneConfig } from "./config.ts";
+
+export interface RunningCrux {
+  ports: { otlpHttp: number; otlpGrpc: number; api: number };
+  storage: "postgres" | "pglite";
+  queueKind: "bullmq" | "in-process";
+  stop(reason?: string): Promise<void>;
+}
+
+export async function startAllInOne(config: AllInOneConfig, log: Logger): Promise<RunningCrux> {
+  const database = config.DATABASE_URL ? await createDatabase({ url: config.DATABASE_URL }) : await createDatabase({ dataDir: config.CRUX_DATA_DIR });
+  const shutdown = createShutdown({ deadlineMs: 15_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
+  try {
+    await migrate(database);
+    await ensureProject(database, config.CRUX_DEFAULT_PROJECT, config.CRUX_DEFAULT_PROJECT);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  const queue = config.REDIS_URL
+    ? createBullmqQueue({ redisUrl: config.REDIS_URL, log: (msg, extra) => log.warn(extra ?? {}, msg) })
+    : createInProcessQueue({ log: (msg, extra) => log.warn(extra ?? {}, msg) });
+
+  const receiver = createReceiver({ database, queue, config, authRequired: config.CRUX_AUTH, log: log.child({ service: "receiver" }) });
+  const worker = createWorker({ database, queue, config, log: log.child({ service: "worker" }) });
+  const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
+  const api = await buildApiApp({ database, authenticate });
+
+  // Order matters: stop intake, let in-flight writes commit, drain jobs, then close storage.
+  shutdown.add("receiver", () => receiver.close());
+  shutdown.add("api", () => api.close());
+  shutdown.add("worker", () => worker.stop());
+  shutdown.add("queue", () => queue.close(10_000));
+  shutdown.add("database", () => database.close());
+
+  try {
+    worker.start();
+    const { httpPort, grpcPort } = await receiver.listen();
+    await api.listen({ host: config.CRUX_HOST, port: config.CRUX_API_PORT });
+    const address = api.server.address();
+    const apiPort = typeof address === "object" && address ? address.port : config.CRUX_API_PORT;
+    return {
+      ports: { otlpHttp: httpPort, otlpGrpc: grpcPort, api: apiPort },
+      storage: database.kind,
+      queueKind: queue.kind,
+      stop: (reason = "stop") => shutdown.shutdown(reason),
+    };
+  } catch (err) {
+    await shutdown.shutdown("failed to start");
+    throw err;
+  }
+}

@@ -1,0 +1,15 @@
+import { z } from "zod";
+import { envBoolean, envPort } from "@crux/config";
+
+export const apiConfigSchema = z.object({
+  CRUX_HOST: z.string().default("0.0.0.0"),
+  CRUX_API_PORT: envPort(8080),
+  CRUX_DEFAULT_PROJECT: z.string().default("default"),
+});
+export type ApiConfig = z.infer<typeof apiConfigSchema>;
+
+export const apiMainConfigSchema = apiConfigSchema.extend({
+  DATABASE_URL: z.string().url(),
+  CRUX_AUTH: envBoolean(true),
+  CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});

@@ -1,0 +1,2 @@
+export { buildApiApp, type ApiDeps } from "./app.ts";
+export { apiConfigSchema, type ApiConfig } from "./config.ts";

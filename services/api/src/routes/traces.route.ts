@@ -1,0 +1,82 @@
+/** GET /api/v1/traces and GET /api/v1/traces/:traceId. Thin: validate, call db + core, shape. */
+import { attributeAgents } from "@crux/core";
+import { getTrace, listTraces, type Database } from "@crux/db";
+import type { FastifyPluginAsync } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { ApiError, ErrorBody } from "../errors.ts";
+import { IsoTime, isoToNs, nsToIso } from "../time.ts";
+import { TraceDetailDto, TraceListDto } from "./trace.schema.ts";
+import { agentUsageView, spanTreeView, traceSummaryView } from "./trace.view.ts";
+
+const TraceId = z.string().regex(/^[0-9a-fA-F]{32}$/, "must be 32 hex characters").transform((s) => s.toLowerCase());
+
+const ListQuery = z
+  .object({
+    service: z.string().min(1).optional(),
+    agent: z.string().min(1).optional(),
+    from: IsoTime.optional(),
+    to: IsoTime.optional(),
+    hasError: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+    cursor: z.string().max(512).optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+  })
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: "'from' must not be after 'to'", path: ["from"] });
+
+export function tracesRoutes(deps: { database: Database }): FastifyPluginAsync {
+  return async (app) => {
+    const r = app.withTypeProvider<ZodTypeProvider>();
+
+    r.get(
+      "/traces",
+      {
+        schema: {
+          summary: "List traces, newest first",
+          description: "Filters: service, agent (any agent in the trace), from/to (ISO 8601, on the trace start), hasError. Keyset pagination with the opaque `cursor` from the previous page.",
+          tags: ["traces"],
+          querystring: ListQuery,
+          response: { 200: TraceListDto, 400: ErrorBody, 401: ErrorBody },
+        },
+      },
+      async (req) => {
+        const q = req.query;
+        const page = await listTraces(deps.database, req.projectId, {
+          service: q.service,
+          agent: q.agent,
+          fromNs: q.from ? isoToNs(q.from) : undefined,
+          toNs: q.to ? isoToNs(q.to) : undefined,
+          hasError: q.hasError,
+          cursor: q.cursor,
+          limit: q.limit,
+        });
+        return { items: page.items.map(traceSummaryView), nextCursor: page.nextCursor };
+      },
+    );
+
+    r.get(
+      "/traces/:traceId",
+      {
+        schema: {
+          summary: "One trace: span tree with normalized fields, per-agent token totals and handoffs",
+          tags: ["traces"],
+          params: z.object({ traceId: TraceId }),
+          response: { 200: TraceDetailDto, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (req) => {
+        const found = await getTrace(deps.database, req.projectId, req.params.traceId);
+        if (!found) throw new ApiError(404, "not_found", `trace ${req.params.traceId} not found`);
+        const attribution = attributeAgents(found.spans);
+        const t = attribution.totals;
+        return {
+          trace: traceSummaryView(found.trace),
+          agents: agentUsageView(attribution),
+          totals: { ...t, totalTokens: t.inputTokens + t.outputTokens },
+          handoffs: attribution.handoffs.map((h) => ({ from: h.from, to: h.to, spanId: h.spanId, via: h.via, time: nsToIso(h.startNs) })),
+          roots: spanTreeView(found.spans, attribution),
+          orphanSpanIds: attribution.orphans,
+        };
+      },
+    );
+  };
+}

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { envBoolean, envInt, envPort } from "@crux/config";
+
+/** Receiver settings, shared by its own entry point and the all-in-one process. */
+export const receiverConfigSchema = z.object({
+  CRUX_HOST: z.string().default("0.0.0.0"),
+  CRUX_OTLP_HTTP_PORT: envPort(4318),
+  CRUX_OTLP_GRPC_PORT: envPort(4317),
+  /** Max request size, compressed and after decompression (OTLP recommends 64 MiB). */
+  CRUX_MAX_BODY_BYTES: envInt(32 * 1024 * 1024, 1024),
+  CRUX_MAX_ATTRIBUTES_PER_SPAN: envInt(1024, 1),
+  CRUX_MAX_ATTRIBUTE_VALUE_LENGTH: envInt(32_768, 64),
+  CRUX_MAX_VALUE_DEPTH: envInt(8, 1, 64),
+  CRUX_SETTLE_DELAY_MS: envInt(5_000, 0),
+  CRUX_MAX_QUEUE_DEPTH: envInt(100_000, 1),
+  CRUX_MAX_INFLIGHT_REQUESTS: envInt(64, 1),
+  CRUX_DEFAULT_PROJECT: z.string().default("default"),
+});
+export type ReceiverConfig = z.infer<typeof receiverConfigSchema>;
+
+/** Production entry point: Postgres and Redis are required, auth is on unless turned off. */
+export const receiverMainConfigSchema = receiverConfigSchema.extend({
+  DATABASE_URL: z.string().url(),
+  REDIS_URL: z.string().url(),
+  CRUX_AUTH: envBoolean(true),
+  CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});

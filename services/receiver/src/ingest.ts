@@ -1,0 +1,112 @@
+/**
+ * The ingest pipeline shared by OTLP/HTTP and OTLP/gRPC: decode → normalize →
+ * one transaction → enqueue settle jobs. Transport code maps the outcome to
+ * status codes; this module decides nothing about HTTP or gRPC.
+ */
+import { OverloadedError, PermanentError } from "@crux/core";
+import { insertSpanBatch, type Database } from "@crux/db";
+import { decodeExportRequest, normalizeSpans, type DecodeLimits, type OtlpFormat } from "@crux/otlp";
+import type { JobQueue } from "@crux/queue";
+
+export interface IngestDeps {
+  database: Database;
+  queue: JobQueue;
+  limits: DecodeLimits;
+  /** Quiet period before a trace is settled; each new batch of the trace pushes it back. */
+  settleDelayMs: number;
+  /** Above this many pending settle jobs the receiver sheds load with a retryable status. */
+  maxQueueDepth: number;
+  /** Max ingest requests processed at once; more are refused with a retryable status. */
+  maxInFlight: number;
+  log: Logger;
+}
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface IngestOutcome {
+  accepted: number;
+  duplicates: number;
+  rejectedSpans: number;
+  /** "" when every span was accepted; else what was rejected and why (OTLP partial_success.error_message). */
+  rejectionMessage: string;
+  /** False when the settle jobs could not be enqueued; the traces stay dirty and the sweeper picks them up. */
+  enqueued: boolean;
+}
+
+const DEPTH_CACHE_MS = 1_000;
+
+export function createIngestPipeline(deps: IngestDeps) {
+  let inFlight = 0;
+  let depthCache = { value: 0, at: 0 };
+
+  async function queueDepth(now: number): Promise<number> {
+    if (now - depthCache.at < DEPTH_CACHE_MS) return depthCache.value;
+    try {
+      depthCache = { value: await deps.queue.depth("trace.settle"), at: now };
+    } catch {
+      // Queue unreachable: ingest still works (the sweeper re-enqueues), so do not shed load for it.
+      depthCache = { value: 0, at: now };
+    }
+    return depthCache.value;
+  }
+
+  /**
+   * Throws PermanentError for an undecodable request (nothing stored) and
+   * OverloadedError when the service is saturated (nothing stored, retry later).
+   * Any other error means the write failed and is retryable.
+   */
+  async function ingest(body: Uint8Array, format: OtlpFormat, projectId: string): Promise<IngestOutcome> {
+    if (inFlight >= deps.maxInFlight) throw new OverloadedError("too many concurrent export requests", 1);
+    if ((await queueDepth(Date.now())) > deps.maxQueueDepth) {
+      throw new OverloadedError("processing backlog is above its ceiling", 5);
+    }
+    inFlight++;
+    try {
+      const decoded = decodeExportRequest(body, format, deps.limits);
+      if (decoded.spans.length === 0) {
+        return { accepted: 0, duplicates: 0, rejectedSpans: decoded.rejectedSpans, rejectionMessage: decoded.rejectionMessage, enqueued: true };
+      }
+      const spans = normalizeSpans(decoded.spans);
+      const written = await insertSpanBatch(deps.database, projectId, spans);
+      const enqueued = await enqueueSettle(projectId, written.traceIds);
+      deps.log.info(
+        { projectId, spans: spans.length, inserted: written.inserted, duplicates: written.duplicates, rejected: decoded.rejectedSpans, traces: written.traceIds.length },
+        "export stored",
+      );
+      return {
+        accepted: written.inserted,
+        duplicates: written.duplicates,
+        rejectedSpans: decoded.rejectedSpans,
+        rejectionMessage: decoded.rejectionMessage,
+        enqueued,
+      };
+    } finally {
+      inFlight--;
+    }
+  }
+
+  async function enqueueSettle(projectId: string, traceIds: string[]): Promise<boolean> {
+    if (traceIds.length === 0) return true;
+    try {
+      await deps.queue.enqueueMany(
+        "trace.settle",
+        traceIds.map((traceId) => ({ payload: { projectId, traceId }, key: `${projectId}:${traceId}` })),
+        { delayMs: deps.settleDelayMs },
+      );
+      return true;
+    } catch (err) {
+      // Spans are committed and their traces are marked dirty: the sweeper enqueues them later.
+      deps.log.warn({ err: String(err), traces: traceIds.length }, "settle enqueue failed; traces left dirty for the sweeper");
+      return false;
+    }
+  }
+
+  return { ingest, inFlight: () => inFlight };
+}
+
+export type IngestPipeline = ReturnType<typeof createIngestPipeline>;
+export { PermanentError, OverloadedError };

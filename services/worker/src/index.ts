@@ -1,0 +1,3 @@
+export { createWorker, type Worker, type WorkerDeps } from "./worker.ts";
+export { workerConfigSchema, type WorkerConfig } from "./config.ts";
+export { createSettleProcessor } from "./settle.processor.ts";

@@ -1,0 +1,58 @@
+/**
+ * The safety net that makes Redis optional for durability: traces still dirty
+ * long after their last span (their settle job was never enqueued, or was
+ * lost) are enqueued again. Postgres is the source of truth.
+ */
+import { listDirtyTraces, type Database } from "@crux/db";
+import type { JobQueue } from "@crux/queue";
+import type { Logger } from "@crux/runtime";
+
+export interface SweeperOptions {
+  database: Database;
+  queue: JobQueue;
+  intervalMs: number;
+  quietMs: number;
+  settleDelayMs: number;
+  batchSize?: number;
+  log: Logger;
+}
+
+export function createSweeper(opts: SweeperOptions) {
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<number> | null = null;
+
+  async function sweepOnce(): Promise<number> {
+    const dirty = await listDirtyTraces(opts.database, { quietBeforeMs: opts.quietMs, limit: opts.batchSize ?? 1_000 });
+    if (dirty.length === 0) return 0;
+    await opts.queue.enqueueMany(
+      "trace.settle",
+      dirty.map((t) => ({ payload: { projectId: t.projectId, traceId: t.traceId }, key: `${t.projectId}:${t.traceId}` })),
+      { delayMs: 0 },
+    );
+    opts.log.info({ traces: dirty.length }, "sweeper re-enqueued dirty traces");
+    return dirty.length;
+  }
+
+  function tick() {
+    if (running) return;
+    running = sweepOnce()
+      .catch((err) => {
+        opts.log.warn({ err: String(err) }, "sweep failed; will retry next interval");
+        return 0;
+      })
+      .finally(() => (running = null));
+  }
+
+  return {
+    sweepOnce,
+    start() {
+      if (!timer) timer = setInterval(tick, opts.intervalMs);
+      timer.unref?.();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}
