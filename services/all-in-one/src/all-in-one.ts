@@ -3,23 +3,24 @@
  * by end-to-end tests, which start it on ephemeral ports.
  */
 import { buildApiApp } from "@crux/api";
-import { createDatabase, ensureProject, migrate } from "@crux/db";
-import { createBullmqQueue, createInProcessQueue } from "@crux/queue";
+import { createDatabase, ensureProject, migrate, type Database } from "@crux/db";
+import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@crux/queue";
 import { createReceiver } from "@crux/receiver";
 import { createAuthenticator, createShutdown, type Logger } from "@crux/runtime";
-import { createWorker } from "@crux/worker";
+import { createWorker, type Worker } from "@crux/worker";
 import type { AllInOneConfig } from "./config.ts";
 
 export interface RunningCrux {
   ports: { otlpHttp: number; otlpGrpc: number; api: number };
+  worker: Worker;
   storage: "postgres" | "pglite";
   queueKind: "bullmq" | "in-process";
   stop(reason?: string): Promise<void>;
 }
 
+/** Builds storage and queue from config (embedded default unless DATABASE_URL / REDIS_URL), then composes. */
 export async function startAllInOne(config: AllInOneConfig, log: Logger): Promise<RunningCrux> {
   const database = config.DATABASE_URL ? await createDatabase({ url: config.DATABASE_URL }) : await createDatabase({ dataDir: config.CRUX_DATA_DIR });
-  const shutdown = createShutdown({ deadlineMs: 15_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
   try {
     await migrate(database);
     await ensureProject(database, config.CRUX_DEFAULT_PROJECT, config.CRUX_DEFAULT_PROJECT);
@@ -30,6 +31,13 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
   const queue = config.REDIS_URL
     ? createBullmqQueue({ redisUrl: config.REDIS_URL, log: (msg, extra) => log.warn(extra ?? {}, msg) })
     : createInProcessQueue({ log: (msg, extra) => log.warn(extra ?? {}, msg) });
+  return composeCrux({ database, queue, config, log });
+}
+
+/** Receiver + worker + API over given storage and queue; the returned stop() closes all of them, storage last. */
+export async function composeCrux(deps: { database: Database; queue: JobQueue; config: AllInOneConfig; log: Logger }): Promise<RunningCrux> {
+  const { database, queue, config, log } = deps;
+  const shutdown = createShutdown({ deadlineMs: 15_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
 
   const receiver = createReceiver({ database, queue, config, authRequired: config.CRUX_AUTH, log: log.child({ service: "receiver" }) });
   const worker = createWorker({ database, queue, config, log: log.child({ service: "worker" }) });
@@ -51,6 +59,7 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
     const apiPort = typeof address === "object" && address ? address.port : config.CRUX_API_PORT;
     return {
       ports: { otlpHttp: httpPort, otlpGrpc: grpcPort, api: apiPort },
+      worker,
       storage: database.kind,
       queueKind: queue.kind,
       stop: (reason = "stop") => shutdown.shutdown(reason),

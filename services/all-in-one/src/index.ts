@@ -1,2 +1,2 @@
-export { startAllInOne, type RunningCrux } from "./all-in-one.ts";
+export { composeCrux, startAllInOne, type RunningCrux } from "./all-in-one.ts";
 export { allInOneConfigSchema, type AllInOneConfig } from "./config.ts";

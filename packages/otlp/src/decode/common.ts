@@ -7,6 +7,8 @@
 import type { AttrValue, Attributes, DecodedSpan } from "@crux/core";
 import { depthMarker, type DecodeLimits } from "./limits.ts";
 
+export type OtlpFormat = "protobuf" | "json";
+
 export interface DecodeResult {
   /** Valid spans. */
   spans: DecodedSpan[];

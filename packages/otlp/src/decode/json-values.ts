@@ -9,6 +9,8 @@ import { AttrBag, DecodeContext, cleanString, recordTruncated, setOwn, truncateU
 
 export class JsonShapeError extends Error {
   override readonly name = "JsonShapeError";
+  /** Where in the request the bad value is, e.g. "resourceSpans[0].scopeSpans[1].spans[2]"; filled in on the way up. */
+  path = "";
 }
 
 export type JsonObject = { [key: string]: unknown };

@@ -1,0 +1,74 @@
+/**
+ * FM-2.5 ignored other agent's input: a directed handoff whose receiver never
+ * acts afterwards, or whose output (until the next handoff to it) shares no
+ * content word with the handoff's message. Attributed to the receiver.
+ */
+import type { Step, TraceTrajectories } from "../trajectory/types.ts";
+import { outputTextOf } from "../trajectory/content.ts";
+import { finding, quote, type Finding } from "./finding.ts";
+import { contentWords, sharedContentWords } from "./text.ts";
+
+export interface IgnoredInputOptions {
+  /** Messages with fewer content words than this are too short to judge lexically. Default 3. */
+  minMessageWords?: number;
+}
+
+export interface IgnoredInputScore {
+  findings: Finding[];
+  directed: number;
+  ignored: number;
+  /** ignored / directed; null when there is no directed handoff. */
+  rate: number | null;
+}
+
+export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOptions = {}): IgnoredInputScore {
+  const minWords = options.minMessageWords ?? 3;
+  const directed = t.handoffs.filter((h) => h.sender !== null && h.receiver !== null && h.sender !== h.receiver);
+  const findings: Finding[] = [];
+  for (const h of directed) {
+    const receiver = h.receiver as string;
+    const nextToSame = directed.find((o) => o.receiver === receiver && o.startNs > h.startNs);
+    const inWindow = (ns: bigint): boolean => ns >= h.startNs && (nextToSame === undefined || ns < nextToSame.startNs);
+    const steps = t.steps.filter((s) => s.agent === receiver && inWindow(s.startNs));
+    const agentSpans = t.agents
+      .filter((a) => a.name === receiver)
+      .flatMap((a) => a.agentSpanIds)
+      .map((id) => t.spanById.get(id))
+      .filter((s) => s !== undefined && inWindow(s.startTimeUnixNano));
+    const base = { agent: receiver, spanId: h.spanId, source: "heuristic" as const };
+    if (steps.length === 0 && agentSpans.length === 0) {
+      const present = t.agents.some((a) => a.name === receiver);
+      findings.push(
+        finding({
+          ...base,
+          mode: "FM-2.5",
+          stepIndex: h.stepIndex,
+          confidence: present ? 0.8 : 0.5,
+          evidence: present
+            ? `${receiver} never acted after the handoff from ${h.sender}`
+            : `${receiver} received a handoff from ${h.sender} and has no span in the trace`,
+        }),
+      );
+      continue;
+    }
+    if (h.message === null || contentWords(h.message).size < minWords) continue;
+    const outputs = [
+      ...steps.flatMap((s) => [s.outputText, s.args]),
+      ...agentSpans.map((s) => (s === undefined ? null : outputTextOf(s))),
+    ].filter((x): x is string => x !== null);
+    if (outputs.length === 0) continue; // content not captured: cannot judge
+    if (sharedContentWords(h.message, outputs.join("\n")).length > 0) continue;
+    const first = steps[0] as Step | undefined;
+    findings.push(
+      finding({
+        ...base,
+        mode: "FM-2.5",
+        spanId: first?.spanId ?? h.spanId,
+        stepIndex: first?.index ?? h.stepIndex,
+        confidence: 0.6,
+        evidence: `${receiver}'s output after the handoff shares nothing with "${quote(h.message, 60)}"`,
+      }),
+    );
+  }
+  return { findings, directed: directed.length, ignored: findings.length, rate: directed.length === 0 ? null : findings.length / directed.length };
+}

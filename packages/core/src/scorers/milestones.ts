@@ -1,0 +1,134 @@
+/**
+ * Milestones: ordered (id, weight, check, requires). A milestone passes when
+ * its check holds and everything it requires passed (gating). The check is
+ * opaque here and evaluated by an injected evaluator (the worker uses an
+ * expression library), so core stays pure. metrics.md "Milestones".
+ */
+import type { TraceTrajectories } from "../trajectory/types.ts";
+import { agentNameFromKey } from "../trajectory/build.ts";
+
+export interface Milestone<C = unknown> {
+  id: string;
+  weight: number;
+  check: C;
+  /** Ids of milestones that must pass for this one to earn credit. */
+  requires?: string[];
+  /** Counts toward "required milestones unmet" (FM-3.1). Default true. */
+  required?: boolean;
+}
+
+export type MilestoneCheckResult = boolean | { passed: boolean; spanId?: string | null };
+export type MilestoneEvaluator<C = unknown> = (check: C, view: TraceTrajectories) => MilestoneCheckResult;
+
+export interface MilestoneDetail {
+  id: string;
+  index: number;
+  weight: number;
+  required: boolean;
+  checkPassed: boolean;
+  /** Required ids that did not pass (gating). */
+  missingRequires: string[];
+  passed: boolean;
+  spanId: string | null;
+  stepIndex: number | null;
+  /** Agent whose span satisfied the milestone. */
+  agent: string | null;
+}
+
+export interface AgentMilestoneCredit {
+  agent: string;
+  /** Share of the passed milestones' weight; sums to 1 over agents (with unattributedCredit). */
+  credit: number;
+  milestones: string[];
+}
+
+export interface MilestoneScore {
+  /** Passed weight / total weight; null for an empty set. */
+  partialCredit: number | null;
+  fullSuccess: boolean;
+  /** Index of the last passed milestone, -1 when none passed. */
+  furthestIndex: number;
+  passedCount: number;
+  detail: MilestoneDetail[];
+  agentCredit: AgentMilestoneCredit[];
+  /** Credit share of passed milestones no agent's span satisfied. */
+  unattributedCredit: number;
+}
+
+export function scoreMilestones<C>(t: TraceTrajectories, milestones: Milestone<C>[], evaluate: MilestoneEvaluator<C>): MilestoneScore {
+  const checks = milestones.map((m) => {
+    const r = evaluate(m.check, t);
+    return typeof r === "boolean" ? { passed: r, spanId: null } : { passed: r.passed, spanId: r.spanId ?? null };
+  });
+  // Gating to a fixpoint so a "requires" on a later milestone also works.
+  const passed = checks.map((c) => c.passed);
+  const idIndex = new Map(milestones.map((m, i) => [m.id, i]));
+  let changed = true;
+  while (changed) {
+    changed = false;
+    milestones.forEach((m, i) => {
+      if (!passed[i]) return;
+      const ok = (m.requires ?? []).every((id) => {
+        const j = idIndex.get(id);
+        return j !== undefined && passed[j] === true;
+      });
+      if (!ok) {
+        passed[i] = false;
+        changed = true;
+      }
+    });
+  }
+  const agentOfSpan = (spanId: string | null): string | null => {
+    if (spanId === null) return null;
+    const key = t.attribution.bySpan.get(spanId)?.agentKey ?? null;
+    return key === null ? null : (t.attribution.agents.find((a) => a.key === key)?.name ?? agentNameFromKey(key));
+  };
+  const detail: MilestoneDetail[] = milestones.map((m, i) => {
+    const check = checks[i] ?? { passed: false, spanId: null };
+    const isPassed = passed[i] === true;
+    const spanId = check.spanId;
+    return {
+      id: m.id,
+      index: i,
+      weight: m.weight,
+      required: m.required ?? true,
+      checkPassed: check.passed,
+      missingRequires: (m.requires ?? []).filter((id) => {
+        const j = idIndex.get(id);
+        return j === undefined || passed[j] !== true;
+      }),
+      passed: isPassed,
+      spanId,
+      stepIndex: spanId === null ? null : (t.stepIndexBySpan.get(spanId) ?? null),
+      agent: agentOfSpan(spanId),
+    };
+  });
+  const totalWeight = milestones.reduce((n, m) => n + m.weight, 0);
+  const passedDetail = detail.filter((d) => d.passed);
+  const passedWeight = passedDetail.reduce((n, d) => n + d.weight, 0);
+  // Credit by weight; when all passed weights are 0, by count.
+  const creditOf = (d: MilestoneDetail): number => (passedWeight > 0 ? d.weight / passedWeight : 1 / passedDetail.length);
+  const credit = new Map<string, AgentMilestoneCredit>();
+  for (const a of t.agents) if (!credit.has(a.name)) credit.set(a.name, { agent: a.name, credit: 0, milestones: [] });
+  let unattributedCredit = 0;
+  for (const d of passedDetail) {
+    if (d.agent === null) {
+      unattributedCredit += creditOf(d);
+      continue;
+    }
+    const entry = credit.get(d.agent) ?? { agent: d.agent, credit: 0, milestones: [] };
+    entry.credit += creditOf(d);
+    entry.milestones.push(d.id);
+    credit.set(d.agent, entry);
+  }
+  const furthestIndex = passedDetail.length === 0 ? -1 : Math.max(...passedDetail.map((d) => d.index));
+  return {
+    partialCredit: milestones.length === 0 || totalWeight === 0 ? null : passedWeight / totalWeight,
+    fullSuccess: milestones.length > 0 && passedDetail.length === milestones.length,
+    furthestIndex,
+    passedCount: passedDetail.length,
+    detail,
+    agentCredit: [...credit.values()],
+    unattributedCredit,
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * FM-1.5 unaware of termination conditions: the run ended on a cap (max
+ * turns / steps / iterations, token or time budget; tracers report it as an
+ * error type, an end-reason attribute, or a "length" finish reason on the
+ * last model call), or agents hand work back and forth without progress
+ * (livelock: A→B→A→B...).
+ */
+import type { NormalizedSpan } from "../span.ts";
+import type { HandoffRecord, TraceTrajectories } from "../trajectory/types.ts";
+import { agentNameFromKey, compareByStart } from "../trajectory/build.ts";
+import { finding, quote, type Finding } from "./finding.ts";
+import { normalizeText } from "./text.ts";
+
+export interface TerminationOptions {
+  /** Alternating handoffs between the same two agents that make a livelock. Default 3 (A→B→A→B). */
+  livelockMinHandoffs?: number;
+  /** Spans that satisfied a milestone: a livelock needs no progress in its window. */
+  progressSpanIds?: string[];
+}
+
+const CAP_ERROR =
+  /max[\s_-]?turns|max[\s_-]?steps|max[\s_-]?iterations|max[\s_-]?rounds|recursion[\s_-]?limit|turn[\s_-]?limit|step[\s_-]?limit|iteration[\s_-]?limit|budget|usage[\s_-]?limit|max[\s_-]?tokens?[\s_-]?exceeded|context[\s_-]?length[\s_-]?exceeded/i;
+const TIME_CAP = /timeout|timed[\s_-]?out|deadline/i;
+const END_REASON_KEYS = ["crux.end_reason", "crux.termination.reason", "gen_ai.agent.end_reason", "end_reason", "termination_reason", "stop_reason"];
+const CAP_END_REASON = /max|limit|budget|length|timeout|exceeded|cap/i;
+const LENGTH_FINISH = new Set(["length", "max_tokens", "max_output_tokens", "model_length"]);
+
+export interface CapHit {
+  span: NormalizedSpan;
+  reason: string;
+  confidence: number;
+}
+
+function errorText(span: NormalizedSpan): string {
+  const exceptionTypes = span.events
+    .filter((e) => e.name === "exception")
+    .map((e) => `${String(e.attributes["exception.type"] ?? "")} ${String(e.attributes["exception.message"] ?? "")}`);
+  return [span.errorType ?? "", span.status.message, ...exceptionTypes].join(" ");
+}
+
+/** The cap the run ended on, if any (used by FM-1.5 and, negated, by FM-3.1). */
+export function findCap(t: TraceTrajectories): CapHit | null {
+  const ordered = [...t.spans].sort((a, b) =>
+    compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }),
+  );
+  for (const span of ordered) {
+    const text = errorText(span);
+    if (CAP_ERROR.test(text)) return { span, reason: `error "${quote(text.trim(), 60)}"`, confidence: 0.9 };
+    // A tool call timing out is an infrastructure error; a run-level timeout is a time budget.
+    if ((span.operation === "agent" || span.operation === "other") && TIME_CAP.test(text)) {
+      return { span, reason: `time budget: "${quote(text.trim(), 60)}"`, confidence: 0.8 };
+    }
+    if (span.operation !== "llm") {
+      for (const key of END_REASON_KEYS) {
+        const v = span.attributes[key];
+        if (typeof v === "string" && CAP_END_REASON.test(v)) return { span, reason: `${key}=${v}`, confidence: 0.9 };
+      }
+    }
+  }
+  const lastLlm = [...t.steps].reverse().find((s) => s.kind === "llm");
+  if (lastLlm !== undefined) {
+    const capped = lastLlm.finishReasons.find((r) => LENGTH_FINISH.has(r));
+    const span = t.spanById.get(lastLlm.spanId);
+    if (capped !== undefined && span !== undefined) return { span, reason: `last model call finished with "${capped}"`, confidence: 0.7 };
+  }
+  return null;
+}
+
+function agentOf(t: TraceTrajectories, spanId: string): string | null {
+  const key = t.attribution.bySpan.get(spanId)?.agentKey ?? null;
+  return key === null ? null : (t.attribution.agents.find((a) => a.key === key)?.name ?? agentNameFromKey(key));
+}
+
+export function detectTerminationUnawareness(t: TraceTrajectories, options: TerminationOptions = {}): Finding[] {
+  const findings: Finding[] = [];
+  const cap = findCap(t);
+  if (cap !== null) {
+    const lastStep = t.steps[t.steps.length - 1];
+    findings.push(
+      finding({
+        mode: "FM-1.5",
+        agent: agentOf(t, cap.span.spanId),
+        spanId: cap.span.spanId,
+        stepIndex: t.stepIndexBySpan.get(cap.span.spanId) ?? lastStep?.index ?? null,
+        source: "heuristic",
+        confidence: cap.confidence,
+        evidence: `run ended on a cap: ${cap.reason}`,
+      }),
+    );
+  }
+  findings.push(...detectLivelock(t, options));
+  return findings;
+}
+
+function detectLivelock(t: TraceTrajectories, options: TerminationOptions): Finding[] {
+  const min = Math.max(2, options.livelockMinHandoffs ?? 3);
+  const directed = t.handoffs.filter((h) => h.sender !== null && h.receiver !== null && h.sender !== h.receiver);
+  const progressTimes = (options.progressSpanIds ?? [])
+    .map((id) => t.spanById.get(id)?.startTimeUnixNano)
+    .filter((v): v is bigint => v !== undefined);
+  const findings: Finding[] = [];
+  let run: HandoffRecord[] = [];
+  const flush = (): void => {
+    if (run.length >= min) {
+      const first = run[0] as HandoffRecord;
+      const cited = run[min - 1] as HandoffRecord;
+      const last = run[run.length - 1] as HandoffRecord;
+      const progressed = progressTimes.some((ns) => ns >= first.startNs && ns <= last.startNs);
+      const messages = run.map((h) => h.message);
+      const known = messages.every((m) => m !== null);
+      const distinct = (dir: string | null): number =>
+        new Set(run.filter((h) => h.sender === dir).map((h) => normalizeText(h.message ?? ""))).size;
+      const newContent = known && (distinct(first.sender) > 1 || distinct(first.receiver) > 1);
+      if (!progressed && !newContent) {
+        findings.push(
+          finding({
+            mode: "FM-1.5",
+            agent: cited.sender,
+            spanId: cited.spanId,
+            stepIndex: cited.stepIndex,
+            source: "heuristic",
+            confidence: known ? 0.8 : 0.5,
+            evidence: `livelock: ${run.length} handoffs back and forth between ${first.sender} and ${first.receiver} without progress`,
+          }),
+        );
+      }
+    }
+  };
+  for (const h of directed) {
+    const prev = run[run.length - 1];
+    if (prev !== undefined && h.sender === prev.receiver && h.receiver === prev.sender) run.push(h);
+    else {
+      flush();
+      run = [h];
+    }
+  }
+  flush();
+  return findings;
+}

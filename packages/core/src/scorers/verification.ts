@@ -1,0 +1,92 @@
+/**
+ * FM-3.2 no or incomplete verification: a contract names a verifier and no
+ * verifier step follows the last write of the final artifact.
+ * FM-3.3 incorrect verification: a verifier approved and the outcome is a failure.
+ */
+import type { Step, TraceTrajectories } from "../trajectory/types.ts";
+import { toolMatches, type AgentContract } from "./contracts.ts";
+import { finding, quote, type Finding } from "./finding.ts";
+
+export interface VerificationOptions {
+  contracts: AgentContract[];
+  /** Tools that write the final artifact ("write_file", "commit_*"); default: the last non-verifier step that produced something. */
+  artifactTools?: string[];
+  /** Outcome of the run (tag, API or judge); FM-3.3 needs false. */
+  outcomeSuccess?: boolean | null;
+  approvalPattern?: RegExp;
+  rejectionPattern?: RegExp;
+}
+
+const DEFAULT_APPROVAL = /\b(approved?|approve|lgtm|looks good|verified|all tests pass(ed)?|no issues)\b/i;
+const DEFAULT_REJECTION = /\b(not approved?|do not approve|reject(ed)?|fail(s|ed)?|incorrect|changes requested|needs? (work|changes)|issues? found)\b/i;
+const VERDICT_KEYS = ["crux.verdict", "crux.verification.verdict", "gen_ai.evaluation.score.label"];
+const APPROVING_VERDICT = /^(approve|approved|pass|passed|accept|accepted|ok|true|yes)$/i;
+
+function verifierNames(contracts: AgentContract[]): Set<string> {
+  return new Set(contracts.filter((c) => c.isVerifier === true && c.agent !== "*").map((c) => c.agent.toLowerCase()));
+}
+
+const isVerifierStep = (verifiers: Set<string>, s: Step): boolean => s.agent !== null && verifiers.has(s.agent.toLowerCase());
+
+export function detectVerificationFailures(t: TraceTrajectories, options: VerificationOptions): Finding[] {
+  const verifiers = verifierNames(options.contracts);
+  if (verifiers.size === 0) return [];
+  return [...detectMissingVerification(t, verifiers, options), ...detectIncorrectVerification(t, verifiers, options)];
+}
+
+function detectMissingVerification(t: TraceTrajectories, verifiers: Set<string>, options: VerificationOptions): Finding[] {
+  const tools = options.artifactTools;
+  const writes = t.steps.filter((s) => {
+    if (isVerifierStep(verifiers, s) || s.agent === null) return false;
+    if (tools !== undefined) return s.toolName !== null && tools.some((p) => toolMatches(p, s.toolName as string));
+    return s.kind !== "handoff" && !s.isError;
+  });
+  const lastWrite = writes[writes.length - 1];
+  if (lastWrite === undefined) return [];
+  const verifiedAfter =
+    t.steps.some((s) => s.index > lastWrite.index && isVerifierStep(verifiers, s)) ||
+    t.agents.some(
+      (a) =>
+        verifiers.has(a.name.toLowerCase()) &&
+        a.agentSpanIds.some((id) => (t.spanById.get(id)?.startTimeUnixNano ?? -1n) >= lastWrite.endNs),
+    );
+  if (verifiedAfter) return [];
+  const configured = tools !== undefined;
+  return [
+    finding({
+      mode: "FM-3.2",
+      agent: lastWrite.agent,
+      spanId: lastWrite.spanId,
+      stepIndex: lastWrite.index,
+      source: configured ? "contract" : "heuristic",
+      confidence: configured ? 1 : 0.6,
+      evidence: `no step by verifier ${[...verifiers].join("/")} after the last write of the final artifact (step ${lastWrite.index}, ${lastWrite.toolName ?? lastWrite.kind})`,
+    }),
+  ];
+}
+
+function detectIncorrectVerification(t: TraceTrajectories, verifiers: Set<string>, options: VerificationOptions): Finding[] {
+  if (options.outcomeSuccess !== false) return [];
+  const approve = options.approvalPattern ?? DEFAULT_APPROVAL;
+  const reject = options.rejectionPattern ?? DEFAULT_REJECTION;
+  const verifierSteps = t.steps.filter((s) => isVerifierStep(verifiers, s));
+  // Explicit verdict attributes first, then the verifier's last word.
+  for (const s of [...verifierSteps].reverse()) {
+    const span = t.spanById.get(s.spanId);
+    for (const key of VERDICT_KEYS) {
+      const v = span?.attributes[key];
+      if (typeof v === "string" && APPROVING_VERDICT.test(v.trim())) {
+        return [incorrect(s, `${s.agent} set ${key}=${v} and the run failed`, 0.9)];
+      }
+    }
+  }
+  const lastSay = [...verifierSteps].reverse().find((s) => s.outputText !== null);
+  if (lastSay?.outputText && approve.test(lastSay.outputText) && !reject.test(lastSay.outputText)) {
+    return [incorrect(lastSay, `${lastSay.agent} approved ("${quote(lastSay.outputText, 60)}") and the run failed`, 0.7)];
+  }
+  return [];
+}
+
+function incorrect(step: Step, evidence: string, confidence: number): Finding {
+  return finding({ mode: "FM-3.3", agent: step.agent, spanId: step.spanId, stepIndex: step.index, source: "heuristic", confidence, evidence });
+}

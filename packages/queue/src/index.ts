@@ -1,0 +1,15 @@
+export {
+  queueRegistry,
+  queueNames,
+  parsePayload,
+  jobDefaultsFor,
+  backoffDelayMs,
+  type QueueName,
+  type Payload,
+  type JobDefaults,
+  type JobDefaultsOverrides,
+  type QueueDefinition,
+} from "./registry.ts";
+export { QueueClosedError, defaultCloseTimeoutMs, type JobQueue, type JobHandler, type QueueLog } from "./job-queue.ts";
+export { createBullmqQueue, defaultQueuePrefix, type BullmqQueueOptions } from "./bullmq-queue.ts";
+export { createInProcessQueue, defaultMaxPendingJobs, type InProcessQueueOptions } from "./in-process-queue.ts";

@@ -1,0 +1,3 @@
+export * from "./db.ts";
+export * from "./scenarios.ts";
+export * from "./payloads.ts";

@@ -1,0 +1,123 @@
+/**
+ * Authentication, backpressure and durability without Redis, on every backend.
+ */
+import { createApiKey, ensureProject } from "@crux/db";
+import { createBullmqQueue, createInProcessQueue } from "@crux/queue";
+import { createLogger } from "@crux/runtime";
+import { recordSpans, toJson } from "@crux/testkit";
+import { createWorker } from "@crux/worker";
+import { describe, expect, it } from "vitest";
+import { backends, eventually, getJson, startTestCrux } from "./harness.ts";
+
+const oneSpanTrace = (name = "root") => {
+  const spans = recordSpans((t) => t.startSpan(name).end());
+  return { body: toJson(spans), traceId: spans[0]!.spanContext().traceId };
+};
+
+describe.each(backends())("operations on $name", (backend) => {
+  it("auth on: a bad or missing key gets 401 and stores nothing; a valid key stores into its project", async () => {
+    const crux = await startTestCrux(backend, { CRUX_AUTH: "true" });
+    try {
+      await ensureProject(crux.database, "team-a", "Team A");
+      const { key } = await createApiKey(crux.database, "team-a", "ci");
+      const { body, traceId } = oneSpanTrace();
+      const bad = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json", authorization: "Bearer nope" } });
+      expect(bad.status).toBe(401);
+      expect((await bad.json()).message).toMatch(/API key/);
+      const missing = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
+      expect(missing.status).toBe(401);
+      expect((await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}`, { "x-api-key": key })).status).toBe(404);
+
+      const ok = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json", "x-api-key": key } });
+      expect(ok.status).toBe(200);
+      expect((await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}`, { authorization: `Bearer ${key}` })).status).toBe(200);
+      // The API needs a key too, and one project's key does not see another's data.
+      expect((await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}`)).status).toBe(401);
+      await ensureProject(crux.database, "team-b", "Team B");
+      const other = await createApiKey(crux.database, "team-b", "ci");
+      expect((await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}`, { "x-api-key": other.key })).status).toBe(404);
+    } finally {
+      await crux.stop();
+    }
+  });
+
+  it("backlog above its ceiling: 503 with Retry-After, nothing stored", async () => {
+    const crux = await startTestCrux(backend, { CRUX_MAX_QUEUE_DEPTH: "0", CRUX_SETTLE_DELAY_MS: "60000" });
+    try {
+      const first = oneSpanTrace("first");
+      expect((await fetch(crux.otlpUrl, { method: "POST", body: first.body, headers: { "content-type": "application/json" } })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1_100)); // the depth reading is cached for 1 s
+      const second = oneSpanTrace("second");
+      const res = await fetch(crux.otlpUrl, { method: "POST", body: second.body, headers: { "content-type": "application/json" } });
+      expect(res.status).toBe(503);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await getJson(`${crux.apiUrl}/api/v1/traces/${second.traceId}`)).status).toBe(404);
+    } finally {
+      await crux.stop();
+    }
+  });
+
+  it("queue down at ingest: export still succeeds, the sweeper settles the dirty trace later", async () => {
+    // A BullMQ producer pointed at a closed port stands in for Redis being down.
+    const deadQueue = createBullmqQueue({ redisUrl: "redis://127.0.0.1:1", prefix: "dead" });
+    const crux = await startTestCrux(backend, { CRUX_SWEEP_INTERVAL_MS: "3600000" }, deadQueue);
+    try {
+      const { body, traceId } = oneSpanTrace();
+      const res = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
+      expect(res.status).toBe(200);
+      const stored = await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}`);
+      expect(stored.status).toBe(200);
+      expect(stored.body.trace.settled).toBe(false);
+
+      // Redis is back: a worker with a working queue sweeps and settles.
+      const liveQueue = backend.name === "embedded" ? createInProcessQueue() : createBullmqQueue({ redisUrl: process.env.REDIS_URL!, prefix: `sweep-${traceId}` });
+      const worker = createWorker({
+        database: crux.database,
+        queue: liveQueue,
+        config: { CRUX_WORKER_CONCURRENCY: 2, CRUX_SWEEP_INTERVAL_MS: 100, CRUX_SWEEP_QUIET_MS: 0, CRUX_SETTLE_DELAY_MS: 0 },
+        log: createLogger({ level: "silent", name: "test" }),
+      });
+      worker.start();
+      try {
+        await eventually(async () => ((await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}`)).body.trace.settled ? true : undefined));
+      } finally {
+        await worker.stop();
+        await liveQueue.close();
+      }
+    } finally {
+      await crux.stop();
+    }
+  });
+
+  it("late spans re-open a settled trace", async () => {
+    const crux = await startTestCrux(backend);
+    try {
+      let parentCtx: { traceId: string; spanId: string } | undefined;
+      const first = recordSpans((t) => {
+        const root = t.startSpan("root");
+        parentCtx = root.spanContext();
+        root.end();
+      });
+      const post = (body: string) => fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
+      expect((await post(toJson(first))).status).toBe(200);
+      const url = `${crux.apiUrl}/api/v1/traces/${parentCtx!.traceId}`;
+      await eventually(async () => ((await getJson(url)).body.trace?.settled ? true : undefined));
+
+      const late = JSON.parse(toJson(first));
+      const span = late.resourceSpans[0].scopeSpans[0].spans[0];
+      span.parentSpanId = span.spanId;
+      span.spanId = "00000000000000aa";
+      span.name = "late child";
+      expect((await post(JSON.stringify(late))).status).toBe(200);
+      const reopened = await getJson(url);
+      expect(reopened.body.trace.spanCount).toBe(2);
+      const settled = await eventually(async () => {
+        const r = await getJson(url);
+        return r.body.trace.settled ? r.body : undefined;
+      });
+      expect(settled.roots[0].children.map((c: any) => c.name)).toEqual(["late child"]);
+    } finally {
+      await crux.stop();
+    }
+  });
+});
