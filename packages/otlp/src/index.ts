@@ -1,2 +1,11 @@
-// Public surface of @crux/otlp: decoding (decode/) and normalization (normalize/).
-export {};
+// Public surface of @crux/otlp: OTLP decoding and GenAI normalization, both pure.
+export {
+  decodeExportRequest,
+  defaultDecodeLimits,
+  encodeExportResponse,
+  encodeRpcStatus,
+  type DecodeLimits,
+  type DecodeResult,
+  type OtlpFormat,
+} from "./decode/index.ts";
+export { normalizeSpan, normalizeSpans } from "./normalize/index.ts";

@@ -4,9 +4,11 @@
  * conventions.md §1.3). Reading those files at module load is part of loading
  * the code, not request I/O.
  *
- * The ingest hot path does not use these types to decode requests (decode/
- * has its own single-pass wire reader); they serve the response encoders,
- * the gRPC service definition and tests.
+ * The ingest hot path does not decode requests through these types (decode/
+ * walks the wire once with protobufjs's Reader), but it takes every field
+ * number it reads from them (decode/schema.ts), so these .proto files are the
+ * single source of truth. They also serve the response encoders, the gRPC
+ * service definition and tests.
  */
 import { fileURLToPath } from "node:url";
 import protobuf from "protobufjs";
@@ -31,3 +33,17 @@ export const TraceService: protobuf.Service = otlpRoot.lookupService(
 /** gRPC full method name of TraceService.Export. */
 export const traceExportMethodPath = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
 export const RpcStatusType: protobuf.Type = otlpRoot.lookupType("google.rpc.Status");
+
+const lookup = (name: string): protobuf.Type => otlpRoot.lookupType(name);
+export const ResourceSpansType: protobuf.Type = lookup("opentelemetry.proto.trace.v1.ResourceSpans");
+export const ScopeSpansType: protobuf.Type = lookup("opentelemetry.proto.trace.v1.ScopeSpans");
+export const SpanType: protobuf.Type = lookup("opentelemetry.proto.trace.v1.Span");
+export const SpanEventType: protobuf.Type = lookup("opentelemetry.proto.trace.v1.Span.Event");
+export const SpanLinkType: protobuf.Type = lookup("opentelemetry.proto.trace.v1.Span.Link");
+export const StatusType: protobuf.Type = lookup("opentelemetry.proto.trace.v1.Status");
+export const ResourceType: protobuf.Type = lookup("opentelemetry.proto.resource.v1.Resource");
+export const InstrumentationScopeType: protobuf.Type = lookup("opentelemetry.proto.common.v1.InstrumentationScope");
+export const KeyValueType: protobuf.Type = lookup("opentelemetry.proto.common.v1.KeyValue");
+export const AnyValueType: protobuf.Type = lookup("opentelemetry.proto.common.v1.AnyValue");
+export const ArrayValueType: protobuf.Type = lookup("opentelemetry.proto.common.v1.ArrayValue");
+export const KeyValueListType: protobuf.Type = lookup("opentelemetry.proto.common.v1.KeyValueList");

@@ -94,6 +94,7 @@ export const TRACELOOP = {
   /** Present on legacy (<=0.54) LLM spans. */
   llmRequestType: "llm.request.type",
   langgraphNode: "traceloop.association.properties.langgraph_node",
+  langgraphCheckpointNs: "traceloop.association.properties.langgraph_checkpoint_ns",
   threadId: "traceloop.association.properties.thread_id",
   sessionId: "traceloop.association.properties.session_id",
   conversationId: "traceloop.association.properties.conversation_id",
@@ -103,6 +104,7 @@ export const TRACELOOP = {
 
 export const LANGSMITH = {
   langgraphNode: "langsmith.metadata.langgraph_node",
+  langgraphCheckpointNs: "langsmith.metadata.langgraph_checkpoint_ns",
   threadId: "langsmith.metadata.thread_id",
   sessionId: "langsmith.metadata.session_id",
 } as const;

@@ -225,6 +225,15 @@ describe("hand-written OTLP/JSON (conventions.md §1.5)", () => {
     );
   });
 
+  it("reads non-ASCII UTF-8 bodies, skips a BOM and replaces invalid UTF-8", () => {
+    const text = JSON.stringify(request([{ traceId: TRACE, spanId: SPAN, name: "café 😀 ZZ" }]));
+    const bytes = Uint8Array.from([0xef, 0xbb, 0xbf, ...enc.encode(text)]);
+    const at = Buffer.from(bytes).indexOf("ZZ");
+    bytes[at] = 0xff; // a byte that is never valid UTF-8
+    const span = decodeExportRequest(bytes, "json").spans[0]!;
+    expect(span.name).toBe("café 😀 \uFFFDZ");
+  });
+
   it("treats an empty body object and empty resourceSpans as zero spans", () => {
     expect(decodeExportRequest(json({}), "json")).toEqual({ spans: [], rejectedSpans: 0, rejectionMessage: "" });
     expect(decodeExportRequest(json({ resourceSpans: [] }), "json").spans).toEqual([]);

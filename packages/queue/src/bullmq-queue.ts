@@ -9,7 +9,14 @@ import {
   type JobQueue,
   type QueueLog,
 } from "./job-queue.ts";
-import { jobDefaultsFor, parsePayload, queueRegistry, type JobDefaultsOverrides, type QueueName } from "./registry.ts";
+import {
+  jobDefaultsFor,
+  parsePayload,
+  queueNames,
+  queueRegistry,
+  type JobDefaultsOverrides,
+  type QueueName,
+} from "./registry.ts";
 import { createRepeatSuppressingLog, withDeadline } from "./timing.ts";
 
 export interface BullmqQueueOptions {
@@ -45,6 +52,8 @@ function jobOptionsFor(name: QueueName, key: string, delayMs: number, overrides?
     removeOnFail: defaults.removeOnFail,
   };
 }
+
+const downStatuses = new Set(["reconnecting", "close", "end"]);
 
 // Redis reconnect pacing: quick first retries, then at most every 2 s.
 const retryStrategy = (times: number): number => Math.min(times * 200, 2_000);
@@ -87,12 +96,33 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
   /** Runs a Redis call with a deadline; any failure becomes a retryable OverloadedError. */
   async function redisCall<T>(what: string, call: () => Promise<T>): Promise<T> {
     try {
-      const result = await withDeadline(call(), commandTimeoutMs);
+      // Known down (lost and retrying, or ended): fail now rather than wait out the deadline.
+      if (downStatuses.has(producer.status)) throw new Error(`connection is ${producer.status}`);
+      // Still making its first connection: wait for it (within the deadline), since
+      // without an offline queue a command sent now would be refused.
+      const result = await withDeadline(producerReady().then(call), commandTimeoutMs);
       if (!result.done) throw new Error(`no answer within ${commandTimeoutMs} ms`);
       return result.value;
     } catch (err) {
       throw new OverloadedError(`redis unavailable for ${what}: ${describeError(err)}`, unavailableRetryAfterSeconds);
     }
+  }
+
+  function producerReady(): Promise<void> {
+    if (producer.status === "ready") return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const onReady = () => settle(resolve);
+      const onEnd = () => settle(() => reject(new Error("connection ended")));
+      const settle = (fn: () => void) => {
+        producer.off("ready", onReady);
+        producer.off("end", onEnd);
+        producer.off("reconnecting", onEnd);
+        fn();
+      };
+      producer.once("ready", onReady);
+      producer.once("end", onEnd);
+      producer.once("reconnecting", onEnd); // the first attempt failed: down, fail fast
+    });
   }
 
   function processorFor(name: QueueName, handler: JobHandler<QueueName>) {
@@ -125,6 +155,10 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
       }),
     );
   }
+
+  // Create every queue now, so connecting and loading scripts do not eat into the
+  // first enqueue: BullMQ measures `delay` from the add() call, not from its arrival.
+  for (const name of queueNames) queueFor(name);
 
   return {
     kind: "bullmq",

@@ -36,9 +36,10 @@ type Timer = ReturnType<typeof setTimeout>;
  * deduplication { replace, keepLastIfActive } + delay:
  *
  *   enqueue ─▶ delayed ──timer──▶ ready ──slot free──▶ active ─┬─ ok / permanent / exhausted ─▶ gone
- *                 ▲  re-enqueue: payload replaced,             │     (then `next`, if any, is enqueued)
- *                 │  delay restarted, attempts reset           └─ transient error ─▶ delayed (backoff)
- *   re-enqueue while ready: dropped (it has not started, so it will see the newest state)
+ *                                                              │    (then `next`, if any, is enqueued)
+ *                                                              └─ transient error ─▶ delayed (backoff)
+ *   re-enqueue while delayed, in backoff or ready (overdue, waiting for a
+ *     slot): payload replaced, delay restarted, attempts reset, `next` dropped
  *   re-enqueue while active: kept as `next` (latest wins), run after it finishes
  */
 interface KeyedJob {
@@ -119,16 +120,16 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
     }
     switch (job.state) {
       case "delayed":
+      case "ready":
         if (job.timer !== undefined) clearTimer(job.timer);
+        q.ready.delete(job);
         job.payload = payload;
         job.attemptsMade = 0;
         job.next = undefined;
         arm(q, job, delayMs);
         return;
-      case "ready":
-        return;
       case "active":
-        job.payload = payload;
+        job.next = { payload, delayMs };
         return;
     }
   }

@@ -57,20 +57,20 @@ describe.each(backends())("bad input on $name", (backend) => {
   it("invalid JSON: 400 with a JSON Status saying what is wrong", async () => {
     const res = await post('{"resourceSpans": [ {', JSON_CT);
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(body.message).toMatch(/JSON/i);
   });
 
   it("JSON that is not OTLP: 400", async () => {
     const res = await post('{"resourceSpans": 5}', JSON_CT);
     expect(res.status).toBe(400);
-    expect((await res.json()).message).toMatch(/resourceSpans/);
+    expect(((await res.json()) as any).message).toMatch(/resourceSpans/);
   });
 
   it("wrong content type: 415 naming the supported types", async () => {
     const res = await post("hello", "text/plain");
     expect(res.status).toBe(415);
-    expect((await res.json()).message).toMatch(/application\/x-protobuf/);
+    expect(((await res.json()) as any).message).toMatch(/application\/x-protobuf/);
   });
 
   it("gzip bomb: 413 without inflating it whole, nothing stored", async () => {
@@ -96,7 +96,7 @@ describe.each(backends())("bad input on $name", (backend) => {
       JSON_CT,
     );
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(body.partialSuccess.rejectedSpans).toBe("1");
     expect(body.partialSuccess.errorMessage).toMatch(/span_?id/i);
     const stored = await spansOf(traceId);

@@ -74,7 +74,7 @@ describe.each(backends())("real exporters on $name", (backend) => {
     const researcherSpan = all.find((s) => s.operation === "agent" && s.agent === "researcher");
     expect(researcherSpan.children.map((c: any) => c.spanId)).toContain(failing[0].spanId);
     const llm = all.filter((s) => s.operation === "llm");
-    expect(llm).toHaveLength(6);
+    expect(llm).toHaveLength(5);
     expect(llm.every((s) => s.model === "gpt-4o-mini-2024-07-18" && s.provider === "openai")).toBe(true);
     // Propagated gen_ai.agent.name on LLM spans did not create extra agents.
     expect(detail.agents).toHaveLength(3);

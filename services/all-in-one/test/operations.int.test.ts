@@ -23,7 +23,7 @@ describe.each(backends())("operations on $name", (backend) => {
       const { body, traceId } = oneSpanTrace();
       const bad = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json", authorization: "Bearer nope" } });
       expect(bad.status).toBe(401);
-      expect((await bad.json()).message).toMatch(/API key/);
+      expect(((await bad.json()) as any).message).toMatch(/API key/);
       const missing = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
       expect(missing.status).toBe(401);
       expect((await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}`, { "x-api-key": key })).status).toBe(404);

@@ -55,7 +55,7 @@ export async function buildApiApp(deps: ApiDeps) {
       body = { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) };
     } else if (hasZodFastifySchemaValidationErrors(err)) {
       status = 400;
-      const issues = err.validation.map((v) => ({ path: v.instancePath || v.params?.issue?.path?.join(".") || "", message: v.message }));
+      const issues = err.validation.map((v) => ({ path: v.instancePath || "", message: v.message }));
       body = { code: "invalid_request", message: issues.map((i) => `${err.validationContext ?? "request"}${i.path ? ` ${i.path}` : ""}: ${i.message}`).join("; "), details: issues };
     } else if (typeof (err as { statusCode?: number }).statusCode === "number" && (err as { statusCode: number }).statusCode < 500) {
       status = (err as { statusCode: number }).statusCode;

@@ -12,7 +12,7 @@ export const receiverConfigSchema = z.object({
   CRUX_MAX_ATTRIBUTE_VALUE_LENGTH: envInt(32_768, 64),
   CRUX_MAX_VALUE_DEPTH: envInt(8, 1, 64),
   CRUX_SETTLE_DELAY_MS: envInt(5_000, 0),
-  CRUX_MAX_QUEUE_DEPTH: envInt(100_000, 1),
+  CRUX_MAX_QUEUE_DEPTH: envInt(100_000, 0),
   CRUX_MAX_INFLIGHT_REQUESTS: envInt(64, 1),
   CRUX_DEFAULT_PROJECT: z.string().default("default"),
 });

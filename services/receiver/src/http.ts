@@ -81,9 +81,9 @@ export function buildHttpReceiver(opts: HttpReceiverOptions): FastifyInstance {
     }
   });
 
-  app.all("/v1/traces", async (req, reply) =>
+  app.route({ method: ["GET", "PUT", "DELETE", "PATCH"], url: "/v1/traces", handler: async (req, reply) =>
     reply.code(405).header("allow", "POST").send({ code: 5, message: `method ${req.method} not allowed, supported: [POST]` }),
-  );
+  });
 
   // Fastify's own errors (body over the limit, aborted requests) in OTLP form.
   app.setErrorHandler((err: { statusCode?: number; message: string }, req, reply) => {

@@ -99,6 +99,8 @@ export async function recordOpenAiAgents(): Promise<ExportJson> {
   const instrumentation = new OpenAIAgentsInstrumentation({ tracerProvider: recorder.provider });
   // Exclusive mode: replaces the SDK's default exporter (which would post traces to OpenAI).
   instrumentation.manuallyInstrument(agents);
+  // The SDK turns tracing off by default when NODE_ENV=test (as under vitest); this scenario exists to trace.
+  agents.setTracingDisabled(false);
   const u = OPENAI_AGENTS_USAGE;
   try {
     const lookupInvoice = tool({

@@ -111,3 +111,8 @@ function anyValue(v: Record<string, unknown>): unknown {
   }
   return undefined;
 }
+
+/** Sums a numeric attribute over spans (missing values count as 0). */
+export function sumAttr(spans: readonly ExportSpan[], key: string): number {
+  return spans.reduce((total, s) => total + (Number(attr(s, key)) || 0), 0);
+}

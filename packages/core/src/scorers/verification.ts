@@ -9,7 +9,7 @@ import { finding, quote, type Finding } from "./finding.ts";
 
 export interface VerificationOptions {
   contracts: AgentContract[];
-  /** Tools that write the final artifact ("write_file", "commit_*"); default: the last non-verifier step that produced something. */
+  /** Tools that write the final artifact ("write_file", "commit_*"); default: the last tool step of a non-verifier agent. */
   artifactTools?: string[];
   /** Outcome of the run (tag, API or judge); FM-3.3 needs false. */
   outcomeSuccess?: boolean | null;
@@ -36,11 +36,14 @@ export function detectVerificationFailures(t: TraceTrajectories, options: Verifi
 
 function detectMissingVerification(t: TraceTrajectories, verifiers: Set<string>, options: VerificationOptions): Finding[] {
   const tools = options.artifactTools;
-  const writes = t.steps.filter((s) => {
-    if (isVerifierStep(verifiers, s) || s.agent === null) return false;
-    if (tools !== undefined) return s.toolName !== null && tools.some((p) => toolMatches(p, s.toolName as string));
-    return s.kind !== "handoff" && !s.isError;
-  });
+  const producing = t.steps.filter((s) => !isVerifierStep(verifiers, s) && s.agent !== null && !s.isError);
+  // Without configured artifact tools: the last tool action of a worker, else the last model output of
+  // a non-root agent (the orchestrator's closing summary is not a new artifact).
+  const rootAgent = t.rootSpanId === null ? null : (t.attribution.bySpan.get(t.rootSpanId)?.agentKey ?? null);
+  const writes =
+    tools !== undefined
+      ? producing.filter((s) => s.toolName !== null && tools.some((p) => toolMatches(p, s.toolName as string)))
+      : ((w) => (w.length > 0 ? w : producing.filter((s) => s.kind === "llm" && s.agentKey !== rootAgent)))(producing.filter((s) => s.kind === "tool"));
   const lastWrite = writes[writes.length - 1];
   if (lastWrite === undefined) return [];
   const verifiedAfter =

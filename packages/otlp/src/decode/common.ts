@@ -108,14 +108,6 @@ export function truncateUnits(s: string, max: number): string {
   return cut;
 }
 
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-export function bytesToHex(buf: Uint8Array, start: number, end: number): string {
-  let out = "";
-  for (let i = start; i < end; i++) out += HEX[buf[i]!];
-  return out;
-}
-
 export function allZeroBytes(buf: Uint8Array, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (buf[i] !== 0) return false;
   return true;

@@ -1,4 +1,9 @@
-/** Per-span caps the decoder enforces so one hostile or buggy span cannot bloat storage. */
+/**
+ * Per-span caps the decoder enforces so one hostile or buggy span cannot bloat
+ * storage. Keys in span.limitsApplied.truncatedKeys are the attribute key for
+ * span attributes, and "event[i].key", "link[i].key", "resource.key",
+ * "scope.key" for the others.
+ */
 export interface DecodeLimits {
   /** Distinct attribute keys kept per span (also per event, link, resource and scope); extra ones are dropped and counted in limitsApplied.droppedAttributes. */
   maxAttributesPerSpan: number;

@@ -4,20 +4,23 @@
  */
 import type { AttrValue } from "@crux/core";
 import { AttrBag, DecodeContext, int64Value, recordTruncated, setOwn, truncateUnits } from "./common.ts";
-import type { WireReader } from "./wire.ts";
+import { ANY_VALUE_TAG, ARRAY_VALUE_TAG, KEY_VALUE_LIST_TAG, KEY_VALUE_TAG } from "./schema.ts";
+import { base64, expectEnd, lengthDelimited, readTag, skipField, utf8, type WireReader } from "./wire.ts";
 
-// Tags are (field number << 3) | wire type; a known field number with another
-// wire type falls through to skip(), as protobuf parsers treat it as unknown.
-const KV_KEY = 0x0a;
-const KV_VALUE = 0x12;
-const ANY_STRING = 0x0a;
-const ANY_BOOL = 0x10;
-const ANY_INT = 0x18;
-const ANY_DOUBLE = 0x21;
-const ANY_ARRAY = 0x2a;
-const ANY_KVLIST = 0x32;
-const ANY_BYTES = 0x3a;
-const LIST_VALUES = 0x0a;
+// Tags are (field number << 3) | wire type, from the .proto files; a known
+// field number with another wire type falls through to skipField(), as
+// protobuf parsers treat it as unknown.
+const KV_KEY = KEY_VALUE_TAG.key;
+const KV_VALUE = KEY_VALUE_TAG.value;
+const ANY_STRING = ANY_VALUE_TAG.stringValue;
+const ANY_BOOL = ANY_VALUE_TAG.boolValue;
+const ANY_INT = ANY_VALUE_TAG.intValue;
+const ANY_DOUBLE = ANY_VALUE_TAG.doubleValue;
+const ANY_ARRAY = ANY_VALUE_TAG.arrayValue;
+const ANY_KVLIST = ANY_VALUE_TAG.kvlistValue;
+const ANY_BYTES = ANY_VALUE_TAG.bytesValue;
+const ARRAY_VALUES = ARRAY_VALUE_TAG.values;
+const KVLIST_VALUES = KEY_VALUE_LIST_TAG.values;
 
 /** Decoder for attribute values of one request; `truncated` is set when a value was cut by a limit. */
 export class ProtoValueDecoder {
@@ -43,20 +46,20 @@ export class ProtoValueDecoder {
     let valueStart = -1;
     let valueEnd = -1;
     while (r.pos < end) {
-      const tag = r.tag();
+      const tag = readTag(r);
       if (tag === KV_KEY) {
-        const keyEnd = r.lengthDelimited(end);
-        key = r.utf8(r.pos, keyEnd);
+        const keyEnd = lengthDelimited(r, end);
+        key = utf8(r, r.pos, keyEnd);
         r.pos = keyEnd;
       } else if (tag === KV_VALUE) {
-        valueEnd = r.lengthDelimited(end);
+        valueEnd = lengthDelimited(r, end);
         valueStart = r.pos;
         r.pos = valueEnd;
       } else {
-        r.skip(tag & 7, end); // key_strindex (profiling only) is treated as absent
+        skipField(r, tag & 7, end); // key_strindex (profiling only) is treated as absent
       }
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
     if (!bag.admit(key)) return;
     let value: AttrValue = null;
     if (valueStart >= 0) {
@@ -74,28 +77,29 @@ export class ProtoValueDecoder {
     const r = this.r;
     let value: AttrValue = null; // an AnyValue with no field set is "empty"
     while (r.pos < end) {
-      const tag = r.tag();
+      const tag = readTag(r);
       switch (tag) {
         case ANY_STRING: {
-          const stringEnd = r.lengthDelimited(end);
+          const stringEnd = lengthDelimited(r, end);
           value = this.limitedString(r.pos, stringEnd);
           r.pos = stringEnd;
           break;
         }
         case ANY_BOOL:
-          r.varint64();
-          value = r.lo !== 0 || r.hi !== 0;
+          value = r.bool();
           break;
-        case ANY_INT:
-          r.varint64();
-          value = int64Value(r.lo, r.hi);
+        case ANY_INT: {
+          // protobufjs returns a Long here; its halves are signed.
+          const long = r.int64();
+          value = int64Value(long.low >>> 0, long.high >>> 0);
           break;
+        }
         case ANY_DOUBLE:
           value = r.double();
           break;
         case ANY_ARRAY:
         case ANY_KVLIST: {
-          const listEnd = r.lengthDelimited(end);
+          const listEnd = lengthDelimited(r, end);
           if (depth + 1 > this.maxDepth) {
             value = this.ctx.depthMarker;
             this.truncated = true;
@@ -106,16 +110,16 @@ export class ProtoValueDecoder {
           break;
         }
         case ANY_BYTES: {
-          const bytesEnd = r.lengthDelimited(end);
+          const bytesEnd = lengthDelimited(r, end);
           value = this.limitedBase64(r.pos, bytesEnd);
           r.pos = bytesEnd;
           break;
         }
         default:
-          r.skip(tag & 7, end); // includes string_value_strindex, treated as absent
+          skipField(r, tag & 7, end); // includes string_value_strindex, treated as absent
       }
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
     return value;
   }
 
@@ -123,16 +127,16 @@ export class ProtoValueDecoder {
     const r = this.r;
     const out: AttrValue[] = [];
     while (r.pos < end) {
-      const tag = r.tag();
-      if (tag === LIST_VALUES) {
-        const itemEnd = r.lengthDelimited(end);
+      const tag = readTag(r);
+      if (tag === ARRAY_VALUES) {
+        const itemEnd = lengthDelimited(r, end);
         out.push(this.anyValue(itemEnd, depth));
         r.pos = itemEnd;
       } else {
-        r.skip(tag & 7, end);
+        skipField(r, tag & 7, end);
       }
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
     return out;
   }
 
@@ -140,33 +144,45 @@ export class ProtoValueDecoder {
     const r = this.r;
     const out: { [key: string]: AttrValue } = {};
     while (r.pos < end) {
-      const tag = r.tag();
-      if (tag !== LIST_VALUES) {
-        r.skip(tag & 7, end);
+      const tag = readTag(r);
+      if (tag !== KVLIST_VALUES) {
+        skipField(r, tag & 7, end);
         continue;
       }
-      const kvEnd = r.lengthDelimited(end);
+      const kvEnd = lengthDelimited(r, end);
       let key = "";
       let value: AttrValue = null;
       while (r.pos < kvEnd) {
-        const kvTag = r.tag();
+        const kvTag = readTag(r);
         if (kvTag === KV_KEY) {
-          const keyEnd = r.lengthDelimited(kvEnd);
-          key = r.utf8(r.pos, keyEnd);
+          const keyEnd = lengthDelimited(r, kvEnd);
+          key = utf8(r, r.pos, keyEnd);
           r.pos = keyEnd;
         } else if (kvTag === KV_VALUE) {
-          const valueEnd = r.lengthDelimited(kvEnd);
+          const valueEnd = lengthDelimited(r, kvEnd);
           value = this.anyValue(valueEnd, depth);
           r.pos = valueEnd;
         } else {
-          r.skip(kvTag & 7, kvEnd);
+          skipField(r, kvTag & 7, kvEnd);
         }
       }
-      r.expectEnd(kvEnd);
+      expectEnd(r, kvEnd);
       setOwn(out, key, value);
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
     return out;
+  }
+
+  /**
+   * A string field that is not an attribute value (span/event name, status
+   * message), cut to maxLen code units like one; `key` is recorded in
+   * `truncatedKeys` when it was cut.
+   */
+  limitedText(start: number, end: number, truncatedKeys: string[], key: string): string {
+    this.truncated = false;
+    const s = this.limitedString(start, end);
+    if (this.truncated) recordTruncated(truncatedKeys, key);
+    return s;
   }
 
   /**
@@ -178,8 +194,8 @@ export class ProtoValueDecoder {
   limitedString(start: number, end: number): string {
     const max = this.maxLen;
     const prefixBytes = 3 * max + 3;
-    let s = this.r.utf8(start, end - start > prefixBytes ? start + prefixBytes : end);
-    if (end - start > prefixBytes && s.length < max) s = this.r.utf8(start, end);
+    let s = utf8(this.r, start, end - start > prefixBytes ? start + prefixBytes : end);
+    if (end - start > prefixBytes && s.length < max) s = utf8(this.r, start, end);
     if (s.length > max) {
       this.truncated = true;
       return truncateUnits(s, max);
@@ -192,8 +208,8 @@ export class ProtoValueDecoder {
     const maxBytes = Math.floor(this.maxLen / 4) * 3;
     if (end - start > maxBytes) {
       this.truncated = true;
-      return this.r.base64(start, start + maxBytes);
+      return base64(this.r, start, start + maxBytes);
     }
-    return this.r.base64(start, end);
+    return base64(this.r, start, end);
   }
 }

@@ -1,8 +1,8 @@
 /**
  * ExportTraceServiceRequest (binary protobuf) → DecodedSpan[] in one pass over
- * the wire bytes (field numbers: conventions.md §1.3). Malformed framing
- * throws WireError (the caller maps it to PermanentError); a span with bad ids
- * or timestamps is rejected on its own.
+ * the wire bytes with protobufjs's Reader; the tags come from the .proto files
+ * (schema.ts). Malformed framing throws WireError (the caller maps it to
+ * PermanentError); a span with bad ids or timestamps is rejected on its own.
  */
 import type { Attributes, DecodedSpan, InstrumentationScope, SpanEvent, SpanLink, StatusCode } from "@crux/core";
 import {
@@ -10,20 +10,46 @@ import {
   DecodeContext,
   REASON_END_BEFORE_START,
   allZeroBytes,
-  bytesToHex,
   endBeforeStart,
   uint64BigInt,
 } from "./common.ts";
 import { ProtoValueDecoder } from "./protobuf-values.ts";
-import { WireReader } from "./wire.ts";
+import {
+  EVENT_TAG,
+  LINK_TAG,
+  REQUEST_TAG,
+  RESOURCE_SPANS_TAG,
+  RESOURCE_TAG,
+  SCOPE_SPANS_TAG,
+  SCOPE_TAG,
+  SPAN_TAG,
+  STATUS_TAG,
+} from "./schema.ts";
+import {
+  WireError,
+  createWireReader,
+  expectEnd,
+  hex,
+  lengthDelimited,
+  readTag,
+  skipField,
+  utf8,
+  type WireReader,
+} from "./wire.ts";
 
 // Placeholders until the enclosing ResourceSpans/ScopeSpans message is fully read.
 const PENDING_RESOURCE: Attributes = Object.freeze({}) as Attributes;
 const PENDING_SCOPE: InstrumentationScope = Object.freeze({ name: "", version: "", attributes: PENDING_RESOURCE });
 
 export function decodeProtobufRequest(body: Uint8Array, ctx: DecodeContext): DecodedSpan[] {
-  const dec = new ProtoSpanDecoder(new WireReader(body), ctx);
-  return dec.request();
+  const dec = new ProtoSpanDecoder(createWireReader(body), ctx);
+  try {
+    return dec.request();
+  } catch (err) {
+    // protobufjs's Reader reports a read past the end of the body as RangeError.
+    if (err instanceof RangeError) throw new WireError(`truncated body (${err.message})`);
+    throw err;
+  }
 }
 
 class ProtoSpanDecoder {
@@ -39,18 +65,18 @@ class ProtoSpanDecoder {
 
   request(): DecodedSpan[] {
     const r = this.r;
-    const end = r.length;
+    const end = r.len;
     while (r.pos < end) {
-      const tag = r.tag();
-      if (tag === 0x0a) {
-        const rsEnd = r.lengthDelimited(end);
+      const tag = readTag(r);
+      if (tag === REQUEST_TAG.resourceSpans) {
+        const rsEnd = lengthDelimited(r, end);
         this.resourceSpans(rsEnd);
         r.pos = rsEnd;
       } else {
-        r.skip(tag & 7, end);
+        skipField(r, tag & 7, end);
       }
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
     return this.spans;
   }
 
@@ -60,21 +86,21 @@ class ProtoSpanDecoder {
     let resource: AttrBag | null = null;
     const truncated: string[] = [];
     while (r.pos < end) {
-      const tag = r.tag();
-      if (tag === 0x0a) {
-        const resEnd = r.lengthDelimited(end);
+      const tag = readTag(r);
+      if (tag === RESOURCE_SPANS_TAG.resource) {
+        const resEnd = lengthDelimited(r, end);
         resource ??= new AttrBag(this.ctx.limits.maxAttributesPerSpan);
         this.attributesOnly(resEnd, resource, truncated, "resource.");
         r.pos = resEnd;
-      } else if (tag === 0x12) {
-        const ssEnd = r.lengthDelimited(end);
+      } else if (tag === RESOURCE_SPANS_TAG.scopeSpans) {
+        const ssEnd = lengthDelimited(r, end);
         this.scopeSpans(ssEnd);
         r.pos = ssEnd;
       } else {
-        r.skip(tag & 7, end);
+        skipField(r, tag & 7, end);
       }
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
     // Fields may come in any order, so the resource is attached once the message is read.
     const attrs: Attributes = resource ? resource.values : {};
     for (let i = first; i < this.spans.length; i++) {
@@ -84,20 +110,20 @@ class ProtoSpanDecoder {
     }
   }
 
-  /** A Resource body: only its attributes (field 1) are kept. */
+  /** A Resource body: only its attributes are kept. */
   private attributesOnly(end: number, bag: AttrBag, truncated: string[], prefix: string): void {
     const r = this.r;
     while (r.pos < end) {
-      const tag = r.tag();
-      if (tag === 0x0a) {
-        const kvEnd = r.lengthDelimited(end);
+      const tag = readTag(r);
+      if (tag === RESOURCE_TAG.attributes) {
+        const kvEnd = lengthDelimited(r, end);
         this.values.keyValue(kvEnd, bag, truncated, prefix);
         r.pos = kvEnd;
       } else {
-        r.skip(tag & 7, end);
+        skipField(r, tag & 7, end);
       }
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
   }
 
   private scopeSpans(end: number): void {
@@ -106,20 +132,20 @@ class ProtoSpanDecoder {
     let scope: InstrumentationScope | null = null;
     const truncated: string[] = [];
     while (r.pos < end) {
-      const tag = r.tag();
-      if (tag === 0x0a) {
-        const scopeEnd = r.lengthDelimited(end);
+      const tag = readTag(r);
+      if (tag === SCOPE_SPANS_TAG.scope) {
+        const scopeEnd = lengthDelimited(r, end);
         scope = this.scope(scopeEnd, truncated);
         r.pos = scopeEnd;
-      } else if (tag === 0x12) {
-        const spanEnd = r.lengthDelimited(end);
+      } else if (tag === SCOPE_SPANS_TAG.spans) {
+        const spanEnd = lengthDelimited(r, end);
         this.span(spanEnd);
         r.pos = spanEnd;
       } else {
-        r.skip(tag & 7, end);
+        skipField(r, tag & 7, end);
       }
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
     const shared = scope ?? { name: "", version: "", attributes: {} };
     for (let i = first; i < this.spans.length; i++) {
       const span = this.spans[i]!;
@@ -134,22 +160,22 @@ class ProtoSpanDecoder {
     let version = "";
     const bag = new AttrBag(this.ctx.limits.maxAttributesPerSpan);
     while (r.pos < end) {
-      const tag = r.tag();
-      if (tag === 0x0a || tag === 0x12) {
-        const strEnd = r.lengthDelimited(end);
-        const s = r.utf8(r.pos, strEnd);
-        if (tag === 0x0a) name = s;
+      const tag = readTag(r);
+      if (tag === SCOPE_TAG.name || tag === SCOPE_TAG.version) {
+        const strEnd = lengthDelimited(r, end);
+        const s = utf8(r, r.pos, strEnd);
+        if (tag === SCOPE_TAG.name) name = s;
         else version = s;
         r.pos = strEnd;
-      } else if (tag === 0x1a) {
-        const kvEnd = r.lengthDelimited(end);
+      } else if (tag === SCOPE_TAG.attributes) {
+        const kvEnd = lengthDelimited(r, end);
         this.values.keyValue(kvEnd, bag, truncated, "scope.");
         r.pos = kvEnd;
       } else {
-        r.skip(tag & 7, end);
+        skipField(r, tag & 7, end);
       }
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
     return { name, version, attributes: bag.values };
   }
 
@@ -179,102 +205,104 @@ class ProtoSpanDecoder {
     let statusMessage = "";
 
     while (r.pos < end) {
-      const tag = r.tag();
+      const tag = readTag(r);
       switch (tag) {
-        case 0x0a: // trace_id
-          traceEnd = r.lengthDelimited(end);
+        case SPAN_TAG.traceId:
+          traceEnd = lengthDelimited(r, end);
           traceStart = r.pos;
           r.pos = traceEnd;
           break;
-        case 0x12: // span_id
-          spanEnd = r.lengthDelimited(end);
+        case SPAN_TAG.spanId:
+          spanEnd = lengthDelimited(r, end);
           spanStart = r.pos;
           r.pos = spanEnd;
           break;
-        case 0x1a: {
-          const e = r.lengthDelimited(end);
-          traceState = r.utf8(r.pos, e);
+        case SPAN_TAG.traceState: {
+          const e = lengthDelimited(r, end);
+          traceState = utf8(r, r.pos, e);
           r.pos = e;
           break;
         }
-        case 0x22: // parent_span_id
-          parentEnd = r.lengthDelimited(end);
+        case SPAN_TAG.parentSpanId:
+          parentEnd = lengthDelimited(r, end);
           parentStart = r.pos;
           r.pos = parentEnd;
           break;
-        case 0x2a: {
-          const e = r.lengthDelimited(end);
-          name = r.utf8(r.pos, e);
+        case SPAN_TAG.name: {
+          const e = lengthDelimited(r, end);
+          name = this.values.limitedText(r.pos, e, truncatedKeys, "name");
           r.pos = e;
           break;
         }
-        case 0x30:
+        case SPAN_TAG.kind:
           kind = r.uint32() | 0;
           break;
-        case 0x39:
-          r.fixed64();
-          startTime = uint64BigInt(r.lo, r.hi);
+        case SPAN_TAG.startTimeUnixNano: {
+          const lo = r.fixed32();
+          startTime = uint64BigInt(lo, r.fixed32());
           break;
-        case 0x41:
-          r.fixed64();
-          endTime = uint64BigInt(r.lo, r.hi);
+        }
+        case SPAN_TAG.endTimeUnixNano: {
+          const lo = r.fixed32();
+          endTime = uint64BigInt(lo, r.fixed32());
           break;
-        case 0x4a: {
-          const e = r.lengthDelimited(end);
+        }
+        case SPAN_TAG.attributes: {
+          const e = lengthDelimited(r, end);
           this.values.keyValue(e, attrs, truncatedKeys, "");
           r.pos = e;
           break;
         }
-        case 0x50:
+        case SPAN_TAG.droppedAttributesCount:
           droppedAttributesCount = r.uint32();
           break;
-        case 0x5a: {
-          const e = r.lengthDelimited(end);
+        case SPAN_TAG.events: {
+          const e = lengthDelimited(r, end);
           if (events.length < limits.maxEventsPerSpan) events.push(this.event(e, events.length, truncatedKeys));
           else droppedEventsCount++;
           r.pos = e;
           break;
         }
-        case 0x60:
+        case SPAN_TAG.droppedEventsCount:
           droppedEventsCount += r.uint32();
           break;
-        case 0x6a: {
-          const e = r.lengthDelimited(end);
+        case SPAN_TAG.links: {
+          const e = lengthDelimited(r, end);
           const link = links.length < limits.maxLinksPerSpan ? this.link(e, links.length, truncatedKeys) : null;
           if (link) links.push(link);
           else droppedLinksCount++;
           r.pos = e;
           break;
         }
-        case 0x70:
+        case SPAN_TAG.droppedLinksCount:
           droppedLinksCount += r.uint32();
           break;
-        case 0x7a: {
-          const e = r.lengthDelimited(end);
+        case SPAN_TAG.status: {
+          const e = lengthDelimited(r, end);
           while (r.pos < e) {
-            const statusTag = r.tag();
-            if (statusTag === 0x12) {
-              const m = r.lengthDelimited(e);
-              statusMessage = r.utf8(r.pos, m);
+            const statusTag = readTag(r);
+            if (statusTag === STATUS_TAG.message) {
+              const m = lengthDelimited(r, e);
+              statusMessage = this.values.limitedText(r.pos, m, truncatedKeys, "status.message");
               r.pos = m;
-            } else if (statusTag === 0x18) {
+            } else if (statusTag === STATUS_TAG.code) {
               const code = r.uint32();
               statusCode = code === 1 || code === 2 ? code : 0;
             } else {
-              r.skip(statusTag & 7, e);
+              skipField(r, statusTag & 7, e);
             }
           }
-          r.expectEnd(e);
+          expectEnd(r, e);
           break;
         }
-        case 0x85: // flags = 16, fixed32
+        case SPAN_TAG.flags:
           flags = r.fixed32();
           break;
         default:
-          r.skip(tag & 7, end);
+          skipField(r, tag & 7, end);
       }
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
 
     const buf = r.buf;
     const traceLen = traceEnd - traceStart;
@@ -288,10 +316,10 @@ class ProtoSpanDecoder {
     if (endBeforeStart(startTime, endTime, limits.maxEndBeforeStartNs)) return this.ctx.reject(REASON_END_BEFORE_START);
 
     this.spans.push({
-      traceId: bytesToHex(buf, traceStart, traceEnd),
-      spanId: bytesToHex(buf, spanStart, spanEnd),
+      traceId: hex(r, traceStart, traceEnd),
+      spanId: hex(r, spanStart, spanEnd),
       // An all-zero parent id is what some SDKs send for "no parent".
-      parentSpanId: parentLen === 0 || allZeroBytes(buf, parentStart, parentEnd) ? null : bytesToHex(buf, parentStart, parentEnd),
+      parentSpanId: parentLen === 0 || allZeroBytes(buf, parentStart, parentEnd) ? null : hex(r, parentStart, parentEnd),
       traceState,
       flags,
       name,
@@ -319,25 +347,25 @@ class ProtoSpanDecoder {
     const bag = new AttrBag(this.ctx.limits.maxAttributesPerSpan);
     const prefix = `event[${index}].`;
     while (r.pos < end) {
-      const tag = r.tag();
-      if (tag === 0x09) {
-        r.fixed64();
-        timeUnixNano = uint64BigInt(r.lo, r.hi);
-      } else if (tag === 0x12) {
-        const e = r.lengthDelimited(end);
-        name = r.utf8(r.pos, e);
+      const tag = readTag(r);
+      if (tag === EVENT_TAG.timeUnixNano) {
+        const lo = r.fixed32();
+        timeUnixNano = uint64BigInt(lo, r.fixed32());
+      } else if (tag === EVENT_TAG.name) {
+        const e = lengthDelimited(r, end);
+        name = this.values.limitedText(r.pos, e, truncatedKeys, `event[${index}].name`);
         r.pos = e;
-      } else if (tag === 0x1a) {
-        const e = r.lengthDelimited(end);
+      } else if (tag === EVENT_TAG.attributes) {
+        const e = lengthDelimited(r, end);
         this.values.keyValue(e, bag, truncatedKeys, prefix);
         r.pos = e;
-      } else if (tag === 0x20) {
+      } else if (tag === EVENT_TAG.droppedAttributesCount) {
         droppedAttributesCount = r.uint32();
       } else {
-        r.skip(tag & 7, end);
+        skipField(r, tag & 7, end);
       }
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
     return { timeUnixNano, name, attributes: bag.values, droppedAttributesCount: droppedAttributesCount + bag.dropped };
   }
 
@@ -353,36 +381,36 @@ class ProtoSpanDecoder {
     const bag = new AttrBag(this.ctx.limits.maxAttributesPerSpan);
     const prefix = `link[${index}].`;
     while (r.pos < end) {
-      const tag = r.tag();
-      if (tag === 0x0a) {
-        traceEnd = r.lengthDelimited(end);
+      const tag = readTag(r);
+      if (tag === LINK_TAG.traceId) {
+        traceEnd = lengthDelimited(r, end);
         traceStart = r.pos;
         r.pos = traceEnd;
-      } else if (tag === 0x12) {
-        spanEnd = r.lengthDelimited(end);
+      } else if (tag === LINK_TAG.spanId) {
+        spanEnd = lengthDelimited(r, end);
         spanStart = r.pos;
         r.pos = spanEnd;
-      } else if (tag === 0x1a) {
-        const e = r.lengthDelimited(end);
-        traceState = r.utf8(r.pos, e);
+      } else if (tag === LINK_TAG.traceState) {
+        const e = lengthDelimited(r, end);
+        traceState = utf8(r, r.pos, e);
         r.pos = e;
-      } else if (tag === 0x22) {
-        const e = r.lengthDelimited(end);
+      } else if (tag === LINK_TAG.attributes) {
+        const e = lengthDelimited(r, end);
         this.values.keyValue(e, bag, truncatedKeys, prefix);
         r.pos = e;
-      } else if (tag === 0x35) {
+      } else if (tag === LINK_TAG.flags) {
         flags = r.fixed32();
       } else {
-        r.skip(tag & 7, end);
+        skipField(r, tag & 7, end);
       }
     }
-    r.expectEnd(end);
+    expectEnd(r, end);
     const buf = r.buf;
     if (traceEnd - traceStart !== 16 || spanEnd - spanStart !== 8) return null;
     if (allZeroBytes(buf, traceStart, traceEnd) || allZeroBytes(buf, spanStart, spanEnd)) return null;
     return {
-      traceId: bytesToHex(buf, traceStart, traceEnd),
-      spanId: bytesToHex(buf, spanStart, spanEnd),
+      traceId: hex(r, traceStart, traceEnd),
+      spanId: hex(r, spanStart, spanEnd),
       traceState,
       attributes: bag.values,
       flags,

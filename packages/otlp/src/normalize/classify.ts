@@ -97,7 +97,9 @@ export function classify(span: DecodedSpan): Classification {
   const oiKind = str(a, OPENINFERENCE.spanKind);
   if (oiKind !== null) {
     const kind = oiKind.toUpperCase();
-    if (kind === "AGENT") return finish(span, "agent", "openinference");
+    if (kind === "AGENT") {
+      return finish(span, isOpenAiAgentsWorkflowRoot(span) ? "other" : "agent", "openinference");
+    }
     if (kind === "LLM" || kind === "EMBEDDING") return finish(span, "llm", "openinference");
     if (kind === "TOOL") return finish(span, span.name.startsWith("handoff to ") ? "handoff" : "tool", "openinference");
     return finish(span, "other", "openinference");
@@ -133,6 +135,16 @@ export function classify(span: DecodedSpan): Classification {
   // pydantic-ai instrumentation v2 agent run (no operation name).
   if (span.name === "agent run" && str(a, "agent_name") !== null) return finish(span, "agent", "fallback");
   return { operation: "other", convention: "none", toolName: null };
+}
+
+/**
+ * The OpenInference OpenAI Agents bridges export the trace (workflow) as an
+ * AGENT span named after the workflow; real agent spans carry graph.node.id.
+ */
+function isOpenAiAgentsWorkflowRoot(span: DecodedSpan): boolean {
+  const scope = span.scope.name;
+  if (!scope.includes("openai-agents") && !scope.includes("openai_agents")) return false;
+  return span.attributes[OPENINFERENCE.graphNodeId] === undefined && span.attributes[OPENINFERENCE.agentName] === undefined;
 }
 
 function isOpenLlmetry(a: Attributes, traceloopKind: string | null): boolean {

@@ -152,15 +152,46 @@ function stripQuotes(v: string): string {
  * the owning agent is decided over the tree by attributeAgents().
  */
 export function readPropagatedAgentName(a: Attributes): string | null {
-  const direct = firstStr(a, [GEN_AI.agentName, TRACELOOP.langgraphNode]);
+  const direct = str(a, GEN_AI.agentName);
   if (direct !== null) return direct;
+  const fromTraceloop = langgraphAgent(str(a, TRACELOOP.langgraphCheckpointNs), str(a, TRACELOOP.langgraphNode));
+  if (fromTraceloop !== null) return fromTraceloop;
   const metadata = a[OPENINFERENCE.metadata];
   // Cheap precheck before parsing OpenInference's JSON metadata blob.
-  if (typeof metadata === "string" && metadata.includes("langgraph_node")) {
-    const node = asObject(metadata)?.["langgraph_node"];
-    if (typeof node === "string" && node !== "") return node;
+  if (typeof metadata === "string" && metadata.includes("langgraph_")) {
+    const parsed = asObject(metadata);
+    if (parsed !== null) {
+      const ns = parsed["langgraph_checkpoint_ns"];
+      const node = parsed["langgraph_node"];
+      const fromMetadata = langgraphAgent(typeof ns === "string" ? ns : null, typeof node === "string" ? node : null);
+      if (fromMetadata !== null) return fromMetadata;
+    }
   }
-  return str(a, LANGSMITH.langgraphNode);
+  return langgraphAgent(str(a, LANGSMITH.langgraphCheckpointNs), str(a, LANGSMITH.langgraphNode));
+}
+
+/**
+ * LangGraph's agent for a span: the first segment of langgraph_checkpoint_ns
+ * (`research_expert:<uuid>|tools:<uuid>`) names the outermost graph node on
+ * every span inside it, while langgraph_node names the innermost node
+ * ("agent", "tools" inside a prebuilt worker). Internal nodes (`__start__`)
+ * are never agents.
+ */
+function langgraphAgent(checkpointNs: string | null, node: string | null): string | null {
+  if (checkpointNs !== null) {
+    let end = checkpointNs.length;
+    for (const sep of [":", "|"]) {
+      const at = checkpointNs.indexOf(sep);
+      if (at >= 0 && at < end) end = at;
+    }
+    const outer = checkpointNs.slice(0, end);
+    if (outer !== "" && !isInternalNode(outer)) return outer;
+  }
+  return node !== null && node !== "" && !isInternalNode(node) ? node : null;
+}
+
+function isInternalNode(name: string): boolean {
+  return name.startsWith("__") && name.endsWith("__");
 }
 
 export function readAgentId(a: Attributes, convention: Convention): string | null {
@@ -220,13 +251,34 @@ export function readServiceName(span: DecodedSpan): string | null {
   return str(span.resource, SERVICE_NAME);
 }
 
-/** crux.* tags: the span's own value wins over the resource's. */
-export function readTags(span: DecodedSpan): Record<string, string | number | boolean> {
-  const tags: Record<string, string | number | boolean> = {};
-  for (const key of CRUX_TAG_KEYS) {
-    let v = span.attributes[key];
-    if (v === undefined || v === null || typeof v === "object") v = span.resource[key];
-    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") tags[key] = v;
+type Tags = Record<string, string | number | boolean>;
+
+/** Resource tags, computed once per resource: spans of one ResourceSpans share the resource object. */
+const resourceTagsCache = new WeakMap<Attributes, Readonly<Tags>>();
+
+/**
+ * crux.* tags: the span's own value wins over the resource's. Spans without
+ * tags of their own share their resource's (frozen) tags object.
+ */
+export function readTags(span: DecodedSpan): Readonly<Tags> {
+  let fromResource = resourceTagsCache.get(span.resource);
+  if (fromResource === undefined) {
+    fromResource = Object.freeze(collectTags(span.resource, {}));
+    resourceTagsCache.set(span.resource, fromResource);
   }
-  return tags;
+  let own: Tags | null = null;
+  for (const key of CRUX_TAG_KEYS) {
+    const v = span.attributes[key];
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") (own ??= {})[key] = v;
+  }
+  return own === null ? fromResource : collectTags(span.resource, own);
+}
+
+function collectTags(from: Attributes, into: Tags): Tags {
+  for (const key of CRUX_TAG_KEYS) {
+    if (into[key] !== undefined) continue;
+    const v = from[key];
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") into[key] = v;
+  }
+  return into;
 }

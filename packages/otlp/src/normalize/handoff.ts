@@ -41,22 +41,32 @@ export function readHandoff(span: DecodedSpan, toolName: string | null): Handoff
   const arrow = parseArrowName(span);
 
   let from = firstStr(a, [GEN_AI.handoffFromAgent, LOGFIRE.fromAgent]);
-  if (from === null && isOpenInferenceHandoff) {
-    const input = str(a, OPENINFERENCE.inputValue);
-    from = input === null ? null : unquote(input);
-  }
+  if (from === null && isOpenInferenceHandoff) from = openInferenceValue(a[OPENINFERENCE.inputValue], "from_agent");
   // On a transfer tool span gen_ai.agent.* describes the source agent (§2.8).
   from ??= str(a, GEN_AI.agentName) ?? arrow?.from ?? null;
 
   let to = firstStr(a, [GEN_AI.transferTargetName, GEN_AI.handoffToAgent, LOGFIRE.toAgent]);
   if (to === null && isOpenInferenceHandoff) {
-    const output = str(a, OPENINFERENCE.outputValue);
-    to = output === null ? span.name.slice(11).trim() || null : unquote(output);
+    to = openInferenceValue(a[OPENINFERENCE.outputValue], "to_agent") ?? (span.name.slice(11).trim() || null);
   }
   to ??= arrow?.to ?? null;
   if (to === null && toolName !== null) to = targetFromTool(span, toolName);
   to ??= gotoTarget(span);
   return { from, to };
+}
+
+/**
+ * OpenInference handoff values: a bare agent name (Python bridge) or a JSON
+ * object `{"from_agent": ...}` / `{"to_agent": ...}` (JS bridge).
+ */
+function openInferenceValue(v: AttrValue | undefined, key: string): string | null {
+  if (typeof v !== "string" || v === "") return null;
+  const obj = asObject(v);
+  if (obj !== null) {
+    const named = obj[key];
+    return typeof named === "string" && named !== "" ? named : null;
+  }
+  return unquote(v);
 }
 
 /** OpenLLMetry `{from} → {to}.handoff`, logfire `Handoff: {from} → {to}`. */

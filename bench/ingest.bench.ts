@@ -1,0 +1,163 @@
+/**
+ * pnpm bench:ingest — end-to-end ingest throughput against two baselines
+ * measured in the same run on the same payloads:
+ *   1. decode only (the CPU floor of reading OTLP),
+ *   2. decode + a bare bulk insert of the same rows into Postgres (no HTTP,
+ *      no normalization, no trace summary: the floor any receiver pays).
+ * Then the real receiver (HTTP, auth off, normalization, spans + traces
+ * upsert, settle enqueue on Redis) under saturating load, and at half that
+ * load for latency. Uses DATABASE_URL (default local Postgres) and REDIS_URL
+ * (default local Redis); creates and drops its own database.
+ */
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { createDatabase, migrate, type Database } from "@crux/db";
+import { decodeExportRequest } from "@crux/otlp";
+import { createBullmqQueue } from "@crux/queue";
+import { createReceiver, receiverConfigSchema } from "@crux/receiver";
+import { createLogger } from "@crux/runtime";
+import { loadConfig } from "@crux/config";
+import { buildPayloads } from "./workload.ts";
+
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 60);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+async function runConcurrent(payloads: Uint8Array[], concurrency: number, send: (p: Uint8Array) => Promise<void>) {
+  const latencies: number[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < payloads.length) {
+        const p = payloads[next++]!;
+        const s = performance.now();
+        await send(p);
+        latencies.push(performance.now() - s);
+      }
+    }),
+  );
+  return { seconds: (performance.now() - t0) / 1000, latencies };
+}
+
+/** Sends at a fixed rate (requests/s), spread over `concurrency` clients. */
+async function runPaced(payloads: Uint8Array[], ratePerSec: number, send: (p: Uint8Array) => Promise<void>) {
+  const latencies: number[] = [];
+  const interval = 1000 / ratePerSec;
+  const t0 = performance.now();
+  await Promise.all(
+    payloads.map(async (p, i) => {
+      const wait = t0 + i * interval - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const s = performance.now();
+      await send(p);
+      latencies.push(performance.now() - s);
+    }),
+  );
+  return { seconds: (performance.now() - t0) / 1000, latencies };
+}
+
+async function withBenchDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
+  const name = `crux_bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  try {
+    return await fn(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+async function bareInsertBaseline(url: string, payloads: Uint8Array[]) {
+  const pool = new pg.Pool({ connectionString: url, max: CONCURRENCY });
+  await pool.query(`CREATE TABLE bare_spans (project_id text, trace_id text, span_id text, parent_span_id text, name text, kind smallint,
+    start_ns bigint, end_ns bigint, status_code smallint, attributes jsonb, events jsonb, resource jsonb, PRIMARY KEY (project_id, trace_id, span_id))`);
+  const run = await runConcurrent(payloads, CONCURRENCY, async (p) => {
+    const { spans } = decodeExportRequest(p, "protobuf");
+    const cols: unknown[][] = Array.from({ length: 11 }, () => []);
+    for (const s of spans) {
+      cols[0]!.push(s.traceId);
+      cols[1]!.push(s.spanId);
+      cols[2]!.push(s.parentSpanId);
+      cols[3]!.push(s.name);
+      cols[4]!.push(s.kind);
+      cols[5]!.push(s.startTimeUnixNano.toString());
+      cols[6]!.push(s.endTimeUnixNano.toString());
+      cols[7]!.push(s.status.code);
+      cols[8]!.push(JSON.stringify(s.attributes));
+      cols[9]!.push(JSON.stringify(s.events, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+      cols[10]!.push(JSON.stringify(s.resource));
+    }
+    await pool.query(
+      `INSERT INTO bare_spans SELECT 'bench', * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::smallint[], $6::bigint[], $7::bigint[], $8::smallint[], $9::jsonb[], $10::jsonb[], $11::jsonb[]) ON CONFLICT DO NOTHING`,
+      cols,
+    );
+  });
+  await pool.end();
+  return run;
+}
+
+async function main() {
+  console.log(`building ${BATCHES} protobuf batches of 512 spans (~50 spans per trace) ...`);
+  const sets = [buildPayloads(BATCHES), buildPayloads(BATCHES), buildPayloads(BATCHES)];
+  const spansPerSet = sets[0]!.spans;
+  const mb = sets[0]!.payloads.reduce((a, p) => a + p.length, 0) / 1e6;
+  console.log(`${fmt(spansPerSet)} spans per phase, ${mb.toFixed(1)} MB of protobuf, concurrency ${CONCURRENCY}\n`);
+
+  // Baseline 1: decode only.
+  const d0 = performance.now();
+  for (const p of sets[0]!.payloads) decodeExportRequest(p, "protobuf");
+  const decodeRate = spansPerSet / ((performance.now() - d0) / 1000);
+
+  await withBenchDatabase(async (url) => {
+    // Baseline 2: decode + bare bulk insert.
+    const bare = await bareInsertBaseline(url, sets[0]!.payloads);
+    const bareRate = spansPerSet / bare.seconds;
+
+    // The real receiver over HTTP.
+    const database: Database = await createDatabase({ url, poolSize: CONCURRENCY + 2 });
+    await migrate(database);
+    const queue = createBullmqQueue({ redisUrl, prefix: `bench-${randomUUID()}` });
+    const config = loadConfig(receiverConfigSchema, { CRUX_HOST: "127.0.0.1", CRUX_OTLP_HTTP_PORT: "0", CRUX_OTLP_GRPC_PORT: "0", CRUX_SETTLE_DELAY_MS: "600000" });
+    const receiver = createReceiver({ database, queue, config, authRequired: false, log: createLogger({ level: "silent", name: "bench" }) });
+    const { httpPort } = await receiver.listen();
+    const endpoint = `http://127.0.0.1:${httpPort}/v1/traces`;
+    const send = async (p: Uint8Array) => {
+      const res = await fetch(endpoint, { method: "POST", body: p, headers: { "content-type": "application/x-protobuf" } });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`receiver answered ${res.status}`);
+    };
+    try {
+      const full = await runConcurrent(sets[1]!.payloads, CONCURRENCY, send);
+      const e2eRate = spansPerSet / full.seconds;
+      const half = await runPaced(sets[2]!.payloads, e2eRate / 2 / 512, send);
+
+      console.log("phase                              spans/s     p50 ms   p99 ms");
+      console.log(`decode only (baseline 1)       ${fmt(decodeRate).padStart(11)}`);
+      console.log(`decode + bare insert (base 2)  ${fmt(bareRate).padStart(11)}   ${pct(bare.latencies, 50).toFixed(1).padStart(7)}  ${pct(bare.latencies, 99).toFixed(1).padStart(7)}`);
+      console.log(`receiver end to end, saturated ${fmt(e2eRate).padStart(11)}   ${pct(full.latencies, 50).toFixed(1).padStart(7)}  ${pct(full.latencies, 99).toFixed(1).padStart(7)}`);
+      console.log(`receiver end to end, half load ${fmt(spansPerSet / half.seconds).padStart(11)}   ${pct(half.latencies, 50).toFixed(1).padStart(7)}  ${pct(half.latencies, 99).toFixed(1).padStart(7)}`);
+      console.log("");
+      console.log(`ratio end-to-end / decode-only:          ${(e2eRate / decodeRate).toFixed(2)}`);
+      console.log(`ratio end-to-end / decode+bare-insert:   ${(e2eRate / bareRate).toFixed(2)}   (target >= 0.50)`);
+      console.log(`targets: >= 20,000 spans/s end to end: ${e2eRate >= 20_000 ? "met" : "NOT met"}; p99 < 100 ms at half load: ${pct(half.latencies, 99) < 100 ? "met" : "NOT met"}`);
+    } finally {
+      await receiver.close();
+      await queue.close();
+      await database.close();
+    }
+  });
+}
+
+await main();

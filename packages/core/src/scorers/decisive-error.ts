@@ -1,0 +1,103 @@
+/**
+ * Decisive-error attribution for a failed trace, code heuristics only
+ * (metrics.md "Decisive error"): first failed handoff contract, else first
+ * unrecovered tool error, else first dropped constraint. Every answer records
+ * its method. When no rule fires, a ranked list of suspects with low
+ * confidence: attribution is a lead for a person, not a verdict (mast.md).
+ */
+import type { TraceTrajectories } from "../trajectory/types.ts";
+import type { Finding } from "./finding.ts";
+import { quote } from "./finding.ts";
+import { unrecoveredErrors } from "./signals.ts";
+
+export type DecisiveMethod = "first_failed_handoff_contract" | "first_unrecovered_tool_error" | "first_dropped_constraint";
+
+export interface DecisiveAttribution {
+  method: DecisiveMethod;
+  agent: string | null;
+  spanId: string;
+  stepIndex: number | null;
+  confidence: number;
+  evidence: string;
+}
+
+export interface Suspect {
+  agent: string | null;
+  spanId: string;
+  stepIndex: number | null;
+  score: number;
+  confidence: number;
+  evidence: string[];
+}
+
+export interface DecisiveErrorResult {
+  status: "not_failed" | "attributed" | "suspects";
+  decisive: DecisiveAttribution | null;
+  /** Other rules that fired, in rule order: reported so disagreement is visible. */
+  otherRules: DecisiveAttribution[];
+  suspects: Suspect[];
+}
+
+export interface DecisiveErrorOptions {
+  failed: boolean;
+  /** Findings of checkHandoffContracts (FM-1.1 schema failures, FM-2.4 dropped constraints). */
+  handoffFindings?: Finding[];
+  /** Every other finding of the trace, used to rank suspects when no rule fires. */
+  findings?: Finding[];
+  /** Most suspects listed. Default 5. */
+  maxSuspects?: number;
+}
+
+const byStep = (a: Finding, b: Finding): number => (a.stepIndex ?? Number.MAX_SAFE_INTEGER) - (b.stepIndex ?? Number.MAX_SAFE_INTEGER);
+
+export function attributeDecisiveError(t: TraceTrajectories, options: DecisiveErrorOptions): DecisiveErrorResult {
+  if (!options.failed) return { status: "not_failed", decisive: null, otherRules: [], suspects: [] };
+  const handoff = [...(options.handoffFindings ?? [])].filter((f) => f.source === "contract").sort(byStep);
+  const fired: DecisiveAttribution[] = [];
+  const schema = handoff.find((f) => f.mode === "FM-1.1");
+  if (schema !== undefined) fired.push(fromFinding("first_failed_handoff_contract", schema, 0.6));
+  const toolError = unrecoveredErrors(t, ["tool"])[0];
+  if (toolError !== undefined) {
+    fired.push({
+      method: "first_unrecovered_tool_error",
+      agent: toolError.agent,
+      spanId: toolError.spanId,
+      stepIndex: toolError.index,
+      confidence: 0.5,
+      evidence: `${toolError.agent ?? "?"} ${toolError.toolName ?? "tool"} failed${toolError.errorType ? ` (${quote(toolError.errorType, 40)})` : ""} and was never retried successfully`,
+    });
+  }
+  const dropped = handoff.find((f) => f.mode === "FM-2.4");
+  if (dropped !== undefined) fired.push(fromFinding("first_dropped_constraint", dropped, 0.5));
+  const [decisive, ...otherRules] = fired;
+  if (decisive !== undefined) return { status: "attributed", decisive, otherRules, suspects: [] };
+  return { status: "suspects", decisive: null, otherRules: [], suspects: rankSuspects(t, options.findings ?? [], options.maxSuspects ?? 5) };
+}
+
+function fromFinding(method: DecisiveMethod, f: Finding, confidence: number): DecisiveAttribution {
+  return { method, agent: f.agent, spanId: f.spanId, stepIndex: f.stepIndex, confidence, evidence: f.evidence };
+}
+
+/** Earlier and more confident evidence ranks higher; error steps count as weak evidence. */
+function rankSuspects(t: TraceTrajectories, findings: Finding[], max: number): Suspect[] {
+  const n = Math.max(t.steps.length, 1);
+  const earliness = (stepIndex: number | null): number => (stepIndex === null ? 0.5 : 1 - (0.5 * stepIndex) / n);
+  const bySpan = new Map<string, Suspect>();
+  const add = (agent: string | null, spanId: string, stepIndex: number | null, weight: number, evidence: string): void => {
+    const s = bySpan.get(spanId) ?? { agent, spanId, stepIndex, score: 0, confidence: 0, evidence: [] };
+    s.score += weight * earliness(stepIndex);
+    s.evidence.push(evidence);
+    bySpan.set(spanId, s);
+  };
+  for (const f of findings) add(f.agent, f.spanId, f.stepIndex, f.confidence, `${f.mode}: ${f.evidence}`);
+  for (const s of t.steps) if (s.isError) add(s.agent, s.spanId, s.index, 0.3, `error in ${s.toolName ?? s.kind}${s.errorType ? ` (${quote(s.errorType, 40)})` : ""}`);
+  if (bySpan.size === 0) {
+    const last = t.steps[t.steps.length - 1];
+    if (last === undefined) return [];
+    return [{ agent: last.agent, spanId: last.spanId, stepIndex: last.index, score: 0, confidence: 0.1, evidence: ["produced the final step; no other evidence"] }];
+  }
+  const ranked = [...bySpan.values()].sort((a, b) => b.score - a.score || (a.stepIndex ?? 0) - (b.stepIndex ?? 0));
+  const top = ranked[0]?.score ?? 1;
+  // Low by construction: without a rule, the best automated methods name the step ~14% of the time (Who&When).
+  return ranked.slice(0, max).map((s) => ({ ...s, confidence: Math.round((0.3 * s.score) / top * 1000) / 1000 }));
+}

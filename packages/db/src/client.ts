@@ -1,0 +1,91 @@
+/**
+ * Client factory: a node-postgres Pool (production) or PGlite (embedded
+ * default), both behind the same drizzle PgDatabase so every query in this
+ * package runs unchanged on either.
+ */
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import pg from "pg";
+import * as schema from "./schema.ts";
+
+export type Schema = typeof schema;
+/** The drizzle instance, typed as what the pg and PGlite drivers have in common. */
+export type CruxDb = PgDatabase<PgQueryResultHKT, Schema>;
+
+interface DatabaseBase {
+  db: CruxDb;
+  /** Ends the pool / closes PGlite. Safe to call twice. */
+  close(): Promise<void>;
+  /** Throws if the database does not answer `select 1`. */
+  ping(): Promise<void>;
+}
+export interface PostgresDatabase extends DatabaseBase {
+  kind: "postgres";
+  pool: pg.Pool;
+}
+export interface PgliteDatabase extends DatabaseBase {
+  kind: "pglite";
+  pglite: PGlite;
+}
+export type Database = PostgresDatabase | PgliteDatabase;
+
+export type CreateDatabaseOptions =
+  | { url: string; poolSize?: number }
+  | {
+      /** A folder (created if missing) or "memory" for an in-memory database. */
+      dataDir: string;
+      /** Start from a dump made by PGlite's dumpDataDir() (tests clone a migrated instance this way). */
+      loadDataDir?: Blob;
+    };
+
+export const defaultPoolSize = 10;
+
+export async function createDatabase(opts: CreateDatabaseOptions): Promise<Database> {
+  if ("url" in opts) {
+    const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? defaultPoolSize });
+    // An idle client that errors (server restart) must not crash the process; the next query reconnects.
+    pool.on("error", () => {});
+    const db = drizzlePg({ client: pool, schema, casing: "snake_case" }) as unknown as CruxDb;
+    let closed = false;
+    return {
+      kind: "postgres",
+      pool,
+      db,
+      ping: () => pingDb(db),
+      async close() {
+        if (closed) return;
+        closed = true;
+        await pool.end();
+      },
+    };
+  }
+  const inMemory = opts.dataDir === "memory";
+  if (!inMemory) mkdirSync(opts.dataDir, { recursive: true });
+  const pglite = await PGlite.create({
+    ...(inMemory ? {} : { dataDir: opts.dataDir }),
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+  });
+  const db = drizzlePglite({ client: pglite, schema, casing: "snake_case" }) as unknown as CruxDb;
+  return {
+    kind: "pglite",
+    pglite,
+    db,
+    ping: () => pingDb(db),
+    async close() {
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+async function pingDb(db: CruxDb): Promise<void> {
+  await db.execute(sql`select 1`);
+}
+
+/** Rows of a raw `db.execute()` result; both drivers return `{ rows }`. */
+export function rowsOf(result: unknown): Record<string, unknown>[] {
+  return (result as { rows: Record<string, unknown>[] }).rows;
+}

@@ -1,0 +1,28 @@
+export {
+  createDatabase,
+  defaultPoolSize,
+  type CreateDatabaseOptions,
+  type CruxDb,
+  type Database,
+  type PgliteDatabase,
+  type PostgresDatabase,
+} from "./client.ts";
+export { migrate, assertSchemaCurrent, defaultMigrationsFolder, type MigrateOptions } from "./migrate.ts";
+export {
+  insertSpanBatch,
+  defaultInsertChunkSize,
+  type InsertSpanBatchOptions,
+  type InsertSpanBatchResult,
+} from "./insert-spans.ts";
+export { ensureProject, createApiKey, findProjectByApiKey, revokeApiKey, countApiKeys, apiKeyPrefix } from "./api-keys.ts";
+export {
+  listTraces,
+  getTrace,
+  encodeTraceCursor,
+  decodeTraceCursor,
+  maxListTracesLimit,
+  type ListTracesQuery,
+  type TraceSummary,
+} from "./traces.ts";
+export { listDirtyTraces, markTraceSettled, updateTraceAgents, type DirtyTrace } from "./settle.ts";
+export * as schema from "./schema.ts";

@@ -1,0 +1,102 @@
+/** Read side of traces: listing with filters and keyset pagination, and one trace with its spans. */
+import { PermanentError, type NormalizedSpan } from "@crux/core";
+import { and, arrayContains, asc, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import type { Database } from "./client.ts";
+import { spans, traces, type TraceRow } from "./schema.ts";
+import { spanFromRow } from "./span-codec.ts";
+
+export type TraceSummary = TraceRow;
+
+export interface ListTracesQuery {
+  service?: string;
+  /** Traces whose agents list contains this agent name. */
+  agent?: string;
+  /** Inclusive lower bound on the trace start (ns since epoch). */
+  fromNs?: bigint;
+  /** Exclusive upper bound on the trace start (ns since epoch). */
+  toNs?: bigint;
+  hasError?: boolean;
+  /** nextCursor of the previous page. */
+  cursor?: string;
+  /** Page size, clamped to 1..maxListTracesLimit. */
+  limit: number;
+}
+
+export const maxListTracesLimit = 1_000;
+
+interface Cursor {
+  startNs: bigint;
+  traceId: string;
+}
+
+export function encodeTraceCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.startNs.toString(), c.traceId]), "utf8").toString("base64url");
+}
+
+/** Throws PermanentError("invalid_cursor") on anything encodeTraceCursor did not produce. */
+export function decodeTraceCursor(cursor: string): Cursor {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[0] === "string" &&
+      /^-?\d{1,20}$/.test(parsed[0]) &&
+      typeof parsed[1] === "string"
+    ) {
+      return { startNs: BigInt(parsed[0]), traceId: parsed[1] };
+    }
+  } catch {
+    // fall through
+  }
+  throw new PermanentError("invalid_cursor", "cursor is not one this API returned");
+}
+
+/** Newest first (start_ns desc, trace_id desc); keyset pagination, never OFFSET. */
+export async function listTraces(
+  database: Database,
+  projectId: string,
+  q: ListTracesQuery,
+): Promise<{ items: TraceSummary[]; nextCursor: string | null }> {
+  const limit = Math.max(1, Math.min(Math.trunc(q.limit), maxListTracesLimit));
+  const conditions: SQL[] = [eq(traces.projectId, projectId)];
+  if (q.service !== undefined) conditions.push(eq(traces.serviceName, q.service));
+  if (q.agent !== undefined) conditions.push(arrayContains(traces.agents, [q.agent]));
+  if (q.fromNs !== undefined) conditions.push(gte(traces.startNs, q.fromNs));
+  if (q.toNs !== undefined) conditions.push(lt(traces.startNs, q.toNs));
+  if (q.hasError !== undefined) conditions.push(eq(traces.hasError, q.hasError));
+  if (q.cursor !== undefined) {
+    const c = decodeTraceCursor(q.cursor);
+    conditions.push(sql`(${traces.startNs}, ${traces.traceId}) < (${c.startNs.toString()}::bigint, ${c.traceId})`);
+  }
+  const rows = await database.db
+    .select()
+    .from(traces)
+    .where(and(...conditions))
+    .orderBy(desc(traces.startNs), desc(traces.traceId))
+    .limit(limit + 1);
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  const nextCursor = rows.length > limit && last ? encodeTraceCursor({ startNs: last.startNs, traceId: last.traceId }) : null;
+  return { items, nextCursor };
+}
+
+/** The trace summary and every stored span (ordered by start, then span id); null if unknown. */
+export async function getTrace(
+  database: Database,
+  projectId: string,
+  traceId: string,
+): Promise<{ trace: TraceSummary; spans: NormalizedSpan[] } | null> {
+  const [trace] = await database.db
+    .select()
+    .from(traces)
+    .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId)))
+    .limit(1);
+  if (!trace) return null;
+  const rows = await database.db
+    .select()
+    .from(spans)
+    .where(and(eq(spans.projectId, projectId), eq(spans.traceId, traceId)))
+    .orderBy(asc(spans.startNs), asc(spans.spanId));
+  return { trace, spans: rows.map(spanFromRow) };
+}

@@ -1,0 +1,106 @@
+import { testDatabases } from "@crux/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ensureProject,
+  getTrace,
+  insertSpanBatch,
+  listDirtyTraces,
+  markTraceSettled,
+  updateTraceAgents,
+  type Database,
+} from "../src/index.ts";
+import { projectId, sleep, span, spanId, traceId } from "./fixtures.ts";
+
+describe.each(testDatabases())("dirty and settled traces on $name", ({ create }) => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await create();
+  });
+  afterAll(async () => {
+    await database.close();
+  });
+
+  async function dirtyOf(project: string) {
+    // listDirtyTraces spans all projects; tests share the database, so keep only this test's project.
+    return (await listDirtyTraces(database, { quietBeforeMs: 0, limit: 1_000 })).filter((d) => d.projectId === project);
+  }
+
+  it("clears dirty only if no span arrived after the settler looked", async () => {
+    const p = projectId();
+    await ensureProject(database, p, "settle");
+    const t = traceId(1);
+    await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(1) })]);
+    await sleep(20);
+
+    expect(await listDirtyTraces(database, { quietBeforeMs: 60_000, limit: 1_000 })).not.toContainEqual(
+      expect.objectContaining({ projectId: p }),
+    );
+    const [seen] = await dirtyOf(p);
+    expect(seen).toMatchObject({ projectId: p, traceId: t });
+
+    // A late span lands between the settler's read and its write.
+    await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(2), parentSpanId: spanId(1) })]);
+    expect(await markTraceSettled(database, p, t, seen!.lastReceivedAt)).toBe(false);
+    expect((await getTrace(database, p, t))!.trace.dirty).toBe(true);
+
+    await sleep(20);
+    const [again] = await dirtyOf(p);
+    expect(again!.lastReceivedAt.getTime()).toBeGreaterThan(seen!.lastReceivedAt.getTime());
+    expect(await markTraceSettled(database, p, t, again!.lastReceivedAt)).toBe(true);
+    const settled = (await getTrace(database, p, t))!.trace;
+    expect(settled).toMatchObject({ dirty: false, dirtySince: null, settleVersion: 1, spanCount: 2 });
+    expect(settled.settledAt).toBeInstanceOf(Date);
+    expect(await dirtyOf(p)).toEqual([]);
+    // Settling twice is a no-op.
+    expect(await markTraceSettled(database, p, t, again!.lastReceivedAt)).toBe(false);
+
+    // A retried batch stores nothing, so it must not re-dirty the trace.
+    await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(1) })]);
+    expect((await getTrace(database, p, t))!.trace.dirty).toBe(false);
+
+    // A genuinely new span does.
+    await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(3), parentSpanId: spanId(1) })]);
+    const redirtied = (await getTrace(database, p, t))!.trace;
+    expect(redirtied).toMatchObject({ dirty: true, settleVersion: 1 });
+    expect(redirtied.dirtySince).toBeInstanceOf(Date);
+  });
+
+  it("moves last_received_at forward on every write, even within one millisecond", async () => {
+    const p = projectId();
+    await ensureProject(database, p, "settle");
+    const t = traceId(1);
+    const seen: number[] = [];
+    for (let i = 1; i <= 5; i++) {
+      await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(i) })]);
+      seen.push((await getTrace(database, p, t))!.trace.lastReceivedAt.getTime());
+    }
+    for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThan(seen[i - 1]!);
+  });
+
+  it("lists dirty traces oldest first and honours the limit", async () => {
+    const p = projectId();
+    await ensureProject(database, p, "settle");
+    for (const n of [1, 2, 3]) {
+      await insertSpanBatch(database, p, [span({ traceId: traceId(n), spanId: spanId(1) })]);
+      await sleep(5);
+    }
+    await sleep(20);
+    const listed = await dirtyOf(p);
+    expect(listed.map((d) => d.traceId)).toEqual([traceId(1), traceId(2), traceId(3)]);
+    expect(await listDirtyTraces(database, { quietBeforeMs: 0, limit: 1 })).toHaveLength(1);
+  });
+
+  it("replaces the agent list, and later agent spans merge into it", async () => {
+    const p = projectId();
+    await ensureProject(database, p, "settle");
+    const t = traceId(1);
+    await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(1), operation: "agent", agentName: "raw-name" })]);
+    await updateTraceAgents(database, p, t, ["planner", "coder"]);
+    expect((await getTrace(database, p, t))!.trace.agents).toEqual(["planner", "coder"]);
+
+    await insertSpanBatch(database, p, [
+      span({ traceId: t, spanId: spanId(2), parentSpanId: spanId(1), operation: "agent", agentName: "reviewer" }),
+    ]);
+    expect((await getTrace(database, p, t))!.trace.agents).toEqual(["coder", "planner", "reviewer"]);
+  });
+});

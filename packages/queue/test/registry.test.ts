@@ -1,0 +1,49 @@
+import { PermanentError } from "@crux/core";
+import { describe, expect, it } from "vitest";
+import { backoffDelayMs, jobDefaultsFor, parsePayload, queueNames, queueRegistry } from "../src/index.ts";
+
+describe("queue registry", () => {
+  it("gives every queue retries with exponential backoff and bounded retention", () => {
+    for (const name of queueNames) {
+      const { defaults } = queueRegistry[name];
+      expect(defaults.attempts).toBeGreaterThan(1);
+      expect(defaults.backoff.type).toBe("exponential");
+      expect(defaults.backoff.delay).toBeGreaterThan(0);
+      expect(defaults.removeOnComplete).toBeGreaterThan(0);
+      expect(defaults.removeOnFail).toBeGreaterThan(0);
+    }
+  });
+
+  it("parses a valid payload and drops unknown fields", () => {
+    const traceId = "0123456789abcdef0123456789abcdef";
+    expect(parsePayload("trace.settle", { projectId: "p", traceId, spans: ["no bodies in Redis"] })).toEqual({
+      projectId: "p",
+      traceId,
+    });
+  });
+
+  it("rejects an invalid payload with a PermanentError listing every issue", () => {
+    let error: unknown;
+    try {
+      parsePayload("trace.settle", { projectId: "", traceId: "0123456789ABCDEF0123456789ABCDEF" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(PermanentError);
+    expect((error as PermanentError).code).toBe("invalid_payload");
+    expect((error as Error).message).toMatch(/projectId/);
+    expect((error as Error).message).toMatch(/traceId: traceId must be 32 lowercase hex/);
+  });
+
+  it("rejects an unknown queue name", () => {
+    expect(() => parsePayload("nope" as "trace.settle", {})).toThrow(/unknown queue "nope"/);
+  });
+
+  it("applies per-queue overrides over the registry defaults", () => {
+    const merged = jobDefaultsFor("trace.settle", { "trace.settle": { attempts: 2 } });
+    expect(merged.attempts).toBe(2);
+    expect(merged.backoff).toEqual(queueRegistry["trace.settle"].defaults.backoff);
+    expect(backoffDelayMs(merged, 1)).toBe(merged.backoff.delay);
+    expect(backoffDelayMs(merged, 3)).toBe(merged.backoff.delay * 4);
+  });
+});
