@@ -60,7 +60,7 @@ describe.skipIf(unavailable !== null)("BullMQ 6 deduplication semantics (raw Bul
 
   it("replace + keepLastIfActive + delay restarts the delay on every add and keeps the latest data", async () => {
     const { queue, runs } = await setup();
-    const delay = 150;
+    const delay = 300;
     await queue.add("j", { v: 1 }, { ...debounce("k"), delay });
     await sleep(60);
     await queue.add("j", { v: 2 }, { ...debounce("k"), delay });
