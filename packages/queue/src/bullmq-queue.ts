@@ -108,21 +108,26 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
     }
   }
 
+  // One shared wait for the first connection, so a burst of calls at startup
+  // does not pile listeners onto the client.
+  let firstConnection: Promise<void> | undefined;
   function producerReady(): Promise<void> {
     if (producer.status === "ready") return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
+    firstConnection ??= new Promise<void>((resolve, reject) => {
       const onReady = () => settle(resolve);
-      const onEnd = () => settle(() => reject(new Error("connection ended")));
+      const onDown = () => settle(() => reject(new Error("connection failed")));
       const settle = (fn: () => void) => {
         producer.off("ready", onReady);
-        producer.off("end", onEnd);
-        producer.off("reconnecting", onEnd);
+        producer.off("end", onDown);
+        producer.off("reconnecting", onDown);
+        firstConnection = undefined;
         fn();
       };
       producer.once("ready", onReady);
-      producer.once("end", onEnd);
-      producer.once("reconnecting", onEnd); // the first attempt failed: down, fail fast
+      producer.once("end", onDown);
+      producer.once("reconnecting", onDown); // the attempt failed: down, fail fast
     });
+    return firstConnection;
   }
 
   function processorFor(name: QueueName, handler: JobHandler<QueueName>) {

@@ -4,21 +4,50 @@
  */
 import type { AttrValue } from "@crux/core";
 import { AttrBag, DecodeContext, int64Value, recordTruncated, setOwn, truncateUnits } from "./common.ts";
-import { ANY_VALUE_TAG, ARRAY_VALUE_TAG, KEY_VALUE_LIST_TAG, KEY_VALUE_TAG } from "./schema.ts";
-import { base64, expectEnd, lengthDelimited, readTag, skipField, utf8, type WireReader } from "./wire.ts";
+import {
+  ANY_VALUE_TAG,
+  ARRAY_VALUE_TAG,
+  KEY_VALUE_LIST_TAG,
+  KEY_VALUE_TAG,
+  dispatchCode,
+  tagDispatch,
+} from "./schema.ts";
+import {
+  base64,
+  expectEnd,
+  lengthDelimited,
+  readTag,
+  readVarint64,
+  skipField,
+  utf8,
+  type WireReader,
+} from "./wire.ts";
 
 // Tags are (field number << 3) | wire type, from the .proto files; a known
 // field number with another wire type falls through to skipField(), as
 // protobuf parsers treat it as unknown.
 const KV_KEY = KEY_VALUE_TAG.key;
 const KV_VALUE = KEY_VALUE_TAG.value;
-const ANY_STRING = ANY_VALUE_TAG.stringValue;
-const ANY_BOOL = ANY_VALUE_TAG.boolValue;
-const ANY_INT = ANY_VALUE_TAG.intValue;
-const ANY_DOUBLE = ANY_VALUE_TAG.doubleValue;
-const ANY_ARRAY = ANY_VALUE_TAG.arrayValue;
-const ANY_KVLIST = ANY_VALUE_TAG.kvlistValue;
-const ANY_BYTES = ANY_VALUE_TAG.bytesValue;
+// Dispatch codes of AnyValue fields (not field numbers; see tagDispatch).
+const enum AnyField {
+  Unknown,
+  String,
+  Bool,
+  Int,
+  Double,
+  Array,
+  Kvlist,
+  Bytes,
+}
+const ANY_FIELD = tagDispatch([
+  [ANY_VALUE_TAG.stringValue, AnyField.String],
+  [ANY_VALUE_TAG.boolValue, AnyField.Bool],
+  [ANY_VALUE_TAG.intValue, AnyField.Int],
+  [ANY_VALUE_TAG.doubleValue, AnyField.Double],
+  [ANY_VALUE_TAG.arrayValue, AnyField.Array],
+  [ANY_VALUE_TAG.kvlistValue, AnyField.Kvlist],
+  [ANY_VALUE_TAG.bytesValue, AnyField.Bytes],
+]);
 const ARRAY_VALUES = ARRAY_VALUE_TAG.values;
 const KVLIST_VALUES = KEY_VALUE_LIST_TAG.values;
 
@@ -78,38 +107,36 @@ export class ProtoValueDecoder {
     let value: AttrValue = null; // an AnyValue with no field set is "empty"
     while (r.pos < end) {
       const tag = readTag(r);
-      switch (tag) {
-        case ANY_STRING: {
+      const code = dispatchCode(ANY_FIELD, tag);
+      switch (code) {
+        case AnyField.String: {
           const stringEnd = lengthDelimited(r, end);
           value = this.limitedString(r.pos, stringEnd);
           r.pos = stringEnd;
           break;
         }
-        case ANY_BOOL:
+        case AnyField.Bool:
           value = r.bool();
           break;
-        case ANY_INT: {
-          // protobufjs returns a Long here; its halves are signed.
-          const long = r.int64();
-          value = int64Value(long.low >>> 0, long.high >>> 0);
+        case AnyField.Int:
+          value = readVarint64(r, int64Value);
           break;
-        }
-        case ANY_DOUBLE:
+        case AnyField.Double:
           value = r.double();
           break;
-        case ANY_ARRAY:
-        case ANY_KVLIST: {
+        case AnyField.Array:
+        case AnyField.Kvlist: {
           const listEnd = lengthDelimited(r, end);
           if (depth + 1 > this.maxDepth) {
             value = this.ctx.depthMarker;
             this.truncated = true;
           } else {
-            value = tag === ANY_ARRAY ? this.array(listEnd, depth + 1) : this.kvlist(listEnd, depth + 1);
+            value = code === AnyField.Array ? this.array(listEnd, depth + 1) : this.kvlist(listEnd, depth + 1);
           }
           r.pos = listEnd;
           break;
         }
-        case ANY_BYTES: {
+        case AnyField.Bytes: {
           const bytesEnd = lengthDelimited(r, end);
           value = this.limitedBase64(r.pos, bytesEnd);
           r.pos = bytesEnd;

@@ -24,6 +24,8 @@ import {
   SCOPE_TAG,
   SPAN_TAG,
   STATUS_TAG,
+  dispatchCode,
+  tagDispatch,
 } from "./schema.ts";
 import {
   WireError,
@@ -36,6 +38,45 @@ import {
   utf8,
   type WireReader,
 } from "./wire.ts";
+
+// Dispatch codes of Span fields (not field numbers; see tagDispatch).
+const enum SpanField {
+  Unknown,
+  TraceId,
+  SpanId,
+  TraceState,
+  ParentSpanId,
+  Name,
+  Kind,
+  StartTimeUnixNano,
+  EndTimeUnixNano,
+  Attributes,
+  DroppedAttributesCount,
+  Events,
+  DroppedEventsCount,
+  Links,
+  DroppedLinksCount,
+  Status,
+  Flags,
+}
+const SPAN_FIELD = tagDispatch([
+  [SPAN_TAG.traceId, SpanField.TraceId],
+  [SPAN_TAG.spanId, SpanField.SpanId],
+  [SPAN_TAG.traceState, SpanField.TraceState],
+  [SPAN_TAG.parentSpanId, SpanField.ParentSpanId],
+  [SPAN_TAG.name, SpanField.Name],
+  [SPAN_TAG.kind, SpanField.Kind],
+  [SPAN_TAG.startTimeUnixNano, SpanField.StartTimeUnixNano],
+  [SPAN_TAG.endTimeUnixNano, SpanField.EndTimeUnixNano],
+  [SPAN_TAG.attributes, SpanField.Attributes],
+  [SPAN_TAG.droppedAttributesCount, SpanField.DroppedAttributesCount],
+  [SPAN_TAG.events, SpanField.Events],
+  [SPAN_TAG.droppedEventsCount, SpanField.DroppedEventsCount],
+  [SPAN_TAG.links, SpanField.Links],
+  [SPAN_TAG.droppedLinksCount, SpanField.DroppedLinksCount],
+  [SPAN_TAG.status, SpanField.Status],
+  [SPAN_TAG.flags, SpanField.Flags],
+]);
 
 // Placeholders until the enclosing ResourceSpans/ScopeSpans message is fully read.
 const PENDING_RESOURCE: Attributes = Object.freeze({}) as Attributes;
@@ -206,67 +247,67 @@ class ProtoSpanDecoder {
 
     while (r.pos < end) {
       const tag = readTag(r);
-      switch (tag) {
-        case SPAN_TAG.traceId:
+      switch (dispatchCode(SPAN_FIELD, tag)) {
+        case SpanField.TraceId:
           traceEnd = lengthDelimited(r, end);
           traceStart = r.pos;
           r.pos = traceEnd;
           break;
-        case SPAN_TAG.spanId:
+        case SpanField.SpanId:
           spanEnd = lengthDelimited(r, end);
           spanStart = r.pos;
           r.pos = spanEnd;
           break;
-        case SPAN_TAG.traceState: {
+        case SpanField.TraceState: {
           const e = lengthDelimited(r, end);
           traceState = utf8(r, r.pos, e);
           r.pos = e;
           break;
         }
-        case SPAN_TAG.parentSpanId:
+        case SpanField.ParentSpanId:
           parentEnd = lengthDelimited(r, end);
           parentStart = r.pos;
           r.pos = parentEnd;
           break;
-        case SPAN_TAG.name: {
+        case SpanField.Name: {
           const e = lengthDelimited(r, end);
           name = this.values.limitedText(r.pos, e, truncatedKeys, "name");
           r.pos = e;
           break;
         }
-        case SPAN_TAG.kind:
+        case SpanField.Kind:
           kind = r.uint32() | 0;
           break;
-        case SPAN_TAG.startTimeUnixNano: {
+        case SpanField.StartTimeUnixNano: {
           const lo = r.fixed32();
           startTime = uint64BigInt(lo, r.fixed32());
           break;
         }
-        case SPAN_TAG.endTimeUnixNano: {
+        case SpanField.EndTimeUnixNano: {
           const lo = r.fixed32();
           endTime = uint64BigInt(lo, r.fixed32());
           break;
         }
-        case SPAN_TAG.attributes: {
+        case SpanField.Attributes: {
           const e = lengthDelimited(r, end);
           this.values.keyValue(e, attrs, truncatedKeys, "");
           r.pos = e;
           break;
         }
-        case SPAN_TAG.droppedAttributesCount:
+        case SpanField.DroppedAttributesCount:
           droppedAttributesCount = r.uint32();
           break;
-        case SPAN_TAG.events: {
+        case SpanField.Events: {
           const e = lengthDelimited(r, end);
           if (events.length < limits.maxEventsPerSpan) events.push(this.event(e, events.length, truncatedKeys));
           else droppedEventsCount++;
           r.pos = e;
           break;
         }
-        case SPAN_TAG.droppedEventsCount:
+        case SpanField.DroppedEventsCount:
           droppedEventsCount += r.uint32();
           break;
-        case SPAN_TAG.links: {
+        case SpanField.Links: {
           const e = lengthDelimited(r, end);
           const link = links.length < limits.maxLinksPerSpan ? this.link(e, links.length, truncatedKeys) : null;
           if (link) links.push(link);
@@ -274,10 +315,10 @@ class ProtoSpanDecoder {
           r.pos = e;
           break;
         }
-        case SPAN_TAG.droppedLinksCount:
+        case SpanField.DroppedLinksCount:
           droppedLinksCount += r.uint32();
           break;
-        case SPAN_TAG.status: {
+        case SpanField.Status: {
           const e = lengthDelimited(r, end);
           while (r.pos < e) {
             const statusTag = readTag(r);
@@ -295,7 +336,7 @@ class ProtoSpanDecoder {
           expectEnd(r, e);
           break;
         }
-        case SPAN_TAG.flags:
+        case SpanField.Flags:
           flags = r.fixed32();
           break;
         default:

@@ -17,7 +17,7 @@ console.log("identical output:", a === b);
 const rates: Record<string, number[]> = { before: [], after: [] };
 for (let round = 0; round <= Number(process.env.ROUNDS ?? 15); round++) {
   for (const [name, run] of Object.entries(round % 2 ? cases : Object.fromEntries(Object.entries(cases).reverse()))) {
-    const t0 = process.hrtime.bigint(); run(); const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    const c0 = process.cpuUsage(); run(); const c = process.cpuUsage(c0); const s = (c.user + c.system) / 1e6;
     if (round > 0) rates[name]!.push(spans / s);
   }
 }
