@@ -1,5 +1,4 @@
-import type { QueueLog } from "./job-queue.ts";
-import { describeError } from "./job-queue.ts";
+import { describeError, type QueueLog } from "./job-queue.ts";
 
 /** Settles with the promise's value, or with done=false once ms have passed (the promise keeps running). */
 export async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<{ done: true; value: T } | { done: false }> {

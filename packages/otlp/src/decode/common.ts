@@ -88,6 +88,13 @@ export function recordTruncated(truncatedKeys: string[], key: string): void {
   if (!truncatedKeys.includes(key)) truncatedKeys.push(key);
 }
 
+/** `s` cut to `max` code units; `key` is recorded in `truncatedKeys` when it was cut. */
+export function limitText(s: string, max: number, truncatedKeys: string[], key: string): string {
+  if (s.length <= max) return s;
+  recordTruncated(truncatedKeys, key);
+  return truncateUnits(s, max);
+}
+
 interface WellFormedString {
   isWellFormed(): boolean;
   toWellFormed(): string;

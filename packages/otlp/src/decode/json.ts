@@ -5,7 +5,15 @@
  * or timestamps is rejected on its own.
  */
 import type { Attributes, DecodedSpan, InstrumentationScope, SpanEvent, SpanLink, StatusCode } from "@crux/core";
-import { AttrBag, DecodeContext, REASON_END_BEFORE_START, endBeforeStart, isAllZeroHex, normalizeHexId } from "./common.ts";
+import {
+  AttrBag,
+  DecodeContext,
+  REASON_END_BEFORE_START,
+  endBeforeStart,
+  isAllZeroHex,
+  limitText,
+  normalizeHexId,
+} from "./common.ts";
 import {
   JsonShapeError,
   JsonValueDecoder,
@@ -185,7 +193,7 @@ class JsonSpanDecoder {
       parentSpanId,
       traceState: str(field(s, "traceState", "trace_state"), "traceState"),
       flags: uint32(s.flags, "flags"),
-      name: str(s.name, "name"),
+      name: limitText(str(s.name, "name"), limits.maxAttributeValueLength, truncatedKeys, "name"),
       kind: enumValue(s.kind, SPAN_KIND_NAMES, "kind"),
       startTimeUnixNano: startTime,
       endTimeUnixNano: endTime,
@@ -197,7 +205,9 @@ class JsonSpanDecoder {
       droppedLinksCount,
       status: {
         code: (code === 1 || code === 2 ? code : 0) as StatusCode,
-        message: status ? str(status.message, "status.message") : "",
+        message: status
+          ? limitText(str(status.message, "status.message"), limits.maxAttributeValueLength, truncatedKeys, "status.message")
+          : "",
       },
       resource,
       scope,
@@ -212,7 +222,7 @@ class JsonSpanDecoder {
     const dropped = uint32(field(e, "droppedAttributesCount", "dropped_attributes_count"), "droppedAttributesCount");
     return {
       timeUnixNano: uint64(field(e, "timeUnixNano", "time_unix_nano"), "timeUnixNano"),
-      name: str(e.name, "name"),
+      name: limitText(str(e.name, "name"), this.ctx.limits.maxAttributeValueLength, truncatedKeys, `event[${index}].name`),
       attributes: bag.values,
       droppedAttributesCount: dropped + bag.dropped,
     };

@@ -13,10 +13,9 @@ import {
   endBeforeStart,
   uint64BigInt,
 } from "./common.ts";
+import { decodeEvent, decodeLink } from "./protobuf-parts.ts";
 import { ProtoValueDecoder } from "./protobuf-values.ts";
 import {
-  EVENT_TAG,
-  LINK_TAG,
   REQUEST_TAG,
   RESOURCE_SPANS_TAG,
   RESOURCE_TAG,
@@ -299,7 +298,7 @@ class ProtoSpanDecoder {
           break;
         case SpanField.Events: {
           const e = lengthDelimited(r, end);
-          if (events.length < limits.maxEventsPerSpan) events.push(this.event(e, events.length, truncatedKeys));
+          if (events.length < limits.maxEventsPerSpan) events.push(decodeEvent(r, this.values, limits, e, events.length, truncatedKeys));
           else droppedEventsCount++;
           r.pos = e;
           break;
@@ -309,7 +308,7 @@ class ProtoSpanDecoder {
           break;
         case SpanField.Links: {
           const e = lengthDelimited(r, end);
-          const link = links.length < limits.maxLinksPerSpan ? this.link(e, links.length, truncatedKeys) : null;
+          const link = links.length < limits.maxLinksPerSpan ? decodeLink(r, this.values, limits, e, links.length, truncatedKeys) : null;
           if (link) links.push(link);
           else droppedLinksCount++;
           r.pos = e;
@@ -378,83 +377,5 @@ class ProtoSpanDecoder {
       scope: PENDING_SCOPE,
       limitsApplied: { truncatedKeys, droppedAttributes: attrs.dropped },
     });
-  }
-
-  private event(end: number, index: number, truncatedKeys: string[]): SpanEvent {
-    const r = this.r;
-    let timeUnixNano = 0n;
-    let name = "";
-    let droppedAttributesCount = 0;
-    const bag = new AttrBag(this.ctx.limits.maxAttributesPerSpan);
-    const prefix = `event[${index}].`;
-    while (r.pos < end) {
-      const tag = readTag(r);
-      if (tag === EVENT_TAG.timeUnixNano) {
-        const lo = r.fixed32();
-        timeUnixNano = uint64BigInt(lo, r.fixed32());
-      } else if (tag === EVENT_TAG.name) {
-        const e = lengthDelimited(r, end);
-        name = this.values.limitedText(r.pos, e, truncatedKeys, `event[${index}].name`);
-        r.pos = e;
-      } else if (tag === EVENT_TAG.attributes) {
-        const e = lengthDelimited(r, end);
-        this.values.keyValue(e, bag, truncatedKeys, prefix);
-        r.pos = e;
-      } else if (tag === EVENT_TAG.droppedAttributesCount) {
-        droppedAttributesCount = r.uint32();
-      } else {
-        skipField(r, tag & 7, end);
-      }
-    }
-    expectEnd(r, end);
-    return { timeUnixNano, name, attributes: bag.values, droppedAttributesCount: droppedAttributesCount + bag.dropped };
-  }
-
-  /** A link, or null when its ids are invalid (the link is dropped, not the span). */
-  private link(end: number, index: number, truncatedKeys: string[]): SpanLink | null {
-    const r = this.r;
-    let traceStart = 0;
-    let traceEnd = -1;
-    let spanStart = 0;
-    let spanEnd = -1;
-    let traceState = "";
-    let flags = 0;
-    const bag = new AttrBag(this.ctx.limits.maxAttributesPerSpan);
-    const prefix = `link[${index}].`;
-    while (r.pos < end) {
-      const tag = readTag(r);
-      if (tag === LINK_TAG.traceId) {
-        traceEnd = lengthDelimited(r, end);
-        traceStart = r.pos;
-        r.pos = traceEnd;
-      } else if (tag === LINK_TAG.spanId) {
-        spanEnd = lengthDelimited(r, end);
-        spanStart = r.pos;
-        r.pos = spanEnd;
-      } else if (tag === LINK_TAG.traceState) {
-        const e = lengthDelimited(r, end);
-        traceState = utf8(r, r.pos, e);
-        r.pos = e;
-      } else if (tag === LINK_TAG.attributes) {
-        const e = lengthDelimited(r, end);
-        this.values.keyValue(e, bag, truncatedKeys, prefix);
-        r.pos = e;
-      } else if (tag === LINK_TAG.flags) {
-        flags = r.fixed32();
-      } else {
-        skipField(r, tag & 7, end);
-      }
-    }
-    expectEnd(r, end);
-    const buf = r.buf;
-    if (traceEnd - traceStart !== 16 || spanEnd - spanStart !== 8) return null;
-    if (allZeroBytes(buf, traceStart, traceEnd) || allZeroBytes(buf, spanStart, spanEnd)) return null;
-    return {
-      traceId: hex(r, traceStart, traceEnd),
-      spanId: hex(r, spanStart, spanEnd),
-      traceState,
-      attributes: bag.values,
-      flags,
-    };
   }
 }
