@@ -17,6 +17,7 @@ import {
   smallint,
   text,
   timestamp,
+  unique,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 
@@ -154,3 +155,288 @@ export const traces = pgTable(
 export type SpanRow = typeof spans.$inferSelect;
 export type SpanInsertRow = typeof spans.$inferInsert;
 export type TraceRow = typeof traces.$inferSelect;
+
+// ---------------------------------------------------------------------------
+// Scores (written by persistTraceScores, one transaction per trace). No foreign
+// keys: like spans these are high-volume and keyed by the authenticated
+// project. start_ns and service_name are copied into the child tables so the
+// metrics aggregations filter on their own indexes and never join spans.
+// ---------------------------------------------------------------------------
+
+/** One summary row per scored trace. */
+export const traceScores = pgTable(
+  "trace_scores",
+  {
+    projectId: text().notNull(),
+    traceId: text().notNull(),
+    /** The trace's settle version when it was scored. */
+    version: integer().notNull(),
+    serviceName: text(),
+    startNs: bigint({ mode: "bigint" }).notNull(),
+    endNs: bigint({ mode: "bigint" }).notNull(),
+    success: boolean(),
+    score: doublePrecision(),
+    taskId: text(),
+    variant: text(),
+    isBaseline: boolean().notNull(),
+    experimentId: text(),
+    seed: text(),
+    inputTokens: bigint({ mode: "number" }).notNull(),
+    outputTokens: bigint({ mode: "number" }).notNull(),
+    cachedTokens: bigint({ mode: "number" }).notNull(),
+    totalTokens: bigint({ mode: "number" }).notNull(),
+    costUsd: doublePrecision(),
+    unpricedModels: text().array().notNull(),
+    tokenMultiplier: doublePrecision(),
+    tokenObserved: doublePrecision(),
+    tokenBaseline: doublePrecision(),
+    tokenBaselineSource: text().notNull(),
+    costMultiplier: doublePrecision(),
+    costObserved: doublePrecision(),
+    costBaseline: doublePrecision(),
+    costBaselineSource: text().notNull(),
+    redundancy: doublePrecision(),
+    ignoredHandoffs: doublePrecision(),
+    roleViolations: doublePrecision(),
+    coordinationScore: doublePrecision(),
+    communicationEfficiency: doublePrecision(),
+    goalDrift: doublePrecision(),
+    milestoneSetId: text(),
+    milestonePartialCredit: doublePrecision(),
+    milestoneFullSuccess: boolean(),
+    milestoneFurthestIndex: integer(),
+    /** [{ id, passed, spanId, agent }] */
+    milestoneDetail: jsonb(),
+    signals: jsonb().notNull(),
+    /** { orphans, multipleRoots, clockSkew } */
+    flags: jsonb().notNull(),
+    findingCount: integer().notNull(),
+    scoredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.traceId] }),
+    index("trace_scores_project_start_idx").on(t.projectId, t.startNs),
+    index("trace_scores_project_service_start_idx").on(t.projectId, t.serviceName, t.startNs),
+    index("trace_scores_project_task_idx").on(t.projectId, t.taskId, t.startNs),
+  ],
+);
+
+/** MAST findings of a trace, in the record's order (ord). */
+export const traceFindings = pgTable(
+  "trace_findings",
+  {
+    projectId: text().notNull(),
+    traceId: text().notNull(),
+    ord: integer().notNull(),
+    mode: text().notNull(),
+    category: text().notNull(),
+    agent: text(),
+    spanId: text().notNull(),
+    stepIndex: integer(),
+    source: text().notNull(),
+    confidence: doublePrecision().notNull(),
+    evidence: text().notNull(),
+    startNs: bigint({ mode: "bigint" }).notNull(),
+    serviceName: text(),
+    /** The run's outcome, copied so "modes among failed traces" needs no join. */
+    success: boolean(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.traceId, t.ord] }),
+    index("trace_findings_project_start_idx").on(t.projectId, t.startNs),
+    index("trace_findings_project_service_start_idx").on(t.projectId, t.serviceName, t.startNs),
+    index("trace_findings_project_agent_start_idx").on(t.projectId, t.agent, t.startNs),
+  ],
+);
+
+/** Per-agent usage of a trace (deduplicated by attribution). */
+export const traceAgentUsage = pgTable(
+  "trace_agent_usage",
+  {
+    projectId: text().notNull(),
+    traceId: text().notNull(),
+    agent: text().notNull(),
+    agentId: text(),
+    parentAgent: text(),
+    spans: integer().notNull(),
+    llmCalls: integer().notNull(),
+    toolCalls: integer().notNull(),
+    errors: integer().notNull(),
+    inputTokens: bigint({ mode: "number" }).notNull(),
+    outputTokens: bigint({ mode: "number" }).notNull(),
+    cachedTokens: bigint({ mode: "number" }).notNull(),
+    costUsd: doublePrecision(),
+    tokenShare: doublePrecision().notNull(),
+    wallMs: doublePrecision().notNull(),
+    milestoneCredit: doublePrecision(),
+    startNs: bigint({ mode: "bigint" }).notNull(),
+    serviceName: text(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.traceId, t.agent] }),
+    index("trace_agent_usage_project_start_idx").on(t.projectId, t.startNs),
+    index("trace_agent_usage_project_agent_start_idx").on(t.projectId, t.agent, t.startNs),
+    index("trace_agent_usage_project_service_start_idx").on(t.projectId, t.serviceName, t.startNs),
+  ],
+);
+
+export const traceAttributions = pgTable(
+  "trace_attributions",
+  {
+    projectId: text().notNull(),
+    traceId: text().notNull(),
+    ord: integer().notNull(),
+    method: text().notNull(),
+    rank: integer().notNull(),
+    agent: text(),
+    stepIndex: integer(),
+    spanId: text(),
+    reason: text().notNull(),
+    confidence: doublePrecision().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.ord] })],
+);
+
+export const traceHandoffs = pgTable(
+  "trace_handoffs",
+  {
+    projectId: text().notNull(),
+    traceId: text().notNull(),
+    idx: integer().notNull(),
+    sender: text(),
+    receiver: text(),
+    spanId: text().notNull(),
+    via: text().notNull(),
+    message: text(),
+    startNs: bigint({ mode: "bigint" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.idx] })],
+);
+
+/** Ordered steps per agent, as jsonb (start_ns as a decimal string). */
+export const traceTrajectories = pgTable(
+  "trace_trajectories",
+  {
+    projectId: text().notNull(),
+    traceId: text().notNull(),
+    agent: text().notNull(),
+    steps: jsonb().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.agent] })],
+);
+
+/** Outcome and run tags set through the API; they win over span tags when the trace is scored. */
+export const outcomeOverrides = pgTable(
+  "outcome_overrides",
+  {
+    projectId: text().notNull(),
+    traceId: text().notNull(),
+    /** RunTagsOverride: only the keys that were set. */
+    override: jsonb().notNull(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.traceId] })],
+);
+
+// ---------------------------------------------------------------------------
+// Scoring configuration (CRUD through the API). service_name null = project-wide.
+// ---------------------------------------------------------------------------
+
+export const prices = pgTable(
+  "prices",
+  {
+    id: text().primaryKey(),
+    projectId: text().notNull(),
+    /** Model id or prefix, lowercase. */
+    model: text().notNull(),
+    inputPerMTok: doublePrecision().notNull(),
+    outputPerMTok: doublePrecision().notNull(),
+    cachedInputPerMTok: doublePrecision(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("prices_project_model_uq").on(t.projectId, t.model)],
+);
+
+export const agentContracts = pgTable(
+  "agent_contracts",
+  {
+    id: text().primaryKey(),
+    projectId: text().notNull(),
+    serviceName: text(),
+    agent: text().notNull(),
+    role: text().notNull(),
+    allowedTools: text().array(),
+    forbiddenTools: text().array(),
+    isVerifier: boolean().notNull().default(false),
+    completionCondition: jsonb(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique("agent_contracts_scope_uq").on(t.projectId, t.serviceName, t.agent).nullsNotDistinct()],
+);
+
+export const handoffContracts = pgTable(
+  "handoff_contracts",
+  {
+    id: text().primaryKey(),
+    projectId: text().notNull(),
+    serviceName: text(),
+    fromAgent: text().notNull(),
+    toAgent: text().notNull(),
+    jsonSchema: jsonb(),
+    requiredConstraints: text().array(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique("handoff_contracts_scope_uq").on(t.projectId, t.serviceName, t.fromAgent, t.toAgent).nullsNotDistinct()],
+);
+
+/** One milestone set per (project, service); milestones = [{ id, weight, check (JSONata), requires?, required? }]. */
+export const milestoneSets = pgTable(
+  "milestone_sets",
+  {
+    id: text().primaryKey(),
+    projectId: text().notNull(),
+    serviceName: text(),
+    name: text().notNull(),
+    milestones: jsonb().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique("milestone_sets_scope_uq").on(t.projectId, t.serviceName).nullsNotDistinct()],
+);
+
+/** Configured single-agent baseline figures, for a task id or a whole service. */
+export const baselines = pgTable(
+  "baselines",
+  {
+    id: text().primaryKey(),
+    projectId: text().notNull(),
+    taskId: text(),
+    serviceName: text(),
+    tokens: doublePrecision(),
+    costUsd: doublePrecision(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    unique("baselines_scope_uq").on(t.projectId, t.taskId, t.serviceName).nullsNotDistinct(),
+    check("baselines_scope_present", sql`${t.taskId} IS NOT NULL OR ${t.serviceName} IS NOT NULL`),
+  ],
+);
+
+export const projectSettings = pgTable("project_settings", {
+  projectId: text().primaryKey(),
+  /** { redundancy, ignoredHandoffs, roleViolations } or null for equal weights. */
+  coordinationWeights: jsonb(),
+  repetitionK: integer(),
+  updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});
+
+export type TraceScoreRow = typeof traceScores.$inferSelect;
+export type PriceRow = typeof prices.$inferSelect;
+export type AgentContractRow = typeof agentContracts.$inferSelect;
+export type HandoffContractRow = typeof handoffContracts.$inferSelect;
+export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
+export type BaselineRow = typeof baselines.$inferSelect;

@@ -10,12 +10,12 @@ import { EVENT_TAG, LINK_TAG } from "./schema.ts";
 import { expectEnd, hex, lengthDelimited, readTag, skipField, utf8, type WireReader } from "./wire.ts";
 
 export function decodeEvent(
-r: WireReader,
-values: ProtoValueDecoder,
-limits: DecodeLimits,
-end: number,
-index: number,
-truncatedKeys: string[],
+  r: WireReader,
+  values: ProtoValueDecoder,
+  limits: DecodeLimits,
+  end: number,
+  index: number,
+  truncatedKeys: string[],
 ): SpanEvent {
   let timeUnixNano = 0n;
   let name = "";
@@ -47,12 +47,12 @@ truncatedKeys: string[],
 
 /** A link, or null when its ids are invalid (the link is dropped, not the span). */
 export function decodeLink(
-r: WireReader,
-values: ProtoValueDecoder,
-limits: DecodeLimits,
-end: number,
-index: number,
-truncatedKeys: string[],
+  r: WireReader,
+  values: ProtoValueDecoder,
+  limits: DecodeLimits,
+  end: number,
+  index: number,
+  truncatedKeys: string[],
 ): SpanLink | null {
   let traceStart = 0;
   let traceEnd = -1;
