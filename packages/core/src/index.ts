@@ -7,3 +7,4 @@ export * from "./scorers/index.ts";
 export * from "./stats/index.ts";
 export type * from "./pipeline/record.ts";
 export type * from "./pipeline/config.ts";
+export * from "./pipeline/index.ts";

@@ -240,6 +240,11 @@ export const traceFindings = pgTable(
     serviceName: text(),
     /** The run's outcome, copied so "modes among failed traces" needs no join. */
     success: boolean(),
+    // Set on the trace's first finding of its mode / category / (agent, mode), so
+    // "traces with at least one finding" is a plain count, not count(DISTINCT).
+    firstOfMode: boolean().notNull(),
+    firstOfCategory: boolean().notNull(),
+    firstOfAgentMode: boolean().notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.projectId, t.traceId, t.ord] }),
