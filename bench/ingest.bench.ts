@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { createDatabase, migrate, type Database } from "@crux/db";
+import { createDatabase, ensureProject, migrate, type Database } from "@crux/db";
 import { decodeExportRequest } from "@crux/otlp";
 import { createBullmqQueue } from "@crux/queue";
 import { createReceiver, receiverConfigSchema } from "@crux/receiver";
@@ -128,15 +128,16 @@ async function main() {
     // The real receiver over HTTP.
     const database: Database = await createDatabase({ url, poolSize: CONCURRENCY + 2 });
     await migrate(database);
+    await ensureProject(database, "default", "default");
     const queue = createBullmqQueue({ redisUrl, prefix: `bench-${randomUUID()}` });
     const config = loadConfig(receiverConfigSchema, { CRUX_HOST: "127.0.0.1", CRUX_OTLP_HTTP_PORT: "0", CRUX_OTLP_GRPC_PORT: "0", CRUX_SETTLE_DELAY_MS: "600000" });
-    const receiver = createReceiver({ database, queue, config, authRequired: false, log: createLogger({ level: "silent", name: "bench" }) });
+    const receiver = createReceiver({ database, queue, config, authRequired: false, log: createLogger({ level: "error", name: "bench" }), httpLogger: { level: "error" } });
     const { httpPort } = await receiver.listen();
     const endpoint = `http://127.0.0.1:${httpPort}/v1/traces`;
     const send = async (p: Uint8Array) => {
       const res = await fetch(endpoint, { method: "POST", body: p, headers: { "content-type": "application/x-protobuf" } });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`receiver answered ${res.status}`);
+      const body = await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`receiver answered ${res.status}: ${Buffer.from(body).toString()}`);
     };
     try {
       const full = await runConcurrent(sets[1]!.payloads, CONCURRENCY, send);

@@ -26,3 +26,4 @@ export {
 } from "./traces.ts";
 export { listDirtyTraces, markTraceSettled, updateTraceAgents, type DirtyTrace } from "./settle.ts";
 export * as schema from "./schema.ts";
+export * from "./scores/index.ts";

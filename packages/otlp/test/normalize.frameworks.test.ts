@@ -1,40 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Attributes, DecodedSpan, SpanEvent } from "@crux/core";
+import type { Attributes, DecodedSpan } from "@crux/core";
+import { decodedSpan, exceptionEvent as exception } from "@crux/core/testing";
 import { normalizeSpan } from "../src/normalize/index.ts";
 
-function span(name: string, attributes: Attributes = {}, over: Partial<DecodedSpan> = {}): DecodedSpan {
-  return {
-    traceId: "0af7651916cd43dd8448eb211c80319c",
-    spanId: "b7ad6b7169203331",
-    parentSpanId: null,
-    traceState: "",
-    flags: 1,
-    name,
-    kind: 1,
-    startTimeUnixNano: 1_700_000_000_000_000_000n,
-    endTimeUnixNano: 1_700_000_001_000_000_000n,
-    attributes,
-    droppedAttributesCount: 0,
-    events: [],
-    droppedEventsCount: 0,
-    links: [],
-    droppedLinksCount: 0,
-    status: { code: 0, message: "" },
-    resource: { "service.name": "svc" },
-    scope: { name: "test", version: "", attributes: {} },
-    limitsApplied: { truncatedKeys: [], droppedAttributes: 0 },
-    ...over,
-  };
-}
-
-function exception(type: string, message: string): SpanEvent {
-  return {
-    timeUnixNano: 1_700_000_000_500_000_000n,
-    name: "exception",
-    attributes: { "exception.type": type, "exception.message": message },
-    droppedAttributesCount: 0,
-  };
-}
+// Call sites name the span and its attributes; the rest comes from the shared fixed-id builder.
+const span = (name: string, attributes: Attributes = {}, over: Partial<DecodedSpan> = {}): DecodedSpan => decodedSpan({ name, attributes, ...over });
 
 describe("pydantic-ai (v2.33)", () => {
   it("reads aggregated usage on the agent span only", () => {

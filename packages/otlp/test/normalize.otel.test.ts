@@ -1,32 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { Attributes, DecodedSpan } from "@crux/core";
+import { decodedSpan } from "@crux/core/testing";
 import { normalizeSpan, normalizeSpans } from "../src/normalize/index.ts";
 
-// Small local builder: fixed ids and timestamps, only what a test sets varies.
-function span(name: string, attributes: Attributes = {}, over: Partial<DecodedSpan> = {}): DecodedSpan {
-  return {
-    traceId: "0af7651916cd43dd8448eb211c80319c",
-    spanId: "b7ad6b7169203331",
-    parentSpanId: null,
-    traceState: "",
-    flags: 1,
-    name,
-    kind: 1,
-    startTimeUnixNano: 1_700_000_000_000_000_000n,
-    endTimeUnixNano: 1_700_000_001_000_000_000n,
-    attributes,
-    droppedAttributesCount: 0,
-    events: [],
-    droppedEventsCount: 0,
-    links: [],
-    droppedLinksCount: 0,
-    status: { code: 0, message: "" },
-    resource: { "service.name": "svc" },
-    scope: { name: "test", version: "", attributes: {} },
-    limitsApplied: { truncatedKeys: [], droppedAttributes: 0 },
-    ...over,
-  };
-}
+// Call sites name the span and its attributes; the rest comes from the shared fixed-id builder.
+const span = (name: string, attributes: Attributes = {}, over: Partial<DecodedSpan> = {}): DecodedSpan => decodedSpan({ name, attributes, ...over });
 
 describe("OTel GenAI, current names (v1.41.0)", () => {
   it("reads an inference span", () => {

@@ -4,11 +4,15 @@
  */
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
+import { PermanentError } from "@crux/core";
 import type { Database } from "@crux/db";
 import { apiKeyFromHeaders, type Authenticator } from "@crux/runtime";
 import Fastify, { type FastifyBaseLogger } from "fastify";
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { ApiError, type ErrorBody } from "./errors.ts";
+import { configRoutes } from "./routes/config.route.ts";
+import { metricsRoutes } from "./routes/metrics.route.ts";
+import { traceScoresRoutes } from "./routes/trace-scores.route.ts";
 import { tracesRoutes } from "./routes/traces.route.ts";
 
 declare module "fastify" {
@@ -22,6 +26,8 @@ export interface ApiDeps {
   database: Database;
   authenticate: Authenticator;
   logger?: boolean | object | FastifyBaseLogger;
+  /** Clock for the default metrics window (the last 24 hours); Date.now unless a test injects one. */
+  now?: () => number;
 }
 
 export async function buildApiApp(deps: ApiDeps) {
@@ -53,6 +59,10 @@ export async function buildApiApp(deps: ApiDeps) {
     if (err instanceof ApiError) {
       status = err.statusCode;
       body = { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) };
+    } else if (err instanceof PermanentError) {
+      // Bad cursor (400) or a duplicate configuration scope (409), decided in @crux/db.
+      status = err.code === "conflict" ? 409 : 400;
+      body = { code: err.code, message: err.message };
     } else if (hasZodFastifySchemaValidationErrors(err)) {
       status = 400;
       const issues = err.validation.map((v) => ({ path: v.instancePath || "", message: v.message }));
@@ -72,6 +82,9 @@ export async function buildApiApp(deps: ApiDeps) {
     return { status: "ok" };
   });
   await app.register(tracesRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(traceScoresRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now }), { prefix: "/api/v1" });
+  await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
   return app;
 }
 

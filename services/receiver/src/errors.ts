@@ -27,9 +27,9 @@ export function classifyIngestError(err: unknown): IngestFailure {
   if (err instanceof OverloadedError) {
     return { kind: "overloaded", message: err.message, retryAfterSeconds: err.retryAfterSeconds, throttled: /concurrent/.test(err.message) };
   }
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === "string" && PERMANENT_SQLSTATE.test(code)) {
-    return { kind: "bad_request", message: `spans could not be stored: ${(err as Error).message}` };
+  const pgError = sqlStateError(err);
+  if (pgError && PERMANENT_SQLSTATE.test(pgError.code)) {
+    return { kind: "bad_request", message: `spans could not be stored: ${pgError.message}` };
   }
   return { kind: "unavailable", message: "storage is unavailable, retry later", retryAfterSeconds: 5 };
 }
@@ -49,4 +49,20 @@ export function httpStatusOf(f: IngestFailure): number {
     case "unavailable":
       return 503;
   }
+}
+
+/** The Postgres error behind a failure, if any: drivers and the ORM wrap it in `cause`. */
+export function sqlStateError(err: unknown): { code: string; message: string } | null {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return { code, message: (e as Error).message };
+  }
+  return null;
+}
+
+/** A short, bounded description of a failure for logs (no SQL text or parameters). */
+export function describeError(err: unknown): { message: string; sqlState?: string } {
+  const pgError = sqlStateError(err);
+  if (pgError) return { message: pgError.message.slice(0, 500), sqlState: pgError.code };
+  return { message: String((err as Error)?.message ?? err).slice(0, 500) };
 }

@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { encodeExportResponse, encodeRpcStatus, type OtlpFormat } from "@crux/otlp";
 import { apiKeyFromHeaders, type Authenticator } from "@crux/runtime";
 import { decompressBody, parseContentEncoding } from "./decompress.ts";
-import { classifyIngestError, httpStatusOf, type IngestFailure } from "./errors.ts";
+import { classifyIngestError, describeError, httpStatusOf, type IngestFailure } from "./errors.ts";
 import type { IngestPipeline } from "./ingest.ts";
 
 export interface HttpReceiverOptions {
@@ -76,7 +76,7 @@ export function buildHttpReceiver(opts: HttpReceiverOptions): FastifyInstance {
       return reply.code(200).header("content-type", MEDIA_TYPE[format]).send(Buffer.from(encodeExportResponse(format, partial)));
     } catch (err) {
       const f = classifyIngestError(err);
-      if (f.kind === "unavailable") req.log.error({ err }, "ingest failed");
+      if (f.kind === "unavailable") req.log.error(describeError(err), "ingest failed");
       return fail(reply, format, f);
     }
   });

@@ -9,6 +9,7 @@ import type { JobQueue } from "@crux/queue";
 import { createAuthenticator } from "@crux/runtime";
 import type { FastifyBaseLogger } from "fastify";
 import type { ReceiverConfig } from "./config.ts";
+import { describeError } from "./errors.ts";
 import { buildGrpcReceiver } from "./grpc.ts";
 import { buildHttpReceiver } from "./http.ts";
 import { createIngestPipeline, type Logger } from "./ingest.ts";
@@ -45,7 +46,7 @@ export function createReceiver(deps: ReceiverDeps) {
     pipeline,
     authenticate,
     maxBodyBytes: config.CRUX_MAX_BODY_BYTES,
-    onError: (err) => deps.log.error({ err: String(err) }, "grpc ingest failed"),
+    onError: (err) => deps.log.error(describeError(err), "grpc ingest failed"),
   });
 
   return {

@@ -102,7 +102,7 @@ export function buildTraceView(t: TraceTrajectories, run: TraceView["run"]): Tra
     traceId: t.traceId,
     goal: t.goal,
     rootSpanId: t.rootSpanId,
-    run,
+    run: { success: run.success, score: run.score, taskId: run.taskId, variant: run.variant, experimentId: run.experimentId, seed: run.seed },
     spans,
     steps: t.steps.map((s) => ({
       index: s.index,

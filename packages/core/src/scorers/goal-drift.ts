@@ -8,6 +8,8 @@ import { createTfidfEmbedder } from "./tfidf-embedder.ts";
 
 export interface Embedder {
   embed(texts: string[]): number[][];
+  /** Optional fast path: the cosine of every text after the first to the first (same values as embed + cosine). */
+  cosinesToFirst?(texts: string[]): number[];
 }
 
 export function cosine(a: number[], b: number[]): number {
@@ -49,8 +51,12 @@ export function scoreGoalDrift(t: TraceTrajectories, options: GoalDriftOptions =
   const steps = t.steps.filter((s) => s.agent !== null).map((s) => ({ step: s, text: s.outputText ?? s.args })).filter((x) => x.text !== null && x.text.trim() !== "");
   if (goal === null || goal.trim() === "" || steps.length === 0) return { drift: null, perStep: [], perAgent: [] };
   const embedder = options.embedder ?? createTfidfEmbedder();
-  const [goalVec, ...stepVecs] = embedder.embed([goal, ...steps.map((x) => x.text as string)]);
-  const perStep = steps.map((x, i) => ({ stepIndex: x.step.index, agent: x.step.agent, drift: 1 - cosine(goalVec ?? [], stepVecs[i] ?? []) }));
+  const texts = [goal, ...steps.map((x) => x.text as string)];
+  const cosines =
+    embedder.cosinesToFirst !== undefined
+      ? embedder.cosinesToFirst(texts)
+      : ((vectors) => vectors.slice(1).map((v) => cosine(vectors[0] ?? [], v)))(embedder.embed(texts));
+  const perStep = steps.map((x, i) => ({ stepIndex: x.step.index, agent: x.step.agent, drift: 1 - (cosines[i] ?? 0) }));
   const byAgent = new Map<string, number[]>();
   for (const p of perStep) if (p.agent !== null) byAgent.set(p.agent, [...(byAgent.get(p.agent) ?? []), p.drift]);
   return {

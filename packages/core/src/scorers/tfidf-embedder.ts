@@ -30,11 +30,25 @@ function features(text: string, wordNs: number[], charNs: number[]): Map<string,
 export function createTfidfEmbedder(options: TfidfOptions = {}): Embedder {
   const wordNs = options.wordNgrams ?? [1, 2];
   const charNs = options.charNgrams ?? [3, 4];
+  /** Features of every text (computed once per distinct text) and document frequencies. */
+  const fit = (texts: string[]): { docs: Map<string, number>[]; df: Map<string, number> } => {
+    const byText = new Map<string, Map<string, number>>();
+    const docs = texts.map((t) => {
+      let doc = byText.get(t);
+      if (doc === undefined) {
+        doc = features(t, wordNs, charNs);
+        byText.set(t, doc);
+      }
+      return doc;
+    });
+    const df = new Map<string, number>();
+    for (const doc of docs) for (const f of doc.keys()) df.set(f, (df.get(f) ?? 0) + 1);
+    return { docs, df };
+  };
+  const weightOf = (count: number, df: number, n: number): number => (1 + Math.log(count)) * (Math.log((1 + n) / (1 + df)) + 1);
   return {
     embed(texts: string[]): number[][] {
-      const docs = texts.map((t) => features(t, wordNs, charNs));
-      const df = new Map<string, number>();
-      for (const doc of docs) for (const f of doc.keys()) df.set(f, (df.get(f) ?? 0) + 1);
+      const { docs, df } = fit(texts);
       const vocab = [...df.keys()].sort();
       const index = new Map(vocab.map((f, i) => [f, i]));
       const n = docs.length;
@@ -42,10 +56,45 @@ export function createTfidfEmbedder(options: TfidfOptions = {}): Embedder {
         const v = new Array<number>(vocab.length).fill(0);
         for (const [f, count] of doc) {
           const i = index.get(f) as number;
-          v[i] = (1 + Math.log(count)) * (Math.log((1 + n) / (1 + (df.get(f) ?? 0))) + 1);
+          v[i] = weightOf(count, df.get(f) ?? 0, n);
         }
         const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
         return norm === 0 ? v : v.map((x) => x / norm);
+      });
+    },
+    // Same cosines as embed() + cosine(), on sparse vectors: dense vectors cost texts × vocabulary,
+    // which made goal drift quadratic in the trace size (2,000-span traces).
+    cosinesToFirst(texts: string[]): number[] {
+      const { docs, df } = fit(texts);
+      const n = docs.length;
+      const weighted = new Map<Map<string, number>, { w: Map<string, number>; norm: number }>();
+      const weigh = (doc: Map<string, number>): { w: Map<string, number>; norm: number } => {
+        let hit = weighted.get(doc);
+        if (hit !== undefined) return hit;
+        const w = new Map<string, number>();
+        let sq = 0;
+        for (const [f, count] of doc) {
+          const x = weightOf(count, df.get(f) ?? 0, n);
+          w.set(f, x);
+          sq += x * x;
+        }
+        hit = { w, norm: Math.sqrt(sq) };
+        weighted.set(doc, hit);
+        return hit;
+      };
+      const first = docs[0];
+      if (first === undefined) return [];
+      const q = weigh(first);
+      return docs.slice(1).map((doc) => {
+        const d = weigh(doc);
+        if (q.norm === 0 || d.norm === 0) return 0;
+        const [small, large] = d.w.size < q.w.size ? [d.w, q.w] : [q.w, d.w];
+        let dot = 0;
+        for (const [f, x] of small) {
+          const y = large.get(f);
+          if (y !== undefined) dot += x * y;
+        }
+        return dot / (q.norm * d.norm);
       });
     },
   };

@@ -6,10 +6,11 @@
  */
 import type { Attributes, NormalizedSpan, OperationKind } from "../../src/span.ts";
 import type { AgentUsage, HandoffEdge, SpanAttribution, TraceAttribution } from "../../src/attribution/types.ts";
+import { normalizedSpan, nsAt, TEST_BASE_NS, traceIdOf } from "../../src/testing/index.ts";
 
-export const T0 = 1_700_000_000_000_000_000n;
+export const T0 = TEST_BASE_NS;
 /** Milliseconds after T0, as ns. */
-export const ms = (n: number): bigint => T0 + BigInt(Math.round(n * 1_000_000));
+export const ms = (n: number): bigint => nsAt(n, T0);
 
 export interface SpanSpec {
   id: string;
@@ -32,46 +33,32 @@ export interface SpanSpec {
 
 export function span(spec: SpanSpec): NormalizedSpan {
   const isError = spec.error !== undefined;
-  return {
-    traceId: "0".repeat(31) + "1",
+  return normalizedSpan({
+    traceId: traceIdOf(1),
     spanId: spec.id,
     parentSpanId: spec.parent ?? null,
-    traceState: "",
     flags: 0,
     name: spec.name ?? `${spec.op} ${spec.tool ?? spec.agent ?? spec.model ?? ""}`.trim(),
-    kind: 1,
     startTimeUnixNano: ms(spec.start),
     endTimeUnixNano: ms(spec.end ?? spec.start + 1),
     attributes: spec.attrs ?? {},
-    droppedAttributesCount: 0,
-    events: [],
-    droppedEventsCount: 0,
-    links: [],
-    droppedLinksCount: 0,
     status: { code: isError ? 2 : 0, message: spec.error ?? "" },
     resource: {},
     scope: { name: "test", version: "0", attributes: {} },
-    limitsApplied: { truncatedKeys: [], droppedAttributes: 0 },
     operation: spec.op,
-    convention: "otel_genai",
-    serviceName: "svc",
     agentName: spec.agent ?? null,
-    agentId: null,
     model: spec.model ?? null,
-    provider: null,
     inputTokens: spec.tokens?.input ?? null,
     outputTokens: spec.tokens?.output ?? null,
     cachedTokens: spec.tokens?.cached ?? null,
     cost: spec.cost ?? null,
     toolName: spec.tool ?? null,
-    toolCallId: null,
     handoffFrom: spec.handoffFrom ?? null,
     handoffTo: spec.handoffTo ?? null,
     errorType: spec.error ?? null,
     isError,
-    conversationId: null,
     tags: spec.tags ?? {},
-  };
+  });
 }
 
 /** Test-only attribution: nearest agent ancestor owns a span; nested agent spans and handoff spans give edges. */

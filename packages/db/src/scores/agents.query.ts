@@ -1,0 +1,144 @@
+/**
+ * Per-agent usage over a window: token and cost totals, calls, errors, share
+ * of all agents' tokens; optionally a time series per bucket. Agents are
+ * ordered by total tokens (desc, then name) and keyset-paginated.
+ */
+import { sql } from "drizzle-orm";
+import { rowsOf, type Database } from "../client.ts";
+import { agentRowsWhere, clampLimit, type MetricsFilter } from "./metrics-filter.ts";
+import { decodeCursor, encodeCursor, num } from "./sql-util.ts";
+
+export interface AgentUsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  totalTokens: number;
+  /** Sum over the rows with a known cost; see unpricedRows. */
+  costUsd: number;
+  /** Trace-agent rows whose cost is unknown (an unpriced model). */
+  unpricedRows: number;
+  llmCalls: number;
+  toolCalls: number;
+  spans: number;
+  errors: number;
+  traces: number;
+}
+
+export interface AgentMetrics extends AgentUsageTotals {
+  agent: string;
+  /** Share of all agents' tokens in the window (not only this page). */
+  tokenShare: number | null;
+  costShare: number | null;
+}
+
+export interface AgentSeriesPoint extends AgentUsageTotals {
+  agent: string;
+  bucketStartNs: bigint;
+}
+
+export interface AgentsResult {
+  totals: AgentUsageTotals & { agents: number };
+  agents: AgentMetrics[];
+  nextCursor: string | null;
+  series: AgentSeriesPoint[] | null;
+}
+
+const sums = sql.raw(`
+  coalesce(sum(a.input_tokens), 0)::float8 AS input_tokens,
+  coalesce(sum(a.output_tokens), 0)::float8 AS output_tokens,
+  coalesce(sum(a.cached_tokens), 0)::float8 AS cached_tokens,
+  coalesce(sum(a.cost_usd), 0)::float8 AS cost_usd,
+  (count(*) - count(a.cost_usd))::int AS unpriced_rows,
+  coalesce(sum(a.llm_calls), 0)::float8 AS llm_calls,
+  coalesce(sum(a.tool_calls), 0)::float8 AS tool_calls,
+  coalesce(sum(a.spans), 0)::float8 AS spans,
+  coalesce(sum(a.errors), 0)::float8 AS errors,
+  count(*)::int AS traces`);
+
+function totalsOf(r: Record<string, unknown>): AgentUsageTotals {
+  const inputTokens = num(r.input_tokens);
+  const outputTokens = num(r.output_tokens);
+  return {
+    inputTokens,
+    outputTokens,
+    cachedTokens: num(r.cached_tokens),
+    totalTokens: inputTokens + outputTokens,
+    costUsd: num(r.cost_usd),
+    unpricedRows: num(r.unpriced_rows),
+    llmCalls: num(r.llm_calls),
+    toolCalls: num(r.tool_calls),
+    spans: num(r.spans),
+    errors: num(r.errors),
+    traces: num(r.traces),
+  };
+}
+
+export async function agentMetrics(
+  database: Database,
+  projectId: string,
+  filter: MetricsFilter,
+  opts: { cursor?: string | undefined; limit?: number | undefined; bucketNs?: bigint | undefined },
+): Promise<AgentsResult> {
+  const db = database.db;
+  const where = agentRowsWhere("a", projectId, filter);
+  const limit = clampLimit(opts.limit);
+  const after = opts.cursor === undefined ? null : decodeCursor(opts.cursor, 2);
+  const afterWhere =
+    after === null
+      ? sql``
+      : sql`WHERE (per.input_tokens + per.output_tokens) < ${Number(after[0])}::float8
+             OR ((per.input_tokens + per.output_tokens) = ${Number(after[0])}::float8 AND per.agent > ${String(after[1])})`;
+  const rows = rowsOf(
+    await db.execute(sql`
+      WITH per AS (SELECT a.agent, ${sums} FROM trace_agent_usage a WHERE ${where} GROUP BY a.agent),
+      tot AS (SELECT coalesce(sum(input_tokens + output_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS cost,
+                     count(*)::int AS agents, coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
+                     coalesce(sum(cached_tokens), 0) AS cached_tokens, coalesce(sum(cost_usd), 0) AS cost_usd,
+                     coalesce(sum(unpriced_rows), 0) AS unpriced_rows, coalesce(sum(llm_calls), 0) AS llm_calls,
+                     coalesce(sum(tool_calls), 0) AS tool_calls, coalesce(sum(spans), 0) AS spans,
+                     coalesce(sum(errors), 0) AS errors FROM per)
+      SELECT tot.*, NULL AS agent, NULL::float8 AS page_rank, true AS is_total FROM tot
+      UNION ALL
+      SELECT * FROM (
+        SELECT 0::float8, 0::float8, 0, per.input_tokens, per.output_tokens, per.cached_tokens, per.cost_usd, per.unpriced_rows,
+               per.llm_calls, per.tool_calls, per.spans, per.errors, per.agent, per.traces::float8, false
+        FROM per ${afterWhere}
+        ORDER BY (per.input_tokens + per.output_tokens) DESC, per.agent ASC LIMIT ${limit + 1}) p`),
+  );
+  const totalRow = rows.find((r) => r.is_total === true) ?? {};
+  const agentRows = rows.filter((r) => r.is_total !== true);
+  const allTokens = num(totalRow.tokens);
+  const allCost = num(totalRow.cost);
+  const page = agentRows.slice(0, limit).map((r): AgentMetrics => {
+    const t = totalsOf({ ...r, traces: r.page_rank });
+    return { agent: String(r.agent), ...t, tokenShare: allTokens === 0 ? null : t.totalTokens / allTokens, costShare: allCost === 0 ? null : t.costUsd / allCost };
+  });
+  const last = page[page.length - 1];
+  const nextCursor = agentRows.length > limit && last ? encodeCursor([last.totalTokens, last.agent]) : null;
+  const totalTraces = rowsOf(
+    await db.execute(sql`SELECT count(DISTINCT a.trace_id)::int AS traces FROM trace_agent_usage a WHERE ${where}`),
+  )[0];
+
+  let series: AgentSeriesPoint[] | null = null;
+  if (opts.bucketNs !== undefined && page.length > 0) {
+    const bucket = opts.bucketNs.toString();
+    const from = filter.fromNs.toString();
+    const seriesRows = rowsOf(
+      await db.execute(sql`
+        SELECT a.agent, ((a.start_ns - ${from}::bigint) / ${bucket}::bigint) AS b, ${sums}
+        FROM trace_agent_usage a WHERE ${where} AND a.agent = ANY(${sql.param(page.map((p) => p.agent))}::text[])
+        GROUP BY a.agent, b ORDER BY b, a.agent`),
+    );
+    series = seriesRows.map((r) => ({
+      agent: String(r.agent),
+      bucketStartNs: filter.fromNs + BigInt(String(r.b)) * opts.bucketNs!,
+      ...totalsOf(r),
+    }));
+  }
+  return {
+    totals: { ...totalsOf({ ...totalRow, traces: totalTraces?.traces }), agents: num(totalRow.agents) },
+    agents: page,
+    nextCursor,
+    series,
+  };
+}

@@ -1,0 +1,55 @@
+export { persistTraceScores } from "./persist.ts";
+export {
+  loadScoringConfig,
+  getOutcomeOverride,
+  setOutcomeOverride,
+  findBaselineRun,
+} from "./scoring-config.ts";
+export {
+  priceRepository,
+  agentContractRepository,
+  handoffContractRepository,
+  milestoneSetRepository,
+  baselineRepository,
+  getProjectSettings,
+  putProjectSettings,
+  type ConfigRepository,
+  type Stored,
+  type PriceInput,
+  type AgentContractInput,
+  type HandoffContractInput,
+  type MilestoneSetInput,
+  type BaselineInput,
+  type ProjectSettings,
+} from "./config.repository.ts";
+export { type MetricsFilter } from "./metrics-filter.ts";
+export {
+  failureModeMetrics,
+  mastModeIds,
+  mastCategories,
+  type FailureModeGroupBy,
+  type FailureModeRate,
+  type FailureModesResult,
+} from "./failure-modes.query.ts";
+export { agentMetrics, type AgentMetrics, type AgentSeriesPoint, type AgentUsageTotals, type AgentsResult } from "./agents.query.ts";
+export {
+  multiplierMetrics,
+  type BaselineSource,
+  type MultiplierAggregate,
+  type MultiplierResult,
+  type TaskMultiplier,
+} from "./outcomes.query.ts";
+export { successMetrics, defaultBootstrapSeed, type SuccessMetrics } from "./success.query.ts";
+export {
+  traceScoreStatus,
+  getTraceScores,
+  listTraceFindings,
+  listTraceAttributions,
+  listTraceHandoffs,
+  listTraceTrajectories,
+  type TraceScoreStatus,
+  type TraceScoreSummary,
+  type TraceAgentUsageRow,
+  type TraceFindingRow,
+  type StoredTrajectoryStep,
+} from "./trace-reads.ts";

@@ -1,0 +1,168 @@
+/**
+ * What the worker loads before scoring a trace (ScoringConfig), the outcome
+ * override set through the API, and the baseline-run lookup.
+ */
+import {
+  defaultPriceTable,
+  type AgentContract,
+  type HandoffContract,
+  type Milestone,
+  type ModelPrice,
+  type RunTagsOverride,
+  type ScoringConfig,
+} from "@crux/core";
+import { and, eq, isNull, or, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
+import { rowsOf, type Database } from "../client.ts";
+import { agentContracts, baselines, handoffContracts, milestoneSets, outcomeOverrides, prices, traces } from "../schema.ts";
+import { getProjectSettings } from "./config.repository.ts";
+
+/** Rows for the service plus project-wide rows (service null); no service = project-wide only. */
+function serviceScope(column: PgColumn, serviceName: string | null) {
+  return serviceName === null ? isNull(column) : or(isNull(column), eq(column, serviceName));
+}
+
+/** Keeps one row per key, a service-specific row winning over a project-wide one. */
+function serviceWins<R extends { serviceName: string | null }>(rows: R[], key: (r: R) => string): R[] {
+  const byKey = new Map<string, R>();
+  for (const row of rows) {
+    const k = key(row);
+    const current = byKey.get(k);
+    if (!current || (current.serviceName === null && row.serviceName !== null)) byKey.set(k, row);
+  }
+  return [...byKey.values()];
+}
+
+export async function loadScoringConfig(
+  database: Database,
+  projectId: string,
+  serviceName: string | null,
+  taskId: string | null,
+): Promise<ScoringConfig> {
+  const db = database.db;
+  const [priceRows, agentRows, handoffRows, milestoneRows, baselineRows, settings] = await Promise.all([
+    db.select().from(prices).where(eq(prices.projectId, projectId)),
+    db.select().from(agentContracts).where(and(eq(agentContracts.projectId, projectId), serviceScope(agentContracts.serviceName, serviceName))),
+    db.select().from(handoffContracts).where(and(eq(handoffContracts.projectId, projectId), serviceScope(handoffContracts.serviceName, serviceName))),
+    db.select().from(milestoneSets).where(and(eq(milestoneSets.projectId, projectId), serviceScope(milestoneSets.serviceName, serviceName))),
+    db
+      .select()
+      .from(baselines)
+      .where(
+        and(
+          eq(baselines.projectId, projectId),
+          or(
+            taskId === null ? sql`false` : eq(baselines.taskId, taskId),
+            serviceName === null ? sql`false` : and(isNull(baselines.taskId), eq(baselines.serviceName, serviceName)),
+          ),
+        ),
+      ),
+    getProjectSettings(database, projectId),
+  ]);
+
+  // Project prices replace the seeded default of the same model id.
+  const byModel = new Map<string, ModelPrice>(defaultPriceTable.map((p) => [p.model.toLowerCase(), p]));
+  for (const row of priceRows) {
+    byModel.set(row.model.toLowerCase(), {
+      model: row.model.toLowerCase(),
+      inputPerMTok: row.inputPerMTok,
+      outputPerMTok: row.outputPerMTok,
+      ...(row.cachedInputPerMTok === null ? {} : { cachedInputPerMTok: row.cachedInputPerMTok }),
+    });
+  }
+
+  const agentContractList: AgentContract[] = serviceWins(agentRows, (r) => r.agent.toLowerCase()).map((r) => ({
+    agent: r.agent,
+    role: r.role,
+    ...(r.allowedTools === null ? {} : { allowedTools: r.allowedTools }),
+    ...(r.forbiddenTools === null ? {} : { forbiddenTools: r.forbiddenTools }),
+    ...(r.isVerifier ? { isVerifier: true } : {}),
+    ...(r.completionCondition === null ? {} : { completionCondition: r.completionCondition }),
+  }));
+  const handoffContractList: HandoffContract[] = serviceWins(handoffRows, (r) => `${r.fromAgent.toLowerCase()}\u0000${r.toAgent.toLowerCase()}`).map(
+    (r) => ({
+      from: r.fromAgent,
+      to: r.toAgent,
+      ...(r.jsonSchema === null ? {} : { jsonSchema: r.jsonSchema }),
+      ...(r.requiredConstraints === null ? {} : { requiredConstraints: r.requiredConstraints }),
+    }),
+  );
+  const milestoneRow = serviceWins(milestoneRows, () => "set")[0];
+
+  // Task id (this service's row, then any service's, then project-wide), else the service's figure.
+  const rank = (b: (typeof baselineRows)[number]): number =>
+    b.taskId !== null ? (b.serviceName === serviceName && serviceName !== null ? 0 : b.serviceName === null ? 1 : 2) : 3;
+  const baseline = [...baselineRows].sort((a, b) => rank(a) - rank(b))[0];
+
+  return {
+    prices: [...byModel.values()],
+    agentContracts: agentContractList,
+    handoffContracts: handoffContractList,
+    milestoneSet: milestoneRow ? { id: milestoneRow.id, milestones: milestoneRow.milestones as Milestone<string>[] } : null,
+    configuredBaseline: baseline ? { tokens: baseline.tokens, costUsd: baseline.costUsd } : null,
+    coordinationWeights: settings.coordinationWeights,
+    repetitionK: settings.repetitionK,
+  };
+}
+
+export async function getOutcomeOverride(database: Database, projectId: string, traceId: string): Promise<RunTagsOverride | null> {
+  const [row] = await database.db
+    .select({ override: outcomeOverrides.override })
+    .from(outcomeOverrides)
+    .where(and(eq(outcomeOverrides.projectId, projectId), eq(outcomeOverrides.traceId, traceId)))
+    .limit(1);
+  return row ? (row.override as RunTagsOverride) : null;
+}
+
+/**
+ * Merges the given fields into the trace's override (fields not given keep
+ * their earlier override) and marks the trace dirty, in one transaction. The
+ * API has no queue: the worker's dirty-trace sweeper re-settles and re-scores
+ * the trace once it has been quiet for its quiet period. last_received_at is
+ * bumped so a settle already in flight (with the old outcome) cannot clear the
+ * flag. Returns null when the trace is unknown (nothing is stored).
+ */
+export async function setOutcomeOverride(
+  database: Database,
+  projectId: string,
+  traceId: string,
+  override: RunTagsOverride,
+): Promise<{ override: RunTagsOverride; dirty: true } | null> {
+  return database.db.transaction(async (tx) => {
+    const marked = await tx
+      .update(traces)
+      .set({
+        dirty: true,
+        dirtySince: sql`coalesce(${traces.dirtySince}, now())`,
+        lastReceivedAt: sql`greatest(now(), ${traces.lastReceivedAt} + interval '1 millisecond')`,
+      })
+      .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId)))
+      .returning({ traceId: traces.traceId });
+    if (marked.length === 0) return null;
+    const rows = rowsOf(
+      await tx.execute(sql`
+        INSERT INTO outcome_overrides AS o (project_id, trace_id, override, updated_at)
+        VALUES (${projectId}, ${traceId}, ${JSON.stringify(override)}::jsonb, now())
+        ON CONFLICT (project_id, trace_id) DO UPDATE SET override = o.override || excluded.override, updated_at = now()
+        RETURNING override`),
+    );
+    const stored = rows[0]?.override;
+    return { override: (typeof stored === "string" ? JSON.parse(stored) : stored) as RunTagsOverride, dirty: true as const };
+  });
+}
+
+/** Mean totals of the scored baseline-tagged runs of a task; null when there is none. */
+export async function findBaselineRun(
+  database: Database,
+  projectId: string,
+  taskId: string,
+): Promise<{ tokens: number; costUsd: number | null; runs: number } | null> {
+  const [row] = rowsOf(
+    await database.db.execute(sql`
+      SELECT count(*)::int AS runs, avg(total_tokens)::float8 AS tokens, avg(cost_usd)::float8 AS cost
+      FROM trace_scores WHERE project_id = ${projectId} AND task_id = ${taskId} AND is_baseline`),
+  );
+  const runs = Number(row?.runs ?? 0);
+  if (runs === 0) return null;
+  return { tokens: Number(row?.tokens), costUsd: row?.cost === null || row?.cost === undefined ? null : Number(row.cost), runs };
+}

@@ -1,0 +1,124 @@
+/** Per-trace reads of the stored score set (what the worker last persisted). */
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { rowsOf, type Database } from "../client.ts";
+import {
+  traceAgentUsage,
+  traceAttributions,
+  traceFindings,
+  traceHandoffs,
+  traceScores,
+  traceTrajectories,
+  type TraceScoreRow,
+} from "../schema.ts";
+import { clampLimit } from "./metrics-filter.ts";
+import { decodeCursor, encodeCursor } from "./sql-util.ts";
+
+export interface TraceScoreStatus {
+  /** The trace has spans (traces row) or a stored score set. */
+  exists: boolean;
+  scored: boolean;
+}
+
+/** One round trip: is the trace known, and has it been scored. */
+export async function traceScoreStatus(database: Database, projectId: string, traceId: string): Promise<TraceScoreStatus> {
+  const [row] = rowsOf(
+    await database.db.execute(sql`SELECT
+      EXISTS (SELECT 1 FROM traces WHERE project_id = ${projectId} AND trace_id = ${traceId}) AS has_trace,
+      EXISTS (SELECT 1 FROM trace_scores WHERE project_id = ${projectId} AND trace_id = ${traceId}) AS scored`),
+  );
+  const scored = row?.scored === true;
+  return { exists: row?.has_trace === true || scored, scored };
+}
+
+export type TraceScoreSummary = TraceScoreRow;
+export type TraceAgentUsageRow = typeof traceAgentUsage.$inferSelect;
+
+export async function getTraceScores(
+  database: Database,
+  projectId: string,
+  traceId: string,
+): Promise<{ summary: TraceScoreSummary; agents: TraceAgentUsageRow[] } | null> {
+  const [summary] = await database.db
+    .select()
+    .from(traceScores)
+    .where(and(eq(traceScores.projectId, projectId), eq(traceScores.traceId, traceId)))
+    .limit(1);
+  if (!summary) return null;
+  const agents = await database.db
+    .select()
+    .from(traceAgentUsage)
+    .where(and(eq(traceAgentUsage.projectId, projectId), eq(traceAgentUsage.traceId, traceId)))
+    .orderBy(asc(traceAgentUsage.agent));
+  return { summary, agents };
+}
+
+export type TraceFindingRow = typeof traceFindings.$inferSelect;
+
+/** Findings in the record's order (by step, then mode), keyset-paginated by position. */
+export async function listTraceFindings(
+  database: Database,
+  projectId: string,
+  traceId: string,
+  opts: { cursor?: string | undefined; limit?: number | undefined },
+): Promise<{ items: TraceFindingRow[]; nextCursor: string | null }> {
+  const limit = clampLimit(opts.limit);
+  const after = opts.cursor === undefined ? null : Number(decodeCursor(opts.cursor, 1)[0]);
+  const rows = await database.db
+    .select()
+    .from(traceFindings)
+    .where(
+      and(
+        eq(traceFindings.projectId, projectId),
+        eq(traceFindings.traceId, traceId),
+        after === null || !Number.isFinite(after) ? undefined : gt(traceFindings.ord, after),
+      ),
+    )
+    .orderBy(asc(traceFindings.ord))
+    .limit(limit + 1);
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor([last.ord]) : null };
+}
+
+export async function listTraceAttributions(database: Database, projectId: string, traceId: string) {
+  return database.db
+    .select()
+    .from(traceAttributions)
+    .where(and(eq(traceAttributions.projectId, projectId), eq(traceAttributions.traceId, traceId)))
+    .orderBy(asc(traceAttributions.ord));
+}
+
+export async function listTraceHandoffs(database: Database, projectId: string, traceId: string) {
+  return database.db
+    .select()
+    .from(traceHandoffs)
+    .where(and(eq(traceHandoffs.projectId, projectId), eq(traceHandoffs.traceId, traceId)))
+    .orderBy(asc(traceHandoffs.idx));
+}
+
+export interface StoredTrajectoryStep {
+  index: number;
+  spanId: string;
+  kind: string;
+  toolName: string | null;
+  isError: boolean;
+  inputTokens: number;
+  outputTokens: number;
+  startNs: bigint;
+}
+
+export async function listTraceTrajectories(
+  database: Database,
+  projectId: string,
+  traceId: string,
+): Promise<{ agent: string; steps: StoredTrajectoryStep[] }[]> {
+  const rows = await database.db
+    .select()
+    .from(traceTrajectories)
+    .where(and(eq(traceTrajectories.projectId, projectId), eq(traceTrajectories.traceId, traceId)))
+    .orderBy(asc(traceTrajectories.agent));
+  return rows.map((r) => ({
+    agent: r.agent,
+    steps: (r.steps as (Omit<StoredTrajectoryStep, "startNs"> & { startNs: string })[]).map((s) => ({ ...s, startNs: BigInt(s.startNs) })),
+  }));
+}

@@ -1,0 +1,61 @@
+/** Query parameters shared by the metrics endpoints, and the time window they resolve to. */
+import type { MetricsFilter } from "@crux/db";
+import { z } from "zod";
+import { ApiError } from "../errors.ts";
+import { IsoTime, isoToNs } from "../time.ts";
+
+export const defaultWindowMs = 24 * 60 * 60 * 1000;
+export const maxBuckets = 1_000;
+
+export const bucketNs = {
+  "1m": 60_000_000_000n,
+  "5m": 300_000_000_000n,
+  "1h": 3_600_000_000_000n,
+  "1d": 86_400_000_000_000n,
+} as const;
+
+export const WindowQuery = z.object({
+  service: z.string().min(1).optional().describe("Only traces of this service"),
+  agent: z.string().min(1).optional().describe("Only traces this agent took part in (and, per endpoint, this agent's rows)"),
+  from: IsoTime.optional().describe("Inclusive start of the window on the trace start (ISO 8601); default: `to` minus 24 hours"),
+  to: IsoTime.optional().describe("Exclusive end of the window (ISO 8601); default: now"),
+});
+
+export const PageQuery = z.object({
+  cursor: z.string().max(1024).optional().describe("Opaque nextCursor of the previous page"),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+
+export const BucketParam = z.enum(["1m", "5m", "1h", "1d"]);
+
+export const WindowDto = z.object({ from: z.string(), to: z.string() });
+
+/** Resolves from/to (default: the 24 hours before now), rejecting an inverted window and too many buckets. */
+export function resolveWindow(
+  q: { service?: string | undefined; agent?: string | undefined; from?: string | undefined; to?: string | undefined },
+  nowMs: number,
+  bucket?: keyof typeof bucketNs,
+): { filter: MetricsFilter; window: { from: string; to: string } } {
+  const toMs = q.to !== undefined ? Date.parse(q.to) : nowMs;
+  const fromMs = q.from !== undefined ? Date.parse(q.from) : toMs - defaultWindowMs;
+  if (fromMs > toMs) {
+    throw new ApiError(400, "invalid_window", `'from' (${new Date(fromMs).toISOString()}) is after 'to' (${new Date(toMs).toISOString()})`);
+  }
+  const fromNs = q.from !== undefined ? isoToNs(q.from) : BigInt(fromMs) * 1_000_000n;
+  const toNs = q.to !== undefined ? isoToNs(q.to) : BigInt(toMs) * 1_000_000n;
+  if (bucket !== undefined) {
+    const span = toNs - fromNs;
+    const buckets = (span + bucketNs[bucket] - 1n) / bucketNs[bucket];
+    if (buckets > BigInt(maxBuckets)) {
+      throw new ApiError(
+        400,
+        "too_many_buckets",
+        `bucket ${bucket} over this window gives ${buckets} buckets; at most ${maxBuckets}: pick a larger bucket or a shorter window`,
+      );
+    }
+  }
+  return {
+    filter: { fromNs, toNs, service: q.service, agent: q.agent },
+    window: { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() },
+  };
+}

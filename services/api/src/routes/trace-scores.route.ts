@@ -1,0 +1,196 @@
+/**
+ * Per-trace score reads (/traces/:traceId/{scores,findings,attribution,handoffs,trajectories})
+ * and POST /traces/:traceId/outcome. Reads serve the set the worker last
+ * persisted; an unknown trace is 404, a known but not yet scored one answers
+ * with `scored: false` and empty lists.
+ */
+import {
+  getTraceScores,
+  listTraceAttributions,
+  listTraceFindings,
+  listTraceHandoffs,
+  listTraceTrajectories,
+  setOutcomeOverride,
+  traceScoreStatus,
+  type Database,
+} from "@crux/db";
+import type { FastifyPluginAsync } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { ApiError, ErrorBody } from "../errors.ts";
+import { nsToIso } from "../time.ts";
+import { PageQuery } from "./metrics.schema.ts";
+import { TraceScoresDto, traceScoresView } from "./trace-scores.view.ts";
+
+const TraceId = z.string().regex(/^[0-9a-fA-F]{32}$/, "must be 32 hex characters").transform((s) => s.toLowerCase());
+const params = z.object({ traceId: TraceId });
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
+
+const FindingDto = z.object({
+  mode: z.string(),
+  category: z.string(),
+  agent: z.string().nullable(),
+  spanId: z.string(),
+  stepIndex: z.number().nullable(),
+  source: z.string(),
+  confidence: z.number(),
+  evidence: z.string(),
+});
+const AttributionDto = z.object({
+  method: z.string(),
+  rank: z.number(),
+  agent: z.string().nullable(),
+  stepIndex: z.number().nullable().describe("Index in the trace's ordered steps"),
+  spanId: z.string().nullable(),
+  reason: z.string(),
+  confidence: z.number(),
+});
+const HandoffDto = z.object({ index: z.number(), sender: z.string().nullable(), receiver: z.string().nullable(), spanId: z.string(), via: z.string(), message: z.string().nullable(), time: z.string() });
+const StepDto = z.object({
+  index: z.number(),
+  spanId: z.string(),
+  kind: z.string(),
+  toolName: z.string().nullable(),
+  isError: z.boolean(),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  time: z.string(),
+});
+
+const Outcome = z
+  .object({
+    success: z.boolean().nullable().optional().describe("crux.outcome.success"),
+    score: z.number().finite().nullable().optional().describe("crux.outcome.score"),
+    taskId: z.string().min(1).max(512).nullable().optional().describe("crux.task.id"),
+    variant: z.string().min(1).max(512).nullable().optional().describe("crux.variant"),
+    isBaseline: z.boolean().nullable().optional().describe("crux.baseline"),
+    experimentId: z.string().min(1).max(512).nullable().optional().describe("crux.experiment.id"),
+    seed: z.string().min(1).max(512).nullable().optional().describe("crux.seed"),
+  })
+  .strict()
+  .refine((o) => Object.keys(o).length > 0, { message: "set at least one field" });
+
+export function traceScoresRoutes(deps: { database: Database }): FastifyPluginAsync {
+  return async (app) => {
+    const r = app.withTypeProvider<ZodTypeProvider>();
+    const db = deps.database;
+
+    async function requireTrace(projectId: string, traceId: string): Promise<boolean> {
+      const status = await traceScoreStatus(db, projectId, traceId);
+      if (!status.exists) throw new ApiError(404, "not_found", `trace ${traceId} not found`);
+      return status.scored;
+    }
+
+    r.get(
+      "/traces/:traceId/scores",
+      {
+        schema: {
+          summary: "The trace's score summary: run tags, totals, multipliers, coordination, milestones, per-agent usage",
+          tags: ["trace scores"],
+          params,
+          response: { 200: TraceScoresDto, ...errors },
+        },
+      },
+      async (req) => {
+        const found = await getTraceScores(db, req.projectId, req.params.traceId);
+        if (!found) {
+          await requireTrace(req.projectId, req.params.traceId);
+          return { traceId: req.params.traceId, scored: false as const, scores: null };
+        }
+        return { traceId: req.params.traceId, scored: true as const, scores: traceScoresView(found.summary, found.agents) };
+      },
+    );
+
+    r.get(
+      "/traces/:traceId/findings",
+      {
+        schema: {
+          summary: "MAST findings of the trace, by step then mode",
+          tags: ["trace scores"],
+          params,
+          querystring: PageQuery,
+          response: { 200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(FindingDto), nextCursor: z.string().nullable() }), ...errors },
+        },
+      },
+      async (req) => {
+        const scored = await requireTrace(req.projectId, req.params.traceId);
+        const page = await listTraceFindings(db, req.projectId, req.params.traceId, { cursor: req.query.cursor, limit: req.query.limit });
+        return { traceId: req.params.traceId, scored, items: page.items, nextCursor: page.nextCursor };
+      },
+    );
+
+    r.get(
+      "/traces/:traceId/attribution",
+      {
+        schema: {
+          summary: "Decisive-error attributions: method, agent, step index, span id, reason (a lead, not a verdict)",
+          tags: ["trace scores"],
+          params,
+          response: { 200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(AttributionDto) }), ...errors },
+        },
+      },
+      async (req) => {
+        const scored = await requireTrace(req.projectId, req.params.traceId);
+        return { traceId: req.params.traceId, scored, items: await listTraceAttributions(db, req.projectId, req.params.traceId) };
+      },
+    );
+
+    r.get(
+      "/traces/:traceId/handoffs",
+      {
+        schema: { summary: "Handoffs between agents, in order", tags: ["trace scores"], params, response: { 200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(HandoffDto) }), ...errors } },
+      },
+      async (req) => {
+        const scored = await requireTrace(req.projectId, req.params.traceId);
+        const rows = await listTraceHandoffs(db, req.projectId, req.params.traceId);
+        return {
+          traceId: req.params.traceId,
+          scored,
+          items: rows.map((h) => ({ index: h.idx, sender: h.sender, receiver: h.receiver, spanId: h.spanId, via: h.via, message: h.message, time: nsToIso(h.startNs) })),
+        };
+      },
+    );
+
+    r.get(
+      "/traces/:traceId/trajectories",
+      {
+        schema: {
+          summary: "Per agent, its ordered steps (ids, kinds, tool names, errors, tokens)",
+          tags: ["trace scores"],
+          params,
+          response: { 200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(z.object({ agent: z.string(), steps: z.array(StepDto) })) }), ...errors },
+        },
+      },
+      async (req) => {
+        const scored = await requireTrace(req.projectId, req.params.traceId);
+        const rows = await listTraceTrajectories(db, req.projectId, req.params.traceId);
+        return {
+          traceId: req.params.traceId,
+          scored,
+          items: rows.map((t) => ({ agent: t.agent, steps: t.steps.map(({ startNs, ...s }) => ({ ...s, time: nsToIso(startNs) })) })),
+        };
+      },
+    );
+
+    r.post(
+      "/traces/:traceId/outcome",
+      {
+        schema: {
+          summary: "Set the run's outcome and tags; the trace is re-scored",
+          description:
+            "Fields given replace earlier overrides; others keep theirs. They win over span tags. The trace is marked dirty: the worker's sweeper re-settles and re-scores it after its quiet period (202).",
+          tags: ["trace scores"],
+          params,
+          body: Outcome,
+          response: { 202: z.object({ traceId: z.string(), override: z.record(z.string(), z.unknown()), rescore: z.literal("pending") }), ...errors },
+        },
+      },
+      async (req, reply) => {
+        const override = Object.fromEntries(Object.entries(req.body).filter(([, v]) => v !== undefined));
+        const result = await setOutcomeOverride(db, req.projectId, req.params.traceId, override);
+        if (!result) throw new ApiError(404, "not_found", `trace ${req.params.traceId} not found`);
+        return reply.code(202).send({ traceId: req.params.traceId, override: result.override as Record<string, unknown>, rescore: "pending" as const });
+      },
+    );
+  };
+}

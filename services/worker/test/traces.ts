@@ -1,0 +1,92 @@
+/**
+ * Traces for worker tests, emitted through the real OpenTelemetry SDK, then
+ * serialized, decoded and normalized exactly as the receiver does.
+ *
+ * The "report" scenario: a planner hands a task to a writer (transfer tool
+ * with a JSON payload), the writer drafts and saves report.md, a reviewer
+ * reads it and approves. Options inject failures.
+ */
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
+import type { NormalizedSpan } from "@crux/core";
+import { decodeExportRequest, normalizeSpans } from "@crux/otlp";
+import { recordSpans, toProtobuf } from "@crux/testkit";
+
+export const REPORT_GOAL = "Write a report on heat pumps in Norway, under 500 words, cite sources";
+
+export interface ReportOptions {
+  startMs: number;
+  /** crux.outcome.success on the root span; omitted = unknown. */
+  success?: boolean;
+  /** The transfer payload omits "path" (fails a schema requiring it). */
+  payloadWithoutPath?: boolean;
+  /** The handoff message drops "cite sources". */
+  dropConstraint?: boolean;
+  /** The save_file tool fails and is never retried. */
+  saveFails?: boolean;
+  /** No reviewer step at all. */
+  noReviewer?: boolean;
+}
+
+export function normalized(emit: (tracer: Tracer) => void, serviceName = "report-crew"): NormalizedSpan[] {
+  const decoded = decodeExportRequest(toProtobuf(recordSpans(emit, serviceName)), "protobuf");
+  return normalizeSpans(decoded.spans);
+}
+
+export function emitReportTrace(tracer: Tracer, o: ReportOptions): { traceId: string } {
+  let t = o.startMs;
+  const at = (d: number) => (t += d);
+  const start = (name: string, parent: Span | null, attributes: Record<string, string | number | boolean>, kind = SpanKind.INTERNAL) =>
+    tracer.startSpan(name, { kind, attributes, startTime: at(5) }, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT);
+  const agent = (parent: Span | null, name: string, input: string) =>
+    start(`invoke_agent ${name}`, parent, { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name, "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: input }] }]) });
+  const chat = (parent: Span, input: number, output: number, text: string) =>
+    start("chat gpt-4o-mini", parent, {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.request.model": "gpt-4o-mini",
+      "gen_ai.usage.input_tokens": input,
+      "gen_ai.usage.output_tokens": output,
+      "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: text }] }]),
+    }, SpanKind.CLIENT).end(at(30));
+  const tool = (parent: Span, name: string, args: object, fail = false) => {
+    const s = start(`execute_tool ${name}`, parent, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.arguments": JSON.stringify(args) });
+    if (fail) s.setStatus({ code: SpanStatusCode.ERROR, message: "disk full" });
+    return s;
+  };
+
+  const root = agent(null, "planner", REPORT_GOAL);
+  if (o.success !== undefined) root.setAttribute("crux.outcome.success", o.success);
+  root.setAttribute("crux.task.id", "heat-pumps");
+  chat(root, 300, 60, "Plan: the writer drafts the report, the reviewer checks it");
+  const message = o.dropConstraint ? "Write the heat pump report, under 500 words" : "Write the heat pump report, under 500 words, cite sources";
+  const payload = o.payloadWithoutPath ? { message } : { message, path: "report.md" };
+  const handoff = tool(root, "transfer_to_writer", payload);
+  const writer = agent(handoff, "writer", message);
+  chat(writer, 800, 400, "Heat pumps in Norway: over 60% of homes use them (source: Enova)");
+  tool(writer, "save_file", { path: "report.md" }, o.saveFails).end(at(10));
+  writer.end(at(2));
+  handoff.end(at(1));
+  if (!o.noReviewer) {
+    const reviewer = agent(root, "reviewer", "Review report.md");
+    chat(reviewer, 500, 40, "Approved: the heat pump report cites Enova");
+    reviewer.end(at(2));
+  }
+  chat(root, 200, 30, "Report on heat pumps in Norway delivered");
+  root.end(at(2));
+  return { traceId: root.spanContext().traceId };
+}
+
+export function reportTrace(o: ReportOptions): NormalizedSpan[] {
+  return normalized((tracer) => emitReportTrace(tracer, o));
+}
+
+/** A logger that records warnings (the worker only calls info/warn on it). */
+export function recordingLog() {
+  const warnings: Array<{ obj: unknown; msg: string }> = [];
+  const log = {
+    warn: (obj: unknown, msg: string) => warnings.push({ obj, msg }),
+    info: () => {},
+    debug: () => {},
+    error: (obj: unknown, msg: string) => warnings.push({ obj, msg }),
+  };
+  return { log: log as unknown as import("@crux/runtime").Logger, warnings };
+}
