@@ -1,3 +1,5 @@
 export { createWorker, type Worker, type WorkerDeps } from "./worker.ts";
 export { workerConfigSchema, type WorkerConfig } from "./config.ts";
 export { createSettleProcessor } from "./settle.processor.ts";
+export { createSchemaValidator } from "./schema-validator.ts";
+export { createMilestoneEvaluator, defaultExpressionLimits, type ExpressionLimits, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";

@@ -75,6 +75,11 @@ export function createSettleProcessor(deps: SettleDeps) {
       deps.log.warn(payload, "settle: trace not found, nothing to do");
       return;
     }
+    if (!found.trace.dirty) {
+      // Already settled and nothing arrived since (a duplicate or sweeper job): the stored scores are current.
+      deps.log.debug(payload, "settle: trace is not dirty, nothing to do");
+      return;
+    }
     const t: TraceTrajectories = pure("trajectory build", traceId, () => prepareTrace(found.spans));
     const agents = [...new Set(t.attribution.agents.map((a) => a.name))].sort();
     await updateTraceAgents(deps.database, projectId, traceId, agents);

@@ -91,6 +91,10 @@ describe.each(testDatabases())("settle processor on $name", ({ create }) => {
       const settle = createSettleProcessor({ database, log: recordingLog().log });
       await settle({ projectId: PROJECT, traceId });
       expect((await scoresOf(database, traceId)).findings).toEqual([]);
+      // A duplicate job on a settled trace changes nothing.
+      await settle({ projectId: PROJECT, traceId });
+      expect((await scoresOf(database, traceId)).rows.map((r) => r.version)).toEqual([1]);
+      expect((await getTrace(database, PROJECT, traceId))?.trace.settleVersion).toBe(1);
 
       // A late tool span of the planner: the trace re-opens and is scored again as version 2.
       const late = normalized((tracer) => {

@@ -13,7 +13,7 @@ import type { AgentKey } from "../attribution/types.ts";
 import type { MilestoneEvaluator } from "../scorers/milestones.ts";
 import { scoreMilestones } from "../scorers/milestones.ts";
 import { scoreCommunication } from "../scorers/communication.ts";
-import { scoreCoordination } from "../scorers/coordination.ts";
+import { coordinationScore, redundancyRate, type CoordinationRates } from "../scorers/coordination.ts";
 import { scoreCost } from "../scorers/cost.ts";
 import { scoreGoalDrift } from "../scorers/goal-drift.ts";
 import { detectMast } from "../scorers/mast.ts";
@@ -58,10 +58,6 @@ export function scorePreparedTrace(t: TraceTrajectories, input: ScoreTraceInput)
     config.milestoneSet === null || config.milestoneSet.milestones.length === 0
       ? null
       : scoreMilestones(t, config.milestoneSet.milestones, input.evaluateMilestone);
-  const coordination = scoreCoordination(t, {
-    contracts: config.agentContracts,
-    ...(config.coordinationWeights === null ? {} : { weights: config.coordinationWeights }),
-  });
   const communication = milestones === null ? null : scoreCommunication(t, milestones);
   const drift = scoreGoalDrift(t);
   const mast = detectMast(t, {
@@ -73,6 +69,13 @@ export function scorePreparedTrace(t: TraceTrajectories, input: ScoreTraceInput)
     evaluate: completionEvaluator(input.evaluateMilestone),
     outcomeSuccess: tags.success,
   });
+  // Coordination rates from the detectors' results (role contracts and ignored input already ran in detectMast).
+  const rates: CoordinationRates = {
+    redundancy: redundancyRate(t).rate,
+    ignoredHandoffs: mast.ignoredInput.rate,
+    roleViolations: mast.roleContracts.rate,
+  };
+  const coordination = { rates, coord: coordinationScore(rates, config.coordinationWeights ?? undefined) };
 
   const costByAgent = new Map<AgentKey | null, number | null>(cost.agents.map((a) => [a.key, a.totalUsd]));
   const creditByAgent = new Map((milestones?.agentCredit ?? []).map((c) => [c.agent, c.credit]));

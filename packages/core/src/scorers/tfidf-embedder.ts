@@ -13,18 +13,32 @@ export interface TfidfOptions {
   charNgrams?: number[];
 }
 
-function features(text: string, wordNs: number[], charNs: number[]): Map<string, number> {
+function features(text: string, wordNs: number[], charNs: number[], charGramsOf: (word: string) => string[]): Map<string, number> {
   const counts = new Map<string, number>();
   const add = (f: string): void => {
     counts.set(f, (counts.get(f) ?? 0) + 1);
   };
   const words = wordTokens(text);
-  for (const n of wordNs) for (let i = 0; i + n <= words.length; i++) add(`w:${words.slice(i, i + n).join(" ")}`);
-  for (const word of words) {
-    const padded = ` ${word} `;
-    for (const n of charNs) for (let i = 0; i + n <= padded.length; i++) add(`c:${padded.slice(i, i + n)}`);
+  for (const n of wordNs) {
+    if (n === 1) for (const w of words) add(`w:${w}`);
+    else for (let i = 0; i + n <= words.length; i++) add(`w:${words.slice(i, i + n).join(" ")}`);
   }
+  if (charNs.length > 0) for (const word of words) for (const g of charGramsOf(word)) add(g);
   return counts;
+}
+
+/** Character n-grams of a word (padded with spaces), memoized per embed call: traces repeat their words a lot. */
+function charGramCache(charNs: number[]): (word: string) => string[] {
+  const cache = new Map<string, string[]>();
+  return (word) => {
+    let grams = cache.get(word);
+    if (grams !== undefined) return grams;
+    grams = [];
+    const padded = ` ${word} `;
+    for (const n of charNs) for (let i = 0; i + n <= padded.length; i++) grams.push(`c:${padded.slice(i, i + n)}`);
+    cache.set(word, grams);
+    return grams;
+  };
 }
 
 export function createTfidfEmbedder(options: TfidfOptions = {}): Embedder {
@@ -33,10 +47,11 @@ export function createTfidfEmbedder(options: TfidfOptions = {}): Embedder {
   /** Features of every text (computed once per distinct text) and document frequencies. */
   const fit = (texts: string[]): { docs: Map<string, number>[]; df: Map<string, number> } => {
     const byText = new Map<string, Map<string, number>>();
+    const charGramsOf = charGramCache(charNs);
     const docs = texts.map((t) => {
       let doc = byText.get(t);
       if (doc === undefined) {
-        doc = features(t, wordNs, charNs);
+        doc = features(t, wordNs, charNs, charGramsOf);
         byText.set(t, doc);
       }
       return doc;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { scoreTrace, UNKNOWN_MODEL } from "../../src/pipeline/index.ts";
+import { prepareTrace, scoreTrace, UNKNOWN_MODEL } from "../../src/pipeline/index.ts";
+import { scoreCoordination } from "../../src/scorers/coordination.ts";
 import type { AgentContract, HandoffContract } from "../../src/scorers/contracts.ts";
 import { cleanSpecs, withSpecs } from "../scorers/fixtures.ts";
 import type { SpanSpec } from "../trajectory/builder.ts";
@@ -74,6 +75,16 @@ describe("scoreTrace findings", () => {
     expect(repeated[0]).toMatchObject({ agent: "researcher", spanId: "res.q3", source: "heuristic" });
     expect(record.coordination.redundancy as number).toBeGreaterThan(0);
     expect(record.coordination.score as number).toBeLessThan(1);
+  });
+
+  it("reports the same coordination rates as scoreCoordination, with the project's weights", () => {
+    const specs = withSpecs(cleanSpecs, [{ id: "rev.w", parent: "rev", op: "tool", tool: "write_file", start: 805, end: 810 }]);
+    const weights = { redundancy: 0.2, ignoredHandoffs: 0.2, roleViolations: 0.6 };
+    const record = scoreTrace(input(specs, { config: config({ agentContracts: roles, coordinationWeights: weights }) }));
+    const direct = scoreCoordination(prepareTrace(input(specs).spans), { contracts: roles, weights });
+    expect(record.coordination).toEqual({ ...direct.rates, score: direct.coord });
+    expect(record.coordination.roleViolations as number).toBeGreaterThan(0);
+    expect(record.findings.map((f) => [f.mode, f.agent])).toContainEqual(["FM-1.2", "reviewer"]);
   });
 
   it("attributes a handoff schema violation to the sender with certainty", () => {

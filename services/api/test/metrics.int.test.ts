@@ -1,0 +1,222 @@
+import { mulberry32, successRateCI } from "@crux/core";
+import { defaultBootstrapSeed, persistTraceScores, type Database } from "@crux/db";
+import { testDatabases } from "@crux/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HOUR, NOW, PROJECT, buildTestApp } from "./harness.ts";
+import { scoreRecord, type RecordSpec } from "./score-records.ts";
+
+/** Four traces in the default window (the 24 h before NOW) and one older; see each expectation for the arithmetic. */
+export const seedSpecs: RecordSpec[] = [
+  {
+    n: 1, startMs: NOW - 1 * HOUR, success: false, taskId: "A",
+    agents: [{ agent: "lead", input: 100, output: 50, cost: 0.01 }, { agent: "search", input: 300, output: 100, cost: 0.03 }],
+    findings: [{ mode: "FM-1.3", agent: "search" }, { mode: "FM-1.3", agent: "search" }, { mode: "FM-3.2", agent: "lead", source: "contract" }],
+    tokenMultiplier: { value: 2, baseline: 275, source: "baseline_run" },
+    costMultiplier: { value: 4, baseline: 0.01, source: "baseline_run" },
+    milestones: { partialCredit: 0.6, fullSuccess: false, furthestIndex: 2, passed: [true, true, true, false, false] },
+  },
+  {
+    n: 2, startMs: NOW - 2 * HOUR, success: true, taskId: "A",
+    agents: [{ agent: "lead", input: 200, output: 100, cost: 0.02 }],
+    findings: [{ mode: "FM-3.2", agent: "lead" }],
+    tokenMultiplier: { value: 2, baseline: 150, source: "baseline_run" },
+    milestones: { partialCredit: 1, fullSuccess: true, furthestIndex: 4, passed: [true, true, true, true, true] },
+  },
+  {
+    n: 3, startMs: NOW - 3 * HOUR, service: "other", success: false, taskId: "B",
+    agents: [{ agent: "lead", input: 1000, output: 0, cost: null }],
+    findings: [{ mode: "FM-1.3", agent: "lead" }],
+    tokenMultiplier: { value: 0.5, baseline: 2000, source: "configured" },
+  },
+  { n: 4, startMs: NOW - 4 * HOUR, success: true, taskId: "A", isBaseline: true, agents: [{ agent: "solo", input: 250, output: 50, cost: 0.005 }] },
+  {
+    n: 5, startMs: NOW - 30 * HOUR, success: false, taskId: "C",
+    agents: [{ agent: "lead", input: 5000, output: 5000 }],
+    findings: [{ mode: "FM-1.1", agent: "lead" }],
+  },
+];
+
+describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
+  let database: Database;
+  let app: Awaited<ReturnType<typeof buildTestApp>>;
+  const get = async (url: string) => {
+    const res = await app.inject({ method: "GET", url });
+    return { status: res.statusCode, body: res.json() };
+  };
+
+  beforeAll(async () => {
+    database = await create();
+    app = await buildTestApp(database);
+    for (const spec of seedSpecs) await persistTraceScores(database, PROJECT, scoreRecord(spec));
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  it("failure-mode rates: traces with a finding of the mode over traces in scope (default window = last 24 h)", async () => {
+    const { status, body } = await get("/api/v1/metrics/failure-modes");
+    expect(status).toBe(200);
+    expect(body.window).toEqual({ from: new Date(NOW - 24 * HOUR).toISOString(), to: new Date(NOW).toISOString() });
+    expect(body.scopeTraces).toBe(4); // trace 5 is 30 h old
+    const byMode = Object.fromEntries(body.rates.map((r: { mode: string }) => [r.mode, r]));
+    expect(body.rates).toHaveLength(14);
+    // Trace 1 has FM-1.3 twice: it counts once.
+    expect(byMode["FM-1.3"]).toEqual({ group: null, mode: "FM-1.3", numerator: 2, denominator: 4, rate: 0.5 });
+    expect(byMode["FM-3.2"]).toMatchObject({ numerator: 2, denominator: 4, rate: 0.5 });
+    expect(byMode["FM-1.1"]).toMatchObject({ numerator: 0, denominator: 4, rate: 0 });
+    // Failed traces: 1 and 3. Both have FM-1.3; only trace 1 has FM-3.2.
+    expect(body.failed.traces).toBe(2);
+    expect(body.failed.modes).toEqual([
+      { mode: "FM-1.3", traces: 2, share: 1 },
+      { mode: "FM-3.2", traces: 1, share: 0.5 },
+    ]);
+    expect(body.sources).toEqual([
+      { mode: "FM-1.3", source: "heuristic", kind: "code", findings: 3, traces: 2 },
+      { mode: "FM-3.2", source: "contract", kind: "code", findings: 1, traces: 1 },
+      { mode: "FM-3.2", source: "heuristic", kind: "code", findings: 1, traces: 1 },
+    ]);
+  });
+
+  it("explicit window, service and agent filters change the scope", async () => {
+    const wide = await get(`/api/v1/metrics/failure-modes?from=${new Date(NOW - 48 * HOUR).toISOString()}&to=${new Date(NOW).toISOString()}`);
+    expect(wide.body.scopeTraces).toBe(5);
+    expect(wide.body.rates.find((r: { mode: string }) => r.mode === "FM-1.1")).toMatchObject({ numerator: 1, denominator: 5, rate: 0.2 });
+
+    const svc = await get("/api/v1/metrics/failure-modes?service=svc");
+    expect(svc.body.scopeTraces).toBe(3);
+    expect(svc.body.rates.find((r: { mode: string }) => r.mode === "FM-1.3")).toMatchObject({ numerator: 1, denominator: 3 });
+
+    // Agent scope: traces search took part in (1), and only search's findings.
+    const search = await get("/api/v1/metrics/failure-modes?agent=search");
+    expect(search.body.scopeTraces).toBe(1);
+    const rates = Object.fromEntries(search.body.rates.map((r: { mode: string; numerator: number }) => [r.mode, r.numerator]));
+    expect(rates["FM-1.3"]).toBe(1);
+    expect(rates["FM-3.2"]).toBe(0);
+  });
+
+  it("groups by category, service and agent; agent groups paginate without gaps", async () => {
+    const cat = await get("/api/v1/metrics/failure-modes?groupBy=category");
+    expect(cat.body.rates).toEqual([
+      { group: null, mode: "FC1", numerator: 2, denominator: 4, rate: 0.5 },
+      { group: null, mode: "FC2", numerator: 0, denominator: 4, rate: 0 },
+      { group: null, mode: "FC3", numerator: 2, denominator: 4, rate: 0.5 },
+    ]);
+    const svc = await get("/api/v1/metrics/failure-modes?groupBy=service");
+    expect(svc.body.rates).toEqual([
+      { group: "other", mode: "FM-1.3", numerator: 1, denominator: 1, rate: 1 },
+      { group: "svc", mode: "FM-1.3", numerator: 1, denominator: 3, rate: 1 / 3 },
+      { group: "svc", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3 },
+    ]);
+    const page1 = await get("/api/v1/metrics/failure-modes?groupBy=agent&limit=2");
+    expect(page1.body.rates).toEqual([
+      { group: "lead", mode: "FM-1.3", numerator: 1, denominator: 3, rate: 1 / 3 },
+      { group: "lead", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3 },
+    ]);
+    expect(page1.body.nextCursor).toEqual(expect.any(String));
+    const page2 = await get(`/api/v1/metrics/failure-modes?groupBy=agent&limit=2&cursor=${page1.body.nextCursor}`);
+    expect(page2.body.rates).toEqual([{ group: "search", mode: "FM-1.3", numerator: 1, denominator: 1, rate: 1 }]);
+    expect(page2.body.nextCursor).toBeNull();
+  });
+
+  it("per-agent totals, shares over all agents, pagination and an hourly series", async () => {
+    const page1 = await get("/api/v1/metrics/agents?limit=2&bucket=1h");
+    expect(page1.status).toBe(200);
+    expect(page1.body.totals).toMatchObject({ agents: 3, traces: 4, inputTokens: 1850, outputTokens: 300, totalTokens: 2150, unpricedRows: 1 });
+    expect(page1.body.totals.costUsd).toBeCloseTo(0.065, 10);
+    const [lead, search] = page1.body.agents;
+    expect(lead).toMatchObject({ agent: "lead", inputTokens: 1300, outputTokens: 150, totalTokens: 1450, traces: 3, llmCalls: 3, unpricedRows: 1 });
+    expect(lead.costUsd).toBeCloseTo(0.03, 10);
+    expect(lead.tokenShare).toBeCloseTo(1450 / 2150, 12);
+    expect(search).toMatchObject({ agent: "search", totalTokens: 400, traces: 1 });
+    expect(search.tokenShare).toBeCloseTo(400 / 2150, 12);
+    expect(search.costShare).toBeCloseTo(0.03 / 0.065, 10);
+    // Series: lead's traces started 1, 2 and 3 hours before NOW (buckets 23, 22, 21 of the 24 h window).
+    const leadPoints = page1.body.series.filter((p: { agent: string }) => p.agent === "lead");
+    expect(leadPoints.map((p: { bucketStart: string; totalTokens: number }) => [p.bucketStart, p.totalTokens])).toEqual([
+      [new Date(NOW - 3 * HOUR).toISOString(), 1000],
+      [new Date(NOW - 2 * HOUR).toISOString(), 300],
+      [new Date(NOW - 1 * HOUR).toISOString(), 150],
+    ]);
+    expect(page1.body.series.some((p: { agent: string }) => p.agent === "solo")).toBe(false);
+
+    const page2 = await get(`/api/v1/metrics/agents?limit=2&cursor=${page1.body.nextCursor}`);
+    expect(page2.body.agents.map((a: { agent: string }) => a.agent)).toEqual(["solo"]);
+    expect(page2.body.agents[0].tokenShare).toBeCloseTo(300 / 2150, 12);
+    expect(page2.body.nextCursor).toBeNull();
+    expect(page2.body.series).toBeNull();
+
+    const onlySvc = await get("/api/v1/metrics/agents?service=other");
+    expect(onlySvc.body.agents).toEqual([expect.objectContaining({ agent: "lead", totalTokens: 1000, tokenShare: 1, unpricedRows: 1 })]);
+  });
+
+  it("multipliers per task and overall, with how the baseline was found", async () => {
+    const { status, body } = await get("/api/v1/metrics/cost-multiplier");
+    expect(status).toBe(200);
+    expect(body.overall).toMatchObject({ runs: 3, baselineRuns: 1, tasks: 2 });
+    expect(body.overall.tokens).toMatchObject({ value: 1.5, runsWithBaseline: 3, source: "mixed", sources: { baseline_run: 2, configured: 1, unknown: 0 } });
+    expect(body.overall.tokens.observed).toBeCloseTo((550 + 300 + 1000) / 3, 9);
+    expect(body.overall.tokens.baseline).toBeCloseTo((275 + 150 + 2000) / 3, 9);
+    expect(body.overall.tokens.ratioOfTotals).toBeCloseTo(1850 / 2425, 12);
+    expect(body.overall.cost).toMatchObject({ value: 4, runsWithBaseline: 1, source: "mixed", sources: { baseline_run: 1, configured: 0, unknown: 2 } });
+    const [a, b] = body.tasks;
+    expect(a).toMatchObject({ taskId: "A", runs: 2, baselineRuns: 1, tokens: { value: 2, observed: 425, baseline: 212.5, runsWithBaseline: 2, source: "baseline_run" } });
+    expect(b).toMatchObject({ taskId: "B", runs: 1, baselineRuns: 0, tokens: { value: 0.5, observed: 1000, baseline: 2000, source: "configured" } });
+    const paged = await get("/api/v1/metrics/cost-multiplier?limit=1");
+    expect(paged.body.tasks.map((t: { taskId: string }) => t.taskId)).toEqual(["A"]);
+    const next = await get(`/api/v1/metrics/cost-multiplier?limit=1&cursor=${paged.body.nextCursor}`);
+    expect(next.body.tasks.map((t: { taskId: string }) => t.taskId)).toEqual(["B"]);
+    expect(next.body.nextCursor).toBeNull();
+  });
+
+  it("success rate is the mean over tasks, with the same bootstrap interval core gives for these runs", async () => {
+    const { status, body } = await get("/api/v1/metrics/success");
+    expect(status).toBe(200);
+    // Task A: runs 1 (fail), 2 (ok), 4 (ok) → 2/3; task B: run 3 (fail) → 0. Mean over tasks: 1/3 (per run it would be 1/2).
+    expect(body.successRate.estimate).toBeCloseTo(1 / 3, 12);
+    expect(body).toMatchObject({ runs: 4, successfulRuns: 2, runsWithoutOutcome: 0 });
+    expect(body.successRate).toMatchObject({ tasks: 2, runs: 4, seed: defaultBootstrapSeed, confidence: 0.95 });
+    const expected = successRateCI(
+      [
+        { taskId: "A", success: false },
+        { taskId: "A", success: true },
+        { taskId: "A", success: true },
+        { taskId: "B", success: false },
+      ],
+      { rng: mulberry32(defaultBootstrapSeed) },
+    )!;
+    expect(body.successRate.lower).toBeCloseTo(expected.lower, 12);
+    expect(body.successRate.upper).toBeCloseTo(expected.upper, 12);
+    expect(body.successRate.lower).toBeLessThanOrEqual(body.successRate.estimate);
+    expect(body.successRate.upper).toBeGreaterThanOrEqual(body.successRate.estimate);
+    expect(body.milestones).toMatchObject({ traces: 2, meanPartialCredit: 0.8, fullSuccessRate: 0.5, meanFurthestIndex: 3 });
+    expect(body.milestones.perMilestone).toHaveLength(5);
+    expect(body.milestones.perMilestone[0]).toEqual({ id: "m1", traces: 2, passed: 2, passRate: 1 });
+    expect(body.milestones.perMilestone[3]).toEqual({ id: "m4", traces: 2, passed: 1, passRate: 0.5 });
+    const none = await get(`/api/v1/metrics/success?service=nothing-here`);
+    expect(none.body.successRate).toBeNull();
+  });
+
+  it("rejects an inverted window, too many buckets, a bad bucket and a foreign cursor with 400", async () => {
+    const inverted = await get(`/api/v1/metrics/agents?from=${new Date(NOW).toISOString()}&to=${new Date(NOW - HOUR).toISOString()}`);
+    expect(inverted.status).toBe(400);
+    expect(inverted.body.code).toBe("invalid_window");
+    const buckets = await get("/api/v1/metrics/agents?bucket=1m");
+    expect(buckets.status).toBe(400);
+    expect(buckets.body).toMatchObject({ code: "too_many_buckets" });
+    expect(buckets.body.message).toContain("1440 buckets");
+    expect((await get("/api/v1/metrics/agents?bucket=2h")).status).toBe(400);
+    const cursor = await get("/api/v1/metrics/agents?cursor=bm90LWEtY3Vyc29y");
+    expect(cursor.status).toBe(400);
+    expect(cursor.body.code).toBe("invalid_cursor");
+    expect((await get("/api/v1/metrics/success?from=yesterday")).status).toBe(400);
+  });
+
+  it("the metrics routes are in the OpenAPI document", async () => {
+    const res = await app.inject({ method: "GET", url: "/api/docs/json" });
+    const paths = Object.keys(res.json().paths);
+    for (const p of ["/api/v1/metrics/failure-modes", "/api/v1/metrics/agents", "/api/v1/metrics/cost-multiplier", "/api/v1/metrics/success", "/api/v1/traces/{traceId}/outcome", "/api/v1/prices/{id}"]) {
+      expect(paths).toContain(p);
+    }
+  });
+});
