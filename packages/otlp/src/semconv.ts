@@ -171,6 +171,8 @@ export const CRUX_TAG_KEYS = [
   "crux.baseline",
   "crux.experiment.id",
   "crux.seed",
+  // The task statement: goal drift and dropped-constraint checks compare handoffs against it.
+  "crux.task.goal",
 ] as const;
 
 /** Placeholder some tracers (Google ADK) write instead of leaving a value unset. */
