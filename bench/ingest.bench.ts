@@ -13,10 +13,8 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { createDatabase, ensureProject, migrate, type Database } from "@crux/db";
 import { decodeExportRequest } from "@crux/otlp";
-import { createBullmqQueue } from "@crux/queue";
-import { createReceiver, receiverConfigSchema } from "@crux/receiver";
-import { createLogger } from "@crux/runtime";
-import { loadConfig } from "@crux/config";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { buildPayloads } from "./workload.ts";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 60);
@@ -108,6 +106,28 @@ async function bareInsertBaseline(url: string, payloads: Uint8Array[]) {
   return run;
 }
 
+/** Starts services/receiver/src/main.ts and waits until its HTTP port answers. */
+async function startReceiverProcess(env: Record<string, string>) {
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), "--import", "tsx", "services/receiver/src/main.ts"], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit"] });
+  const url = `http://127.0.0.1:${env.CRUX_OTLP_HTTP_PORT}/healthz`;
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`receiver exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
 async function main() {
   console.log(`building ${BATCHES} protobuf batches of 512 spans (~50 spans per trace) ...`);
   const sets = [buildPayloads(BATCHES), buildPayloads(BATCHES), buildPayloads(BATCHES)];
@@ -125,15 +145,24 @@ async function main() {
     const bare = await bareInsertBaseline(url, sets[0]!.payloads);
     const bareRate = spansPerSet / bare.seconds;
 
-    // The real receiver over HTTP.
-    const database: Database = await createDatabase({ url, poolSize: CONCURRENCY + 2 });
+    // The real receiver, as production runs it: its own process (services/receiver/src/main.ts),
+    // so the load generator here does not share its event loop.
+    const database: Database = await createDatabase({ url });
     await migrate(database);
     await ensureProject(database, "default", "default");
-    const queue = createBullmqQueue({ redisUrl, prefix: `bench-${randomUUID()}` });
-    const config = loadConfig(receiverConfigSchema, { CRUX_HOST: "127.0.0.1", CRUX_OTLP_HTTP_PORT: "0", CRUX_OTLP_GRPC_PORT: "0", CRUX_SETTLE_DELAY_MS: "600000" });
-    const receiver = createReceiver({ database, queue, config, authRequired: false, log: createLogger({ level: "error", name: "bench" }), httpLogger: { level: "error" } });
-    const { httpPort } = await receiver.listen();
-    const endpoint = `http://127.0.0.1:${httpPort}/v1/traces`;
+    await database.close();
+    const port = 14318 + Math.floor(Math.random() * 1000);
+    const receiver = await startReceiverProcess({
+      DATABASE_URL: url,
+      REDIS_URL: redisUrl,
+      CRUX_AUTH: "false",
+      CRUX_HOST: "127.0.0.1",
+      CRUX_OTLP_HTTP_PORT: String(port),
+      CRUX_OTLP_GRPC_PORT: String(port + 1000),
+      CRUX_SETTLE_DELAY_MS: "600000",
+      CRUX_LOG_LEVEL: "warn",
+    });
+    const endpoint = `http://127.0.0.1:${port}/v1/traces`;
     const send = async (p: Uint8Array) => {
       const res = await fetch(endpoint, { method: "POST", body: p, headers: { "content-type": "application/x-protobuf" } });
       const body = await res.arrayBuffer();
@@ -154,9 +183,7 @@ async function main() {
       console.log(`ratio end-to-end / decode+bare-insert:   ${(e2eRate / bareRate).toFixed(2)}   (target >= 0.50)`);
       console.log(`targets: >= 20,000 spans/s end to end: ${e2eRate >= 20_000 ? "met" : "NOT met"}; p99 < 100 ms at half load: ${pct(half.latencies, 99) < 100 ? "met" : "NOT met"}`);
     } finally {
-      await receiver.close();
-      await queue.close();
-      await database.close();
+      await receiver.stop();
     }
   });
 }
