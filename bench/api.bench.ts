@@ -4,12 +4,13 @@
  * (0-3 a trace) spread over 7 days with generate_series, then calls each
  * endpoint through app.inject over the last 24 h and the full 7 d, printing
  * p50/p95 next to a baseline measured in the same run: a bare count(*) of the
- * window's trace_scores rows (the floor any aggregation pays). Uses
+ * window's trace_scores rows (the floor any aggregation pays). The seed bypasses
+ * persistTraceScores, so the hourly rollups are rebuilt from it once. Uses
  * DATABASE_URL (default local Postgres); creates and drops its own database.
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { createDatabase, migrate } from "@crux/db";
+import { createDatabase, migrate, rebuildScoreRollups } from "@crux/db";
 // The API service is not a root dependency; import its entry directly.
 import { buildApiApp } from "../services/api/src/index.ts";
 import { createAuthenticator } from "@crux/runtime";
@@ -60,7 +61,6 @@ async function seed(client: pg.Client): Promise<void> {
       LATERAL (SELECT (ARRAY['FM-1.3','FM-1.5','FM-3.2','FM-2.5','FM-1.2'])[1 + (k + s.finding_count) % 5] AS mode) mm,
       LATERAL (SELECT mm.mode, 'FC' || substr(mm.mode, 4, 1) AS cat) m
     WHERE s.project_id = '${PROJECT}' AND k < s.finding_count`);
-  await client.query("ANALYZE");
 }
 
 async function main(): Promise<void> {
@@ -77,6 +77,8 @@ async function main(): Promise<void> {
     await client.connect();
     const t0 = performance.now();
     await seed(client);
+    await rebuildScoreRollups(database, PROJECT);
+    await client.query("ANALYZE");
     const counts = await client.query(
       "SELECT (SELECT count(*) FROM trace_scores) AS traces, (SELECT count(*) FROM trace_agent_usage) AS agents, (SELECT count(*) FROM trace_findings) AS findings",
     );

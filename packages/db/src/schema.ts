@@ -12,6 +12,7 @@ import {
   index,
   integer,
   jsonb,
+  numeric,
   pgTable,
   primaryKey,
   smallint,
@@ -438,6 +439,148 @@ export const projectSettings = pgTable("project_settings", {
   repetitionK: integer(),
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
+
+// ---------------------------------------------------------------------------
+// Hourly score rollups (rollups.ts): one row per cell of base rows sharing the
+// hour of the trace start, the service and the table's group keys. Every trace
+// lives in exactly one hour and service, so per-trace counts add up across
+// cells. persistTraceScores keeps them current with deltas; sums are numeric so
+// subtracting a trace's old contribution is exact. Keys are nullable where the
+// base column is, hence unique constraints with NULLS NOT DISTINCT, not primary keys.
+// ---------------------------------------------------------------------------
+
+const rollupSum = () => numeric().notNull();
+const rollupCount = () => bigint({ mode: "number" }).notNull();
+
+/** Multiplier inputs of the runs in a cell (see rollups.ts multiplierCells). */
+const multiplierRollupColumns = () => ({
+  runs: rollupCount(),
+  baselineRuns: rollupCount(),
+  tokenValueSum: rollupSum(),
+  tokenKnown: rollupCount(),
+  tokenObservedSum: rollupSum(),
+  tokenObservedN: rollupCount(),
+  tokenBaselineSum: rollupSum(),
+  tokenBaselineN: rollupCount(),
+  tokenSrcRun: rollupCount(),
+  tokenSrcConfigured: rollupCount(),
+  tokenSrcUnknown: rollupCount(),
+  costValueSum: rollupSum(),
+  costKnown: rollupCount(),
+  costObservedSum: rollupSum(),
+  costObservedN: rollupCount(),
+  costBaselineSum: rollupSum(),
+  costBaselineN: rollupCount(),
+  costSrcRun: rollupCount(),
+  costSrcConfigured: rollupCount(),
+  costSrcUnknown: rollupCount(),
+});
+
+/** Per (hour, service, agent): trace_agent_usage sums; scored/failed traces the agent took part in. */
+export const scoreAgentHourly = pgTable(
+  "score_agent_hourly",
+  {
+    projectId: text().notNull(),
+    hourNs: bigint({ mode: "bigint" }).notNull(),
+    serviceName: text(),
+    agent: text().notNull(),
+    usageRows: rollupCount(),
+    inputTokens: rollupSum(),
+    outputTokens: rollupSum(),
+    cachedTokens: rollupSum(),
+    costUsd: rollupSum(),
+    costRows: rollupCount(),
+    llmCalls: rollupSum(),
+    toolCalls: rollupSum(),
+    spans: rollupSum(),
+    errors: rollupSum(),
+    scoredTraces: rollupCount(),
+    failedTraces: rollupCount(),
+  },
+  (t) => [unique("score_agent_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.agent).nullsNotDistinct()],
+);
+
+/** Per (hour, service): trace counts, outcomes and milestone aggregates of trace_scores. */
+export const scoreTraceHourly = pgTable(
+  "score_trace_hourly",
+  {
+    projectId: text().notNull(),
+    hourNs: bigint({ mode: "bigint" }).notNull(),
+    serviceName: text(),
+    traces: rollupCount(),
+    failed: rollupCount(),
+    agentTraces: rollupCount(),
+    outcomeRuns: rollupCount(),
+    outcomeOk: rollupCount(),
+    outcomeUnknown: rollupCount(),
+    ...multiplierRollupColumns(),
+    milestoneTraces: rollupCount(),
+    creditSum: rollupSum(),
+    creditN: rollupCount(),
+    fullSum: rollupCount(),
+    fullN: rollupCount(),
+    furthestSum: rollupSum(),
+    furthestN: rollupCount(),
+  },
+  (t) => [unique("score_trace_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName).nullsNotDistinct()],
+);
+
+/** Per (hour, service, task): multiplier and success inputs. task_key = task id, or 'trace:' || trace id without one. */
+export const scoreTaskHourly = pgTable(
+  "score_task_hourly",
+  {
+    projectId: text().notNull(),
+    hourNs: bigint({ mode: "bigint" }).notNull(),
+    serviceName: text(),
+    taskKey: text().notNull(),
+    hasTask: boolean().notNull(),
+    traceRows: rollupCount(),
+    ...multiplierRollupColumns(),
+    outcomeN: rollupCount(),
+    outcomeOk: rollupCount(),
+  },
+  (t) => [
+    unique("score_task_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.taskKey, t.hasTask).nullsNotDistinct(),
+    // A page of tasks reads its own cells only.
+    index("score_task_hourly_task_idx").on(t.projectId, t.taskKey, t.hourNs),
+  ],
+);
+
+/** Per (hour, service, milestone id): traces that evaluated the milestone and how many passed. */
+export const scoreMilestoneHourly = pgTable(
+  "score_milestone_hourly",
+  {
+    projectId: text().notNull(),
+    hourNs: bigint({ mode: "bigint" }).notNull(),
+    serviceName: text(),
+    milestoneId: text(),
+    traces: rollupCount(),
+    passed: rollupCount(),
+  },
+  (t) => [unique("score_milestone_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.milestoneId).nullsNotDistinct()],
+);
+
+/**
+ * Per (hour, service, agent scope, kind, k1, k2) finding facts. agent null = all
+ * agents. kind 'mode' (k1 = mode), 'category' (k1 = category), 'source'
+ * (k1 = mode, k2 = source); traces = traces with at least one such finding.
+ */
+export const scoreFindingHourly = pgTable(
+  "score_finding_hourly",
+  {
+    projectId: text().notNull(),
+    hourNs: bigint({ mode: "bigint" }).notNull(),
+    serviceName: text(),
+    agent: text(),
+    kind: text().notNull(),
+    k1: text().notNull(),
+    k2: text().notNull(),
+    findings: rollupCount(),
+    traces: rollupCount(),
+    failedTraces: rollupCount(),
+  },
+  (t) => [unique("score_finding_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.agent, t.kind, t.k1, t.k2).nullsNotDistinct()],
+);
 
 export type TraceScoreRow = typeof traceScores.$inferSelect;
 export type PriceRow = typeof prices.$inferSelect;

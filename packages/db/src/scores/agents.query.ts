@@ -1,11 +1,14 @@
 /**
  * Per-agent usage over a window: token and cost totals, calls, errors, share
  * of all agents' tokens; optionally a time series per bucket. Agents are
- * ordered by total tokens (desc, then name) and keyset-paginated.
+ * ordered by total tokens (desc, then name) and keyset-paginated. Reads the
+ * hourly rollups (rollups.ts) except for a series whose buckets split hours.
  */
 import { sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
 import { agentRowsWhere, clampLimit, type MetricsFilter } from "./metrics-filter.ts";
+import { rollupRows } from "./rollup-source.ts";
+import { agentRollup, hourNs, traceRollup } from "./rollups.ts";
 import { decodeCursor, encodeCursor, num } from "./sql-util.ts";
 
 export interface AgentUsageTotals {
@@ -55,6 +58,19 @@ const sums = sql.raw(`
   coalesce(sum(a.errors), 0)::float8 AS errors,
   count(*)::int AS traces`);
 
+// The same columns over rollup cells (alias a).
+const cellSums = sql.raw(`
+  coalesce(sum(a.input_tokens), 0)::float8 AS input_tokens,
+  coalesce(sum(a.output_tokens), 0)::float8 AS output_tokens,
+  coalesce(sum(a.cached_tokens), 0)::float8 AS cached_tokens,
+  coalesce(sum(a.cost_usd), 0)::float8 AS cost_usd,
+  coalesce(sum(a.usage_rows) - sum(a.cost_rows), 0)::int AS unpriced_rows,
+  coalesce(sum(a.llm_calls), 0)::float8 AS llm_calls,
+  coalesce(sum(a.tool_calls), 0)::float8 AS tool_calls,
+  coalesce(sum(a.spans), 0)::float8 AS spans,
+  coalesce(sum(a.errors), 0)::float8 AS errors,
+  coalesce(sum(a.usage_rows), 0)::int AS traces`);
+
 function totalsOf(r: Record<string, unknown>): AgentUsageTotals {
   const inputTokens = num(r.input_tokens);
   const outputTokens = num(r.output_tokens);
@@ -80,7 +96,8 @@ export async function agentMetrics(
   opts: { cursor?: string | undefined; limit?: number | undefined; bucketNs?: bigint | undefined },
 ): Promise<AgentsResult> {
   const db = database.db;
-  const where = agentRowsWhere("a", projectId, filter);
+  const cells = rollupRows(agentRollup, projectId, filter);
+  const onlyAgent = filter.agent === undefined ? sql`true` : sql`a.agent = ${filter.agent}`;
   const limit = clampLimit(opts.limit);
   const after = opts.cursor === undefined ? null : decodeCursor(opts.cursor, 2);
   const afterWhere =
@@ -90,7 +107,7 @@ export async function agentMetrics(
              OR ((per.input_tokens + per.output_tokens) = ${Number(after[0])}::float8 AND per.agent > ${String(after[1])})`;
   const rows = rowsOf(
     await db.execute(sql`
-      WITH per AS (SELECT a.agent, ${sums} FROM trace_agent_usage a WHERE ${where} GROUP BY a.agent),
+      WITH per AS (SELECT a.agent, ${cellSums} FROM ${cells} a WHERE ${onlyAgent} GROUP BY a.agent HAVING sum(a.usage_rows) > 0),
       tot AS (SELECT coalesce(sum(input_tokens + output_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS cost,
                      count(*)::int AS agents, coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
                      coalesce(sum(cached_tokens), 0) AS cached_tokens, coalesce(sum(cost_usd), 0) AS cost_usd,
@@ -115,19 +132,32 @@ export async function agentMetrics(
   });
   const last = page[page.length - 1];
   const nextCursor = agentRows.length > limit && last ? encodeCursor([last.totalTokens, last.agent]) : null;
+  // Distinct traces with usage: per-trace counts add up across cells (a trace has one row per agent).
   const totalTraces = rowsOf(
-    await db.execute(sql`SELECT count(DISTINCT a.trace_id)::int AS traces FROM trace_agent_usage a WHERE ${where}`),
+    await db.execute(
+      filter.agent === undefined
+        ? sql`SELECT sum(t.agent_traces)::int AS traces FROM ${rollupRows(traceRollup, projectId, filter)} t`
+        : sql`SELECT sum(a.usage_rows)::int AS traces FROM ${cells} a WHERE ${onlyAgent}`,
+    ),
   )[0];
 
   let series: AgentSeriesPoint[] | null = null;
   if (opts.bucketNs !== undefined && page.length > 0) {
     const bucket = opts.bucketNs.toString();
     const from = filter.fromNs.toString();
+    const pageAgents = sql`${sql.param(page.map((p) => p.agent))}::text[]`;
+    // Hourly cells fit the buckets only when every bucket is made of whole hours.
+    const hourAligned = filter.fromNs % hourNs === 0n && opts.bucketNs % hourNs === 0n;
     const seriesRows = rowsOf(
-      await db.execute(sql`
-        SELECT a.agent, ((a.start_ns - ${from}::bigint) / ${bucket}::bigint) AS b, ${sums}
-        FROM trace_agent_usage a WHERE ${where} AND a.agent = ANY(${sql.param(page.map((p) => p.agent))}::text[])
-        GROUP BY a.agent, b ORDER BY b, a.agent`),
+      await db.execute(
+        hourAligned
+          ? sql`SELECT a.agent, ((a.hour_ns - ${from}::bigint) / ${bucket}::bigint) AS b, ${cellSums}
+              FROM ${cells} a WHERE ${onlyAgent} AND a.agent = ANY(${pageAgents})
+              GROUP BY a.agent, b HAVING sum(a.usage_rows) > 0 ORDER BY b, a.agent`
+          : sql`SELECT a.agent, ((a.start_ns - ${from}::bigint) / ${bucket}::bigint) AS b, ${sums}
+              FROM trace_agent_usage a WHERE ${agentRowsWhere("a", projectId, filter)} AND a.agent = ANY(${pageAgents})
+              GROUP BY a.agent, b ORDER BY b, a.agent`,
+      ),
     );
     series = seriesRows.map((r) => ({
       agent: String(r.agent),

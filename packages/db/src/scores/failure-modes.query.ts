@@ -3,10 +3,13 @@
  * scope, the share of scored traces in scope with at least one finding of the
  * mode, with numerator and denominator. With an agent filter, the scope is the
  * traces the agent took part in and the numerator counts the agent's findings.
+ * Reads the hourly rollups (rollups.ts); the counts are those of the base rows.
  */
 import { sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { agentRowsWhere, clampLimit, traceScopeWhere, type MetricsFilter } from "./metrics-filter.ts";
+import { clampLimit, type MetricsFilter } from "./metrics-filter.ts";
+import { agentScope, rollupRows } from "./rollup-source.ts";
+import { agentRollup, findingRollup, traceRollup } from "./rollups.ts";
 import { decodeCursor, encodeCursor, num } from "./sql-util.ts";
 
 export const mastModeIds = [
@@ -45,34 +48,34 @@ export async function failureModeMetrics(
   opts: { groupBy: FailureModeGroupBy; cursor?: string | undefined; limit?: number | undefined },
 ): Promise<FailureModesResult> {
   const db = database.db;
-  const scope = traceScopeWhere("s", projectId, filter);
-  const findings = agentRowsWhere("f", projectId, filter);
-  const [scopeRow] = rowsOf(
-    await db.execute(sql`SELECT count(*)::int AS traces, count(*) FILTER (WHERE s.success = false)::int AS failed FROM trace_scores s WHERE ${scope}`),
-  );
+  const findings = rollupRows(findingRollup, projectId, filter);
+  const inScope = agentScope("f", filter.agent);
+  // Traces in scope: all scored traces, or (agent) the scored traces the agent took part in.
+  const scopeSql =
+    filter.agent === undefined
+      ? sql`SELECT sum(t.traces)::int AS traces, sum(t.failed)::int AS failed FROM ${rollupRows(traceRollup, projectId, filter)} t`
+      : sql`SELECT sum(a.scored_traces)::int AS traces, sum(a.failed_traces)::int AS failed FROM ${rollupRows(agentRollup, projectId, filter)} a WHERE a.agent = ${filter.agent}`;
+  const [scopeResult, failedResult, sourceResult] = await Promise.all([
+    db.execute(scopeSql),
+    db.execute(sql`SELECT f.k1 AS mode, sum(f.failed_traces)::int AS traces FROM ${findings} f
+      WHERE f.kind = 'mode' AND ${inScope} GROUP BY f.k1 HAVING sum(f.failed_traces) > 0 ORDER BY f.k1`),
+    db.execute(sql`SELECT f.k1 AS mode, f.k2 AS source, sum(f.findings)::int AS findings, sum(f.traces)::int AS traces
+      FROM ${findings} f WHERE f.kind = 'source' AND ${inScope} GROUP BY f.k1, f.k2 HAVING sum(f.findings) > 0 ORDER BY f.k1, f.k2`),
+  ]);
+  const scopeRow = rowsOf(scopeResult)[0];
   const scopeTraces = num(scopeRow?.traces);
   const failedTraces = num(scopeRow?.failed);
 
   const [rates, nextCursor] = await groupedRates(database, projectId, filter, opts, scopeTraces);
-
-  const failedRows = rowsOf(
-    await db.execute(sql`SELECT f.mode, count(*)::int AS traces FROM trace_findings f
-      WHERE ${findings} AND f.success = false AND ${filter.agent === undefined ? sql`f.first_of_mode` : sql`f.first_of_agent_mode`}
-      GROUP BY f.mode ORDER BY f.mode`),
-  );
-  const sourceRows = rowsOf(
-    await db.execute(sql`SELECT f.mode, f.source, count(*)::int AS findings, count(DISTINCT f.trace_id)::int AS traces
-      FROM trace_findings f WHERE ${findings} GROUP BY f.mode, f.source ORDER BY f.mode, f.source`),
-  );
   return {
     scopeTraces,
     rates,
     nextCursor,
     failed: {
       traces: failedTraces,
-      modes: failedRows.map((r) => ({ mode: String(r.mode), traces: num(r.traces), share: rate(num(r.traces), failedTraces) })),
+      modes: rowsOf(failedResult).map((r) => ({ mode: String(r.mode), traces: num(r.traces), share: rate(num(r.traces), failedTraces) })),
     },
-    sources: sourceRows.map((r) => ({ mode: String(r.mode), source: String(r.source), findings: num(r.findings), traces: num(r.traces) })),
+    sources: rowsOf(sourceResult).map((r) => ({ mode: String(r.mode), source: String(r.source), findings: num(r.findings), traces: num(r.traces) })),
   };
 }
 
@@ -84,18 +87,15 @@ async function groupedRates(
   scopeTraces: number,
 ): Promise<[FailureModeRate[], string | null]> {
   const db = database.db;
-  const findings = agentRowsWhere("f", projectId, filter);
-  const firstFlag = filter.agent === undefined ? sql`f.first_of_mode` : sql`f.first_of_agent_mode`;
+  const findings = rollupRows(findingRollup, projectId, filter);
+  const inScope = agentScope("f", filter.agent);
   if (opts.groupBy === "mode" || opts.groupBy === "category") {
     const byCategory = opts.groupBy === "category";
-    // With an agent filter a category count must still be per trace: count distinct traces then.
-    const counted = byCategory
-      ? filter.agent === undefined
-        ? sql`count(*) FILTER (WHERE f.first_of_category)`
-        : sql`count(DISTINCT f.trace_id)`
-      : sql`count(*) FILTER (WHERE ${firstFlag})`;
-    const key = byCategory ? sql`f.category` : sql`f.mode`;
-    const rows = rowsOf(await db.execute(sql`SELECT ${key} AS k, ${counted}::int AS n FROM trace_findings f WHERE ${findings} GROUP BY 1`));
+    // Every mode / category with at least one finding in scope is listed, even at 0 traces.
+    const rows = rowsOf(
+      await db.execute(sql`SELECT f.k1 AS k, sum(f.traces)::int AS n FROM ${findings} f
+        WHERE f.kind = ${byCategory ? "category" : "mode"} AND ${inScope} GROUP BY f.k1 HAVING sum(f.findings) > 0`),
+    );
     const counts = new Map(rows.map((r) => [String(r.k), num(r.n)]));
     const keys: string[] = [...(byCategory ? mastCategories : mastModeIds)];
     for (const k of counts.keys()) if (!keys.includes(k)) keys.push(k);
@@ -106,12 +106,18 @@ async function groupedRates(
   const limit = clampLimit(opts.limit);
   const after = opts.cursor === undefined ? null : decodeCursor(opts.cursor, 2);
   const byAgent = opts.groupBy === "agent";
+  const onlyAgent = (alias: string) => (filter.agent === undefined ? sql`true` : sql`${sql.raw(alias)}.agent = ${filter.agent}`);
+  const agents = rollupRows(agentRollup, projectId, filter);
   const denominators = byAgent
-    ? sql`SELECT a.agent AS g, count(*)::int AS d FROM trace_agent_usage a WHERE ${agentRowsWhere("a", projectId, filter)} GROUP BY a.agent`
-    : sql`SELECT coalesce(s.service_name, '') AS g, count(*)::int AS d FROM trace_scores s WHERE ${traceScopeWhere("s", projectId, filter)} GROUP BY 1`;
+    ? sql`SELECT a.agent AS g, sum(a.usage_rows)::int AS d FROM ${agents} a WHERE ${onlyAgent("a")} GROUP BY a.agent`
+    : filter.agent === undefined
+      ? sql`SELECT coalesce(t.service_name, '') AS g, sum(t.traces)::int AS d FROM ${rollupRows(traceRollup, projectId, filter)} t GROUP BY 1`
+      : sql`SELECT coalesce(a.service_name, '') AS g, sum(a.scored_traces)::int AS d FROM ${agents} a WHERE a.agent = ${filter.agent} GROUP BY 1`;
   const numerators = byAgent
-    ? sql`SELECT f.agent AS g, f.mode, count(*)::int AS n FROM trace_findings f WHERE ${findings} AND f.first_of_agent_mode GROUP BY f.agent, f.mode`
-    : sql`SELECT coalesce(f.service_name, '') AS g, f.mode, count(*)::int AS n FROM trace_findings f WHERE ${findings} AND ${firstFlag} GROUP BY 1, 2`;
+    ? sql`SELECT f.agent AS g, f.k1 AS mode, sum(f.traces)::int AS n FROM ${findings} f
+        WHERE f.kind = 'mode' AND f.agent IS NOT NULL AND ${onlyAgent("f")} GROUP BY f.agent, f.k1 HAVING sum(f.traces) > 0`
+    : sql`SELECT coalesce(f.service_name, '') AS g, f.k1 AS mode, sum(f.traces)::int AS n FROM ${findings} f
+        WHERE f.kind = 'mode' AND ${inScope} GROUP BY 1, 2 HAVING sum(f.traces) > 0`;
   const rows = rowsOf(
     await db.execute(sql`WITH d AS (${denominators}), n AS (${numerators})
       SELECT n.g, n.mode, n.n, coalesce(d.d, 0) AS d FROM n LEFT JOIN d ON d.g = n.g

@@ -1,4 +1,5 @@
 export { persistTraceScores } from "./persist.ts";
+export { rebuildScoreRollups } from "./rollups.ts";
 export {
   loadScoringConfig,
   getOutcomeOverride,

@@ -2,11 +2,15 @@
  * Token and cost multipliers against the single-agent baseline (per task and
  * overall), and task success with milestone coverage. Both read the per-trace
  * values the worker stored in trace_scores; baseline-tagged runs are the
- * reference, so they are counted but left out of the multipliers.
+ * reference, so they are counted but left out of the multipliers. Both read
+ * the hourly rollups (rollups.ts): sums there are exact numerics, so a mean is
+ * the sum rounded to float8 divided by the count.
  */
 import { sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { clampLimit, traceScopeWhere, type MetricsFilter } from "./metrics-filter.ts";
+import { clampLimit, type MetricsFilter } from "./metrics-filter.ts";
+import { rollupRows } from "./rollup-source.ts";
+import { milestoneRollup, taskRollup, traceRollup } from "./rollups.ts";
 import { decodeCursor, encodeCursor, num, numOrNull } from "./sql-util.ts";
 
 export type BaselineSource = "baseline_run" | "configured" | "unknown" | "mixed";
@@ -37,18 +41,20 @@ export interface MultiplierResult {
   nextCursor: string | null;
 }
 
+/** Over task or trace cells (alias s): the columns the per-run aggregation gave. */
 function aggregatesSql(kind: "token" | "cost") {
-  const k = sql.raw(kind);
+  const k = (m: string) => sql.raw(`s.${kind}_${m}`);
+  const out = (m: string) => sql.raw(`${kind}_${m}`);
   return sql`
-    avg(s.${k}_multiplier) FILTER (WHERE NOT s.is_baseline)::float8 AS ${sql.raw(kind)}_value,
-    avg(s.${k}_observed) FILTER (WHERE NOT s.is_baseline AND s.${k}_multiplier IS NOT NULL)::float8 AS ${sql.raw(kind)}_observed,
-    avg(s.${k}_baseline) FILTER (WHERE NOT s.is_baseline AND s.${k}_multiplier IS NOT NULL)::float8 AS ${sql.raw(kind)}_baseline,
-    sum(s.${k}_observed) FILTER (WHERE NOT s.is_baseline AND s.${k}_multiplier IS NOT NULL)::float8 AS ${sql.raw(kind)}_observed_sum,
-    sum(s.${k}_baseline) FILTER (WHERE NOT s.is_baseline AND s.${k}_multiplier IS NOT NULL)::float8 AS ${sql.raw(kind)}_baseline_sum,
-    count(s.${k}_multiplier) FILTER (WHERE NOT s.is_baseline)::int AS ${sql.raw(kind)}_known,
-    count(*) FILTER (WHERE NOT s.is_baseline AND s.${k}_baseline_source = 'baseline_run')::int AS ${sql.raw(kind)}_src_run,
-    count(*) FILTER (WHERE NOT s.is_baseline AND s.${k}_baseline_source = 'configured')::int AS ${sql.raw(kind)}_src_configured,
-    count(*) FILTER (WHERE NOT s.is_baseline AND s.${k}_baseline_source = 'unknown')::int AS ${sql.raw(kind)}_src_unknown`;
+    (sum(${k("value_sum")})::float8 / nullif(sum(${k("known")}), 0)::float8) AS ${out("value")},
+    (sum(${k("observed_sum")})::float8 / nullif(sum(${k("observed_n")}), 0)::float8) AS ${out("observed")},
+    (sum(${k("baseline_sum")})::float8 / nullif(sum(${k("baseline_n")}), 0)::float8) AS ${out("baseline")},
+    CASE WHEN sum(${k("observed_n")}) > 0 THEN sum(${k("observed_sum")})::float8 END AS ${out("observed_sum")},
+    CASE WHEN sum(${k("baseline_n")}) > 0 THEN sum(${k("baseline_sum")})::float8 END AS ${out("baseline_sum")},
+    coalesce(sum(${k("known")}), 0)::int AS ${out("known")},
+    coalesce(sum(${k("src_run")}), 0)::int AS ${out("src_run")},
+    coalesce(sum(${k("src_configured")}), 0)::int AS ${out("src_configured")},
+    coalesce(sum(${k("src_unknown")}), 0)::int AS ${out("src_unknown")}`;
 }
 
 function aggregateOf(r: Record<string, unknown>, kind: "token" | "cost"): MultiplierAggregate {
@@ -73,22 +79,30 @@ export async function multiplierMetrics(
   opts: { cursor?: string | undefined; limit?: number | undefined },
 ): Promise<MultiplierResult> {
   const db = database.db;
-  const where = traceScopeWhere("s", projectId, filter);
+  const cells = rollupRows(taskRollup, projectId, filter, { traceScoped: true });
   const limit = clampLimit(opts.limit);
   const after = opts.cursor === undefined ? null : decodeCursor(opts.cursor, 1);
-  const [overallRow] = rowsOf(
-    await db.execute(sql`SELECT count(*) FILTER (WHERE NOT s.is_baseline)::int AS runs, count(*) FILTER (WHERE s.is_baseline)::int AS baseline_runs,
-      count(DISTINCT s.task_id)::int AS tasks, ${aggregatesSql("token")}, ${aggregatesSql("cost")}
-      FROM trace_scores s WHERE ${where}`),
-  );
+  // Task cells can be as many as traces: find the page's tasks on counts alone, then sum only theirs.
+  const [overallResult, keysResult] = await Promise.all([
+    db.execute(sql`SELECT coalesce(sum(s.runs), 0)::int AS runs, coalesce(sum(s.baseline_runs), 0)::int AS baseline_runs,
+      ${aggregatesSql("token")}, ${aggregatesSql("cost")} FROM ${rollupRows(traceRollup, projectId, filter, { traceScoped: true })} s`),
+    db.execute(sql`WITH k AS (SELECT s.task_key FROM ${cells} s WHERE s.has_task GROUP BY s.task_key HAVING sum(s.trace_rows) > 0)
+      SELECT (SELECT count(*) FROM k)::int AS tasks,
+        ARRAY(SELECT k.task_key FROM k ${after === null ? sql`` : sql`WHERE k.task_key > ${String(after[0])}`} ORDER BY k.task_key LIMIT ${limit + 1}) AS page`),
+  ]);
+  const keys = rowsOf(keysResult)[0] ?? {};
+  const pageKeys = (keys.page as string[] | null) ?? [];
   // Runs without a task id count in the overall figures only.
-  const taskRows = rowsOf(
-    await db.execute(sql`SELECT s.task_id, count(*) FILTER (WHERE NOT s.is_baseline)::int AS runs, count(*) FILTER (WHERE s.is_baseline)::int AS baseline_runs,
-      ${aggregatesSql("token")}, ${aggregatesSql("cost")}
-      FROM trace_scores s WHERE ${where} AND s.task_id IS NOT NULL ${after === null ? sql`` : sql`AND s.task_id > ${String(after[0])}`}
-      GROUP BY s.task_id ORDER BY s.task_id LIMIT ${limit + 1}`),
-  );
-  const o = overallRow ?? {};
+  const taskRows =
+    pageKeys.length === 0
+      ? []
+      : rowsOf(
+          await db.execute(sql`SELECT s.task_key AS task_id, sum(s.runs)::int AS runs, sum(s.baseline_runs)::int AS baseline_runs,
+            ${aggregatesSql("token")}, ${aggregatesSql("cost")}
+            FROM ${cells} s WHERE s.has_task AND s.task_key = ANY(${sql.param(pageKeys)}::text[])
+            GROUP BY s.task_key ORDER BY s.task_key`),
+        );
+  const o: Record<string, unknown> = { ...rowsOf(overallResult)[0], tasks: keys.tasks };
   const page = taskRows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -127,21 +141,20 @@ export interface SuccessInputs {
 
 export async function successInputs(database: Database, projectId: string, filter: MetricsFilter): Promise<SuccessInputs> {
   const db = database.db;
-  const where = traceScopeWhere("s", projectId, filter);
-  const [taskRows, countRows, milestoneRows, perMilestoneRows] = await Promise.all([
-    db.execute(sql`SELECT coalesce(s.task_id, 'trace:' || s.trace_id) AS task, count(*)::int AS runs, avg(s.success::int)::float8 AS rate
-      FROM trace_scores s WHERE ${where} AND s.success IS NOT NULL GROUP BY 1`),
-    db.execute(sql`SELECT count(*) FILTER (WHERE s.success IS NOT NULL)::int AS runs, count(*) FILTER (WHERE s.success)::int AS ok,
-      count(*) FILTER (WHERE s.success IS NULL)::int AS unknown FROM trace_scores s WHERE ${where}`),
-    db.execute(sql`SELECT count(s.milestone_set_id)::int AS traces, avg(s.milestone_partial_credit)::float8 AS credit,
-      avg(s.milestone_full_success::int)::float8 AS full, avg(s.milestone_furthest_index)::float8 AS furthest
-      FROM trace_scores s WHERE ${where} AND s.milestone_set_id IS NOT NULL`),
-    db.execute(sql`SELECT m->>'id' AS id, count(*)::int AS traces, count(*) FILTER (WHERE (m->>'passed')::boolean)::int AS passed
-      FROM trace_scores s, jsonb_array_elements(s.milestone_detail) AS m
-      WHERE ${where} AND s.milestone_detail IS NOT NULL GROUP BY 1 ORDER BY 1`),
+  const traces = rollupRows(traceRollup, projectId, filter, { traceScoped: true });
+  // Means of integers are numeric divisions, as avg(int) computes them.
+  const [taskRows, countRows, perMilestoneRows] = await Promise.all([
+    db.execute(sql`SELECT s.task_key AS task, sum(s.outcome_n)::int AS runs, (sum(s.outcome_ok)::numeric / sum(s.outcome_n)::numeric)::float8 AS rate
+      FROM ${rollupRows(taskRollup, projectId, filter, { traceScoped: true })} s GROUP BY s.task_key HAVING sum(s.outcome_n) > 0`),
+    db.execute(sql`SELECT sum(t.outcome_runs)::int AS runs, sum(t.outcome_ok)::int AS ok, sum(t.outcome_unknown)::int AS unknown,
+      sum(t.milestone_traces)::int AS traces, (sum(t.credit_sum)::float8 / nullif(sum(t.credit_n), 0)::float8) AS credit,
+      (sum(t.full_sum)::numeric / nullif(sum(t.full_n), 0)::numeric)::float8 AS full,
+      (sum(t.furthest_sum) / nullif(sum(t.furthest_n), 0)::numeric)::float8 AS furthest FROM ${traces} t`),
+    db.execute(sql`SELECT m.milestone_id AS id, sum(m.traces)::int AS traces, sum(m.passed)::int AS passed
+      FROM ${rollupRows(milestoneRollup, projectId, filter, { traceScoped: true })} m GROUP BY 1 HAVING sum(m.traces) > 0 ORDER BY 1`),
   ]);
   const c = rowsOf(countRows)[0] ?? {};
-  const m = rowsOf(milestoneRows)[0] ?? {};
+  const m = c;
   return {
     tasks: rowsOf(taskRows).map((r) => ({ taskId: String(r.task), runs: num(r.runs), successRate: num(r.rate) })),
     runs: num(c.runs),

@@ -4,10 +4,14 @@
  * same trace, so the second one's deletes see the first one's rows (no
  * primary-key clash) and readers see the old set or the new set, never a mix.
  * A record older than the stored one (lower version) is ignored.
+ * The hourly rollups (rollups.ts) get the trace's new contribution minus its
+ * old one; a transaction-scoped advisory lock on the trace, taken first, keeps
+ * the old contribution read before the upsert stable until commit.
  */
 import type { TraceScoreRecord } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
+import { applyTraceDeltaSql, rollups, traceContribution } from "./rollups.ts";
 import { unnestOf, unnestSelect } from "./sql-util.ts";
 
 type Tx = Parameters<Parameters<Database["db"]["transaction"]>[0]>[0];
@@ -21,6 +25,9 @@ const childTables = ["trace_findings", "trace_agent_usage", "trace_attributions"
 
 export async function persistTraceScores(database: Database, projectId: string, record: TraceScoreRecord): Promise<void> {
   await database.db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`crux.scores:${projectId}:${record.traceId}`}, 0))`);
+    const old: Record<string, unknown>[][] = [];
+    for (const r of rollups) old.push(await traceContribution((q) => tx.execute(q), r, projectId, record.traceId));
     const written = rowsOf(await tx.execute(upsertSummarySql(projectId, record)));
     if (written.length === 0) return; // a newer version is already stored
     for (const table of childTables) {
@@ -31,6 +38,8 @@ export async function persistTraceScores(database: Database, projectId: string, 
     await insertRows(tx, "trace_attributions", projectId, record.traceId, attributionColumns(record));
     await insertRows(tx, "trace_handoffs", projectId, record.traceId, handoffColumns(record));
     await insertRows(tx, "trace_trajectories", projectId, record.traceId, trajectoryColumns(record));
+    // Always in the order of `rollups`, each statement in key order: see applyTraceDeltaSql.
+    for (const [i, r] of rollups.entries()) await tx.execute(applyTraceDeltaSql(r, projectId, record.traceId, old[i]!));
   });
 }
 

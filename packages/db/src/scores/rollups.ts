@@ -1,0 +1,231 @@
+/**
+ * Hourly rollups of the score tables (schema.ts "Hourly score rollups").
+ * Each rollup is defined once, as `cells(where)`: the SELECT that aggregates
+ * the base rows matching `where` into rollup cells. That same SELECT
+ *  - rebuilds a rollup (rebuildScoreRollups),
+ *  - computes a trace's old and new contribution (persistTraceScores deltas),
+ *  - covers the partial hours at the window edges at query time (rollup-source.ts),
+ * so a stored cell is by construction what the base rows give, and summing
+ * cells equals aggregating the rows.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import { rowsOf, type Database } from "../client.ts";
+
+export const hourNs = 3_600_000_000_000n;
+
+/** Rows of a base table alias matching some conditions (the alias carries project_id, start_ns, service_name). */
+export type BaseWhere = (alias: string) => SQL;
+
+export interface Rollup {
+  table: string;
+  /** Group keys after project_id, hour_ns, service_name, with their SQL types. */
+  keys: [string, string][];
+  /** Additive measures with their SQL types. */
+  measures: [string, string][];
+  cells(where: BaseWhere): SQL;
+}
+
+const hourExpr = (col: string) => `(${col} - ((${col} % ${hourNs}) + ${hourNs}) % ${hourNs})`;
+const hourOf = (col: string) => sql.raw(hourExpr(col));
+
+const multiplierCells = (kind: "token" | "cost") => {
+  const k = kind;
+  const known = `NOT s.is_baseline AND s.${k}_multiplier IS NOT NULL`;
+  return `
+    coalesce(sum(s.${k}_multiplier::numeric) FILTER (WHERE NOT s.is_baseline), 0) AS ${k}_value_sum,
+    count(s.${k}_multiplier) FILTER (WHERE NOT s.is_baseline) AS ${k}_known,
+    coalesce(sum(s.${k}_observed::numeric) FILTER (WHERE ${known}), 0) AS ${k}_observed_sum,
+    count(s.${k}_observed) FILTER (WHERE ${known}) AS ${k}_observed_n,
+    coalesce(sum(s.${k}_baseline::numeric) FILTER (WHERE ${known}), 0) AS ${k}_baseline_sum,
+    count(s.${k}_baseline) FILTER (WHERE ${known}) AS ${k}_baseline_n,
+    count(*) FILTER (WHERE NOT s.is_baseline AND s.${k}_baseline_source = 'baseline_run') AS ${k}_src_run,
+    count(*) FILTER (WHERE NOT s.is_baseline AND s.${k}_baseline_source = 'configured') AS ${k}_src_configured,
+    count(*) FILTER (WHERE NOT s.is_baseline AND s.${k}_baseline_source = 'unknown') AS ${k}_src_unknown`;
+};
+const multiplierMeasures = (k: string): [string, string][] =>
+  ["value_sum", "known", "observed_sum", "observed_n", "baseline_sum", "baseline_n", "src_run", "src_configured", "src_unknown"].map((m) => [
+    `${k}_${m}`,
+    m.endsWith("_sum") ? "numeric" : "bigint",
+  ]);
+
+const counts = (...names: string[]): [string, string][] => names.map((n) => [n, "bigint"]);
+const sums = (...names: string[]): [string, string][] => names.map((n) => [n, "numeric"]);
+
+export const agentRollup: Rollup = {
+  table: "score_agent_hourly",
+  keys: [["agent", "text"]],
+  measures: [
+    ...counts("usage_rows"),
+    ...sums("input_tokens", "output_tokens", "cached_tokens", "cost_usd"),
+    ...counts("cost_rows"),
+    ...sums("llm_calls", "tool_calls", "spans", "errors"),
+    ...counts("scored_traces", "failed_traces"),
+  ],
+  cells: (where) => sql`
+    SELECT a.project_id, ${hourOf("a.start_ns")} AS hour_ns, a.service_name, a.agent,
+      count(*) AS usage_rows, coalesce(sum(a.input_tokens), 0)::numeric AS input_tokens,
+      coalesce(sum(a.output_tokens), 0)::numeric AS output_tokens, coalesce(sum(a.cached_tokens), 0)::numeric AS cached_tokens,
+      coalesce(sum(a.cost_usd::numeric), 0) AS cost_usd, count(a.cost_usd) AS cost_rows,
+      coalesce(sum(a.llm_calls), 0)::numeric AS llm_calls, coalesce(sum(a.tool_calls), 0)::numeric AS tool_calls,
+      coalesce(sum(a.spans), 0)::numeric AS spans, coalesce(sum(a.errors), 0)::numeric AS errors,
+      count(s.trace_id) AS scored_traces, count(*) FILTER (WHERE s.success = false) AS failed_traces
+    FROM trace_agent_usage a LEFT JOIN trace_scores s ON s.project_id = a.project_id AND s.trace_id = a.trace_id
+    WHERE ${where("a")} GROUP BY 1, 2, 3, 4`,
+};
+
+export const traceRollup: Rollup = {
+  table: "score_trace_hourly",
+  keys: [],
+  measures: [
+    ...counts("traces", "failed", "agent_traces", "outcome_runs", "outcome_ok", "outcome_unknown"),
+    ...counts("runs", "baseline_runs"),
+    ...multiplierMeasures("token"),
+    ...multiplierMeasures("cost"),
+    ...counts("milestone_traces"),
+    ...sums("credit_sum"),
+    ...counts("credit_n", "full_sum", "full_n"),
+    ...sums("furthest_sum"),
+    ...counts("furthest_n"),
+  ],
+  cells: (where) => sql`
+    SELECT s.project_id, ${hourOf("s.start_ns")} AS hour_ns, s.service_name,
+      count(*) AS traces, count(*) FILTER (WHERE s.success = false) AS failed,
+      count(*) FILTER (WHERE EXISTS (SELECT 1 FROM trace_agent_usage au WHERE au.project_id = s.project_id AND au.trace_id = s.trace_id)) AS agent_traces,
+      count(*) FILTER (WHERE s.success IS NOT NULL) AS outcome_runs, count(*) FILTER (WHERE s.success) AS outcome_ok,
+      count(*) FILTER (WHERE s.success IS NULL) AS outcome_unknown,
+      count(*) FILTER (WHERE NOT s.is_baseline) AS runs, count(*) FILTER (WHERE s.is_baseline) AS baseline_runs,
+      ${sql.raw(multiplierCells("token"))}, ${sql.raw(multiplierCells("cost"))},
+      count(s.milestone_set_id) AS milestone_traces,
+      coalesce(sum(s.milestone_partial_credit::numeric) FILTER (WHERE s.milestone_set_id IS NOT NULL), 0) AS credit_sum,
+      count(s.milestone_partial_credit) FILTER (WHERE s.milestone_set_id IS NOT NULL) AS credit_n,
+      count(*) FILTER (WHERE s.milestone_set_id IS NOT NULL AND s.milestone_full_success) AS full_sum,
+      count(s.milestone_full_success) FILTER (WHERE s.milestone_set_id IS NOT NULL) AS full_n,
+      coalesce(sum(s.milestone_furthest_index) FILTER (WHERE s.milestone_set_id IS NOT NULL), 0)::numeric AS furthest_sum,
+      count(s.milestone_furthest_index) FILTER (WHERE s.milestone_set_id IS NOT NULL) AS furthest_n
+    FROM trace_scores s WHERE ${where("s")} GROUP BY 1, 2, 3`,
+};
+
+export const taskRollup: Rollup = {
+  table: "score_task_hourly",
+  keys: [
+    ["task_key", "text"],
+    ["has_task", "boolean"],
+  ],
+  measures: [...counts("trace_rows", "runs", "baseline_runs"), ...multiplierMeasures("token"), ...multiplierMeasures("cost"), ...counts("outcome_n", "outcome_ok")],
+  cells: (where) => sql`
+    SELECT s.project_id, ${hourOf("s.start_ns")} AS hour_ns, s.service_name,
+      coalesce(s.task_id, 'trace:' || s.trace_id) AS task_key, s.task_id IS NOT NULL AS has_task,
+      count(*) AS trace_rows, count(*) FILTER (WHERE NOT s.is_baseline) AS runs, count(*) FILTER (WHERE s.is_baseline) AS baseline_runs,
+      ${sql.raw(multiplierCells("token"))}, ${sql.raw(multiplierCells("cost"))},
+      count(*) FILTER (WHERE s.success IS NOT NULL) AS outcome_n, count(*) FILTER (WHERE s.success) AS outcome_ok
+    FROM trace_scores s WHERE ${where("s")} GROUP BY 1, 2, 3, 4, 5`,
+};
+
+export const milestoneRollup: Rollup = {
+  table: "score_milestone_hourly",
+  keys: [["milestone_id", "text"]],
+  measures: counts("traces", "passed"),
+  cells: (where) => sql`
+    SELECT s.project_id, ${hourOf("s.start_ns")} AS hour_ns, s.service_name, m->>'id' AS milestone_id,
+      count(*) AS traces, count(*) FILTER (WHERE (m->>'passed')::boolean) AS passed
+    FROM trace_scores s, jsonb_array_elements(s.milestone_detail) AS m
+    WHERE ${where("s")} AND s.milestone_detail IS NOT NULL GROUP BY 1, 2, 3, 4`,
+};
+
+/** The six finding fact kinds; the flag semantics are those of failure-modes.query.ts. */
+export const findingRollup: Rollup = {
+  table: "score_finding_hourly",
+  keys: [
+    ["agent", "text"],
+    ["kind", "text"],
+    ["k1", "text"],
+    ["k2", "text"],
+  ],
+  measures: counts("findings", "traces", "failed_traces"),
+  cells: (where) => {
+    const head = (agent: string, kind: string, k1: string, k2: string) =>
+      sql.raw(`SELECT f.project_id, ${hourExpr("f.start_ns")} AS hour_ns, f.service_name,
+        ${agent} AS agent, '${kind}' AS kind, ${k1} AS k1, ${k2} AS k2, count(*) AS findings`);
+    const allAgents = where("f");
+    const perAgent = sql`${where("f")} AND f.agent IS NOT NULL`;
+    return sql`
+      ${head("NULL::text", "mode", "f.mode", "''")}, count(*) FILTER (WHERE f.first_of_mode) AS traces,
+        count(*) FILTER (WHERE f.first_of_mode AND f.success = false) AS failed_traces
+      FROM trace_findings f WHERE ${allAgents} GROUP BY 1, 2, 3, 4, 5, 6, 7
+      UNION ALL
+      ${head("f.agent", "mode", "f.mode", "''")}, count(*) FILTER (WHERE f.first_of_agent_mode) AS traces,
+        count(*) FILTER (WHERE f.first_of_agent_mode AND f.success = false) AS failed_traces
+      FROM trace_findings f WHERE ${perAgent} GROUP BY 1, 2, 3, 4, 5, 6, 7
+      UNION ALL
+      ${head("NULL::text", "category", "f.category", "''")}, count(*) FILTER (WHERE f.first_of_category) AS traces, 0 AS failed_traces
+      FROM trace_findings f WHERE ${allAgents} GROUP BY 1, 2, 3, 4, 5, 6, 7
+      UNION ALL
+      ${head("f.agent", "category", "f.category", "''")}, count(DISTINCT f.trace_id) AS traces, 0 AS failed_traces
+      FROM trace_findings f WHERE ${perAgent} GROUP BY 1, 2, 3, 4, 5, 6, 7
+      UNION ALL
+      ${head("NULL::text", "source", "f.mode", "f.source")}, count(DISTINCT f.trace_id) AS traces, 0 AS failed_traces
+      FROM trace_findings f WHERE ${allAgents} GROUP BY 1, 2, 3, 4, 5, 6, 7
+      UNION ALL
+      ${head("f.agent", "source", "f.mode", "f.source")}, count(DISTINCT f.trace_id) AS traces, 0 AS failed_traces
+      FROM trace_findings f WHERE ${perAgent} GROUP BY 1, 2, 3, 4, 5, 6, 7`;
+  },
+};
+
+export const rollups: readonly Rollup[] = [agentRollup, traceRollup, taskRollup, milestoneRollup, findingRollup];
+
+export const rollupKeyNames = (r: Rollup): string[] => ["project_id", "hour_ns", "service_name", ...r.keys.map(([n]) => n)];
+export const rollupColumnNames = (r: Rollup): string[] => [...rollupKeyNames(r), ...r.measures.map(([n]) => n)];
+
+/** r.cells with the rollup's columns in table order, so INSERT ... SELECT and UNION ALL match them by name. */
+export function cellsByName(r: Rollup, where: BaseWhere): SQL {
+  return sql`SELECT ${sql.raw(rollupColumnNames(r).map((c) => `n.${c}`).join(", "))} FROM (${r.cells(where)}) n`;
+}
+
+/** Rows of the trace's contribution to a rollup, as the SQL driver returns them (numerics as strings). */
+export async function traceContribution(exec: (q: SQL) => Promise<unknown>, r: Rollup, projectId: string, traceId: string): Promise<Record<string, unknown>[]> {
+  return rowsOf(await exec(r.cells((a) => sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ${traceId}`)));
+}
+
+/**
+ * Adds (new contribution − old contribution) of a trace to a rollup in one
+ * statement whose rows are upserted in key order, so concurrent writers of
+ * different traces lock shared cells in the same order and cannot deadlock.
+ */
+export function applyTraceDeltaSql(r: Rollup, projectId: string, traceId: string, old: Record<string, unknown>[]): SQL {
+  const keys = rollupKeyNames(r);
+  const cols = rollupColumnNames(r);
+  const types: [string, string][] = [["project_id", "text"], ["hour_ns", "bigint"], ["service_name", "text"], ...r.keys, ...r.measures];
+  const recordType = types.map(([n, t]) => `${n} ${t}`).join(", ");
+  const oldJson = JSON.stringify(old.map((row) => Object.fromEntries(cols.map((c) => [c, row[c] === null || row[c] === undefined ? null : String(row[c])]))));
+  const measureSums = r.measures.map(([n]) => `sum(d.${n}) AS ${n}`).join(", ");
+  const negated = r.measures.map(([n]) => `-o.${n}`).join(", ");
+  const keyList = keys.join(", ");
+  return sql`
+    INSERT INTO ${sql.identifier(r.table)} (${sql.raw(cols.join(", "))})
+    SELECT ${sql.raw(keys.map((k) => `d.${k}`).join(", "))}, ${sql.raw(measureSums)} FROM (
+      ${cellsByName(r, (a) => sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ${traceId}`)}
+      UNION ALL
+      SELECT ${sql.raw(keys.map((k) => `o.${k}`).join(", "))}, ${sql.raw(negated)} FROM jsonb_to_recordset(${oldJson}::jsonb) AS o(${sql.raw(recordType)})
+    ) d GROUP BY ${sql.raw(keys.map((k) => `d.${k}`).join(", "))} ORDER BY ${sql.raw(keys.map((k) => `d.${k}`).join(", "))}
+    ON CONFLICT (${sql.raw(keyList)}) DO UPDATE SET
+      ${sql.raw(r.measures.map(([n]) => `${n} = ${r.table}.${n} + excluded.${n}`).join(", "))}`;
+}
+
+/** Recomputes every rollup of a project (or of all projects) from the base tables. */
+export function rebuildRollupSql(r: Rollup, projectId: string | null): SQL[] {
+  const where: BaseWhere = (a) => (projectId === null ? sql`true` : sql`${sql.raw(a)}.project_id = ${projectId}`);
+  return [
+    projectId === null ? sql`DELETE FROM ${sql.identifier(r.table)}` : sql`DELETE FROM ${sql.identifier(r.table)} WHERE project_id = ${projectId}`,
+    sql`INSERT INTO ${sql.identifier(r.table)} (${sql.raw(rollupColumnNames(r).join(", "))}) ${cellsByName(r, where)}`,
+  ];
+}
+
+/**
+ * Recomputes the rollups of one project (or all) from the base tables, in one
+ * transaction. For rows written without persistTraceScores (bulk loads, benches).
+ */
+export async function rebuildScoreRollups(database: Database, projectId: string | null = null): Promise<void> {
+  await database.db.transaction(async (tx) => {
+    for (const r of rollups) for (const q of rebuildRollupSql(r, projectId)) await tx.execute(q);
+  });
+}

@@ -1,0 +1,184 @@
+import type { Finding, MastModeId, TraceScoreRecord } from "@crux/core";
+import { categoryOf } from "@crux/core";
+import { testDatabases } from "@crux/testkit";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rowsOf } from "../src/client.ts";
+import { agentMetrics, failureModeMetrics, multiplierMetrics, persistTraceScores, rebuildScoreRollups, successMetrics, type Database, type MetricsFilter } from "../src/index.ts";
+import { projectId, traceId } from "./fixtures.ts";
+
+const HOUR = 3_600_000_000_000n;
+const T0 = 1_750_000_000n * 1_000_000_000n - ((1_750_000_000n * 1_000_000_000n) % HOUR); // an hour boundary
+const MIN = 60_000_000_000n;
+
+interface Spec {
+  n: number;
+  at: bigint;
+  service?: string | null;
+  success?: boolean | null;
+  taskId?: string | null;
+  baseline?: boolean;
+  agents: [string, number, number | null][]; // agent, tokens, cost
+  findings?: [MastModeId, string | null, Finding["source"]][];
+  multiplier?: number | null;
+  milestones?: boolean[];
+  version?: number;
+}
+
+function rec(s: Spec): TraceScoreRecord {
+  const tokens = s.agents.reduce((t, [, n]) => t + n, 0);
+  const m = s.multiplier ?? null;
+  const passed = s.milestones;
+  return {
+    traceId: traceId(s.n), version: s.version ?? 1, serviceName: s.service === undefined ? "svc-a" : s.service, startNs: s.at, endNs: s.at + 1000n,
+    run: { success: s.success === undefined ? true : s.success, score: null, taskId: s.taskId ?? null, variant: null, isBaseline: s.baseline ?? false, experimentId: null, seed: null },
+    totals: { inputTokens: tokens, outputTokens: 0, cachedTokens: 0, totalTokens: tokens, costUsd: 0.1, unpricedModels: [] },
+    multiplier: {
+      tokens: m === null ? { value: null, observed: tokens, baseline: null, source: "unknown" } : { value: m, observed: tokens, baseline: tokens / m, source: "baseline_run" },
+      cost: { value: null, observed: 0.1, baseline: null, source: "unknown" },
+    },
+    coordination: { redundancy: null, ignoredHandoffs: null, roleViolations: null, score: null },
+    communicationEfficiency: null, goalDrift: null,
+    milestones: passed === undefined ? null : { setId: "ms", partialCredit: passed.filter(Boolean).length / passed.length, fullSuccess: passed.every(Boolean), furthestIndex: passed.lastIndexOf(true),
+      detail: passed.map((p, i) => ({ id: `m${i}`, passed: p, spanId: null, agent: null })) },
+    agents: s.agents.map(([agent, n, cost]) => ({ agent, agentId: null, parentAgent: null, spans: 2, llmCalls: 1, toolCalls: 1, errors: n % 2, inputTokens: n, outputTokens: 1, cachedTokens: 0, costUsd: cost, tokenShare: 1, wallMs: 1, milestoneCredit: null })),
+    findings: (s.findings ?? []).map(([mode, agent, source], i) => ({ mode, category: categoryOf(mode), agent, spanId: i.toString(16).padStart(16, "0"), stepIndex: i, source, confidence: 1, evidence: "e" })),
+    signals: [], attributions: [], handoffs: [], trajectories: [], flags: { orphans: 0, multipleRoots: false, clockSkew: 0 },
+  } as TraceScoreRecord;
+}
+
+// Spread over hours 0..6 of T0, with traces inside the partial edge hours (0 and 5) of the window below.
+const specs: Spec[] = [
+  { n: 1, at: T0 + 10n * MIN, agents: [["lead", 100, 0.01]], findings: [["FM-1.3", "lead", "heuristic"]] }, // before the window
+  { n: 2, at: T0 + 30n * MIN, success: false, taskId: "t1", agents: [["lead", 200, 0.02], ["search", 50, null]], findings: [["FM-1.3", "lead", "heuristic"], ["FM-1.5", "lead", "contract"], ["FM-3.2", "search", "heuristic"]], multiplier: 2, milestones: [true, false] },
+  { n: 3, at: T0 + HOUR + 5n * MIN, taskId: "t1", agents: [["lead", 300, 0.03]], findings: [["FM-1.3", null, "heuristic"]], multiplier: 4, milestones: [true, true] },
+  { n: 4, at: T0 + 2n * HOUR, service: null, success: null, agents: [["search", 70, 0.001], ["verify", 30, 0.002]], findings: [["FM-2.5", "verify", "contract"], ["FM-2.5", "verify", "contract"]] },
+  { n: 5, at: T0 + 3n * HOUR + 59n * MIN, service: "svc-b", success: false, taskId: "t2", baseline: true, agents: [["lead", 40, 0.004]], multiplier: null },
+  { n: 6, at: T0 + 4n * HOUR + 20n * MIN, taskId: "t2", agents: [["lead", 90, 0.009], ["search", 10, 0.001]], findings: [["FM-1.5", "search", "heuristic"]], multiplier: 3, milestones: [false, false] },
+  { n: 7, at: T0 + 5n * HOUR + 10n * MIN, service: "svc-b", agents: [["verify", 20, null]], findings: [["FM-3.2", "verify", "contract"]] },
+  { n: 8, at: T0 + 5n * HOUR + 50n * MIN, agents: [["lead", 11, 0.5]] }, // after the window
+];
+
+// from 00:20 to 05:40: partial hours 0 and 5, whole hours 1..4.
+const window: MetricsFilter = { fromNs: T0 + 20n * MIN, toNs: T0 + 5n * HOUR + 40n * MIN };
+
+async function rollupTables(database: Database, p: string): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const t of ["score_agent_hourly", "score_trace_hourly", "score_task_hourly", "score_milestone_hourly", "score_finding_hourly"]) {
+    const rows = rowsOf(await database.db.execute(sql`SELECT * FROM ${sql.identifier(t)} WHERE project_id = ${p}`));
+    // Cells a re-score emptied stay as all-zero rows; a rebuild does not create them.
+    const nonZero = rows.filter((r) => Object.entries(r).some(([k, v]) => !["project_id", "hour_ns", "service_name", "agent", "kind", "k1", "k2", "task_key", "has_task", "milestone_id"].includes(k) && Number(v) !== 0));
+    out[t] = nonZero.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === "bigint" || (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v)) ? Number(v) : v])))).sort();
+  }
+  return out;
+}
+
+async function allMetrics(database: Database, p: string, f: MetricsFilter) {
+  return {
+    modes: await failureModeMetrics(database, p, f, { groupBy: "mode" }),
+    categories: await failureModeMetrics(database, p, f, { groupBy: "category" }),
+    byAgent: await failureModeMetrics(database, p, f, { groupBy: "agent" }),
+    byService: await failureModeMetrics(database, p, f, { groupBy: "service" }),
+    agents: await agentMetrics(database, p, f, { bucketNs: HOUR }),
+    multiplier: await multiplierMetrics(database, p, f, {}),
+    success: await successMetrics(database, p, f),
+  };
+}
+
+describe.each(testDatabases())("score rollups on $name", ({ create }) => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await create();
+  });
+  afterAll(async () => {
+    await database.close();
+  });
+
+  async function seeded(): Promise<string> {
+    const p = projectId();
+    // Trace 6 first lands elsewhere (other hour, service, agents, findings, outcome), then is re-scored.
+    await persistTraceScores(database, p, rec({ n: 6, at: T0 + HOUR + 30n * MIN, service: "svc-b", success: false, taskId: "t9", agents: [["solo", 500, 0.3]], findings: [["FM-2.1", "solo", "contract"]], milestones: [true] }));
+    for (const s of specs) await persistTraceScores(database, p, rec({ ...s, version: s.n === 6 ? 2 : 1 }));
+    // A stale version changes nothing.
+    await persistTraceScores(database, p, rec({ n: 6, at: T0, agents: [["stale", 1, 1]], version: 1 }));
+    return p;
+  }
+
+  it("persist deltas keep every rollup equal to a rebuild from the base rows", async () => {
+    const p = await seeded();
+    const maintained = await rollupTables(database, p);
+    expect(maintained.score_agent_hourly!.length).toBeGreaterThan(5);
+    expect(JSON.stringify(maintained)).not.toContain("solo");
+    await rebuildScoreRollups(database, p);
+    expect(await rollupTables(database, p)).toEqual(maintained);
+  });
+
+  it("window answers from rollups plus partial edge hours equal direct aggregation over base rows", async () => {
+    const p = await seeded();
+    const got = await allMetrics(database, p, window);
+    const direct = async (q: ReturnType<typeof sql>) => rowsOf(await database.db.execute(q))[0]!;
+    const w = sql`project_id = ${p} AND start_ns >= ${window.fromNs.toString()}::bigint AND start_ns < ${window.toNs.toString()}::bigint`;
+
+    const scope = await direct(sql`SELECT count(*)::int AS n, count(*) FILTER (WHERE success = false)::int AS failed FROM trace_scores WHERE ${w}`);
+    expect(scope).toEqual({ n: 6, failed: 2 }); // traces 2..7; 1 (00:10) and 8 (05:50) fall outside
+    expect(got.modes.scopeTraces).toBe(scope.n);
+    expect(got.modes.failed.traces).toBe(scope.failed);
+
+    const perMode = rowsOf(await database.db.execute(sql`SELECT mode, count(*) FILTER (WHERE first_of_mode)::int AS n FROM trace_findings WHERE ${w} GROUP BY mode`));
+    for (const r of perMode) expect(got.modes.rates.find((x) => x.mode === r.mode)?.numerator).toBe(r.n);
+    expect(got.modes.rates.find((x) => x.mode === "FM-2.5")?.numerator).toBe(1); // two findings, one trace
+    expect(got.categories.rates.find((x) => x.mode === "FC1")?.numerator).toBe(3);
+    const sources = rowsOf(await database.db.execute(sql`SELECT mode, source, count(*)::int AS findings, count(DISTINCT trace_id)::int AS traces FROM trace_findings WHERE ${w} GROUP BY 1, 2 ORDER BY 1, 2`));
+    expect(got.modes.sources).toEqual(sources);
+
+    const perAgent = rowsOf(await database.db.execute(sql`SELECT agent, count(*)::int AS d, sum(input_tokens + output_tokens)::float8 AS tokens, coalesce(sum(cost_usd), 0)::float8 AS cost, (count(*) - count(cost_usd))::int AS unpriced FROM trace_agent_usage WHERE ${w} GROUP BY agent ORDER BY 3 DESC, 1`));
+    expect(got.agents.agents.map((a) => [a.agent, a.traces, a.totalTokens, a.unpricedRows])).toEqual(perAgent.map((r) => [r.agent, r.d, r.tokens, r.unpriced]));
+    perAgent.forEach((r, i) => expect(got.agents.agents[i]!.costUsd).toBeCloseTo(Number(r.cost), 12));
+    const distinct = await direct(sql`SELECT count(DISTINCT trace_id)::int AS n FROM trace_agent_usage WHERE ${w}`);
+    expect(got.agents.totals.traces).toBe(distinct.n);
+    const series = rowsOf(await database.db.execute(sql`SELECT agent, (start_ns - ${window.fromNs.toString()}::bigint) / ${HOUR.toString()}::bigint AS b, sum(input_tokens + output_tokens)::float8 AS tokens FROM trace_agent_usage WHERE ${w} GROUP BY 1, 2 ORDER BY 2, 1`));
+    expect(got.agents.series!.map((s) => [s.agent, String((s.bucketStartNs - window.fromNs) / HOUR), s.totalTokens])).toEqual(series.map((r) => [r.agent, String(r.b), r.tokens]));
+
+    // From an hour boundary the series reads hourly cells too.
+    const aligned = { ...window, fromNs: T0 + HOUR };
+    const alignedSeries = (await agentMetrics(database, p, aligned, { bucketNs: HOUR })).series!;
+    const wa = sql`project_id = ${p} AND start_ns >= ${aligned.fromNs.toString()}::bigint AND start_ns < ${aligned.toNs.toString()}::bigint`;
+    const alignedDirect = rowsOf(await database.db.execute(sql`SELECT agent, (start_ns - ${aligned.fromNs.toString()}::bigint) / ${HOUR.toString()}::bigint AS b, sum(input_tokens + output_tokens)::float8 AS tokens, count(*)::int AS n FROM trace_agent_usage WHERE ${wa} GROUP BY 1, 2 ORDER BY 2, 1`));
+    expect(alignedSeries.map((s) => [s.agent, String((s.bucketStartNs - aligned.fromNs) / HOUR), s.totalTokens, s.traces])).toEqual(alignedDirect.map((r) => [r.agent, String(r.b), r.tokens, r.n]));
+    expect(alignedSeries.length).toBeGreaterThan(3);
+
+    const denominators = rowsOf(await database.db.execute(sql`SELECT agent, count(*)::int AS d FROM trace_agent_usage WHERE ${w} GROUP BY 1`));
+    for (const r of got.byAgent.rates) expect(r.denominator).toBe(denominators.find((d) => d.agent === r.group)?.d);
+    expect(got.byAgent.rates.map((r) => `${r.group}/${r.mode}=${r.numerator}`)).toEqual(["lead/FM-1.3=1", "lead/FM-1.5=1", "search/FM-1.5=1", "search/FM-3.2=1", "verify/FM-2.5=1", "verify/FM-3.2=1"]);
+    expect(got.byService.rates.map((r) => `${r.group}/${r.mode}=${r.numerator}/${r.denominator}`)).toEqual([
+      "null/FM-2.5=1/1", "svc-a/FM-1.3=2/3", "svc-a/FM-1.5=2/3", "svc-a/FM-3.2=1/3", "svc-b/FM-3.2=1/2",
+    ]);
+
+    const mult = await direct(sql`SELECT count(*) FILTER (WHERE NOT is_baseline)::int AS runs, count(DISTINCT task_id)::int AS tasks, avg(token_multiplier) FILTER (WHERE NOT is_baseline)::float8 AS value FROM trace_scores WHERE ${w}`);
+    expect(got.multiplier.overall).toMatchObject({ runs: mult.runs, baselineRuns: 1, tasks: mult.tasks });
+    expect(got.multiplier.overall.tokens.value).toBeCloseTo(Number(mult.value), 12);
+    expect(got.multiplier.tasks.map((t) => [t.taskId, t.runs, t.baselineRuns, t.tokens.value])).toEqual([["t1", 2, 0, 3], ["t2", 1, 1, 3]]);
+
+    const outcomes = await direct(sql`SELECT count(*) FILTER (WHERE success IS NOT NULL)::int AS runs, count(*) FILTER (WHERE success)::int AS ok, avg(milestone_partial_credit)::float8 AS credit FROM trace_scores WHERE ${w}`);
+    expect(got.success).toMatchObject({ runs: outcomes.runs, successfulRuns: outcomes.ok, runsWithoutOutcome: 1 });
+    expect(got.success.milestones.meanPartialCredit).toBeCloseTo(Number(outcomes.credit), 12);
+    expect(got.success.milestones.perMilestone).toEqual([{ id: "m0", traces: 3, passed: 2, passRate: 2 / 3 }, { id: "m1", traces: 3, passed: 1, passRate: 1 / 3 }]);
+  });
+
+  it("an agent filter scopes traces to the agent and counts its own findings", async () => {
+    const p = await seeded();
+    const f = { ...window, agent: "search" };
+    const modes = await failureModeMetrics(database, p, f, { groupBy: "mode" });
+    expect(modes.scopeTraces).toBe(3); // traces 2, 4, 6
+    expect(modes.failed.traces).toBe(1);
+    expect(modes.rates.filter((r) => r.numerator > 0).map((r) => r.mode)).toEqual(["FM-1.5", "FM-3.2"]);
+    const cats = await failureModeMetrics(database, p, f, { groupBy: "category" });
+    expect(cats.rates.find((r) => r.mode === "FC1")?.numerator).toBe(1);
+    const agents = await agentMetrics(database, p, f, {});
+    expect(agents.agents.map((a) => [a.agent, a.traces, a.totalTokens])).toEqual([["search", 3, 133]]);
+    const mult = await multiplierMetrics(database, p, f, {});
+    expect(mult.overall).toMatchObject({ runs: 3, baselineRuns: 0, tasks: 2 });
+    const success = await successMetrics(database, p, f);
+    expect(success).toMatchObject({ runs: 2, successfulRuns: 1, runsWithoutOutcome: 1 });
+  });
+});
