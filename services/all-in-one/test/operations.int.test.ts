@@ -1,6 +1,7 @@
 /**
  * Authentication, backpressure and durability without Redis, on every backend.
  */
+import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { createApiKey, ensureProject } from "@crux/db";
 import { createBullmqQueue, createInProcessQueue } from "@crux/queue";
 import { createLogger } from "@crux/runtime";
@@ -116,6 +117,28 @@ describe.each(backends())("operations on $name", (backend) => {
         return r.body.trace.settled ? r.body : undefined;
       });
       expect(settled.roots[0].children.map((c: any) => c.name)).toEqual(["late child"]);
+    } finally {
+      await crux.stop();
+    }
+  });
+
+  it("a trace whose root arrived with its children settles after the short root delay, not the quiet period", async () => {
+    const crux = await startTestCrux(backend, { CRUX_SETTLE_DELAY_MS: "60000", CRUX_SETTLE_ROOT_DELAY_MS: "100", CRUX_SWEEP_INTERVAL_MS: "3600000" });
+    try {
+      const complete = recordSpans((t) => {
+        const root = t.startSpan("root");
+        t.startSpan("child", {}, trace.setSpan(ROOT_CONTEXT, root)).end();
+        root.end();
+      });
+      const partial = JSON.parse(toJson(recordSpans((t) => t.startSpan("orphan-only").end())));
+      partial.resourceSpans[0].scopeSpans[0].spans[0].parentSpanId = "00000000000000ff";
+      const post = (body: string) => fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
+      expect((await post(toJson(complete))).status).toBe(200);
+      expect((await post(JSON.stringify(partial))).status).toBe(200);
+      const url = (id: string) => `${crux.apiUrl}/api/v1/traces/${id}`;
+      await eventually(async () => ((await getJson(url(complete[0]!.spanContext().traceId))).body.trace.settled ? true : undefined), 5_000);
+      const partialId = partial.resourceSpans[0].scopeSpans[0].spans[0].traceId.toLowerCase();
+      expect((await getJson(url(partialId))).body.trace.settled).toBe(false);
     } finally {
       await crux.stop();
     }

@@ -12,6 +12,8 @@ export const receiverConfigSchema = z.object({
   CRUX_MAX_ATTRIBUTE_VALUE_LENGTH: envInt(32_768, 64),
   CRUX_MAX_VALUE_DEPTH: envInt(8, 1, 64),
   CRUX_SETTLE_DELAY_MS: envInt(5_000, 0),
+  /** A trace whose root span arrived with all its children settles after this shorter delay. */
+  CRUX_SETTLE_ROOT_DELAY_MS: envInt(1_000, 0),
   CRUX_MAX_QUEUE_DEPTH: envInt(100_000, 0),
   CRUX_MAX_INFLIGHT_REQUESTS: envInt(64, 1),
   CRUX_DEFAULT_PROJECT: z.string().default("default"),

@@ -14,6 +14,13 @@ export interface IngestDeps {
   limits: DecodeLimits;
   /** Quiet period before a trace is settled; each new batch of the trace pushes it back. */
   settleDelayMs: number;
+  /**
+   * Shorter delay for a trace whose root span arrived in this batch with every
+   * parent of the batch's spans present: the run is over and its children are
+   * in, so there is no reason to wait out the quiet period. A later span still
+   * re-opens the trace (its enqueue replaces this one with the full delay).
+   */
+  settleRootDelayMs: number;
   /** Above this many pending settle jobs the receiver sheds load with a retryable status. */
   maxQueueDepth: number;
   /** Max ingest requests processed at once; more are refused with a retryable status. */
@@ -72,7 +79,7 @@ export function createIngestPipeline(deps: IngestDeps) {
       }
       const spans = normalizeSpans(decoded.spans);
       const written = await insertSpanBatch(deps.database, projectId, spans);
-      const enqueued = await enqueueSettle(projectId, written.traceIds);
+      const enqueued = await enqueueSettle(projectId, written.traceIds, completedTraces(spans));
       deps.log.info(
         { projectId, spans: spans.length, inserted: written.inserted, duplicates: written.duplicates, rejected: decoded.rejectedSpans, traces: written.traceIds.length },
         "export stored",
@@ -89,14 +96,15 @@ export function createIngestPipeline(deps: IngestDeps) {
     }
   }
 
-  async function enqueueSettle(projectId: string, traceIds: string[]): Promise<boolean> {
+  async function enqueueSettle(projectId: string, traceIds: string[], completed: Set<string>): Promise<boolean> {
     if (traceIds.length === 0) return true;
+    const job = (traceId: string) => ({ payload: { projectId, traceId }, key: `${projectId}:${traceId}` });
+    const rootDelay = Math.min(deps.settleRootDelayMs, deps.settleDelayMs);
+    const soon = traceIds.filter((id) => completed.has(id));
+    const later = traceIds.filter((id) => !completed.has(id));
     try {
-      await deps.queue.enqueueMany(
-        "trace.settle",
-        traceIds.map((traceId) => ({ payload: { projectId, traceId }, key: `${projectId}:${traceId}` })),
-        { delayMs: deps.settleDelayMs },
-      );
+      if (soon.length > 0) await deps.queue.enqueueMany("trace.settle", soon.map(job), { delayMs: rootDelay });
+      if (later.length > 0) await deps.queue.enqueueMany("trace.settle", later.map(job), { delayMs: deps.settleDelayMs });
       return true;
     } catch (err) {
       // Spans are committed and their traces are marked dirty: the sweeper enqueues them later.
@@ -106,6 +114,19 @@ export function createIngestPipeline(deps: IngestDeps) {
   }
 
   return { ingest, inFlight: () => inFlight };
+}
+
+/** Traces of the batch whose root span is in it and whose spans' parents are all in it too. */
+export function completedTraces(spans: readonly { traceId: string; spanId: string; parentSpanId: string | null }[]): Set<string> {
+  const ids = new Set<string>();
+  const withRoot = new Set<string>();
+  for (const s of spans) {
+    ids.add(`${s.traceId}/${s.spanId}`);
+    if (s.parentSpanId === null) withRoot.add(s.traceId);
+  }
+  const incomplete = new Set<string>();
+  for (const s of spans) if (s.parentSpanId !== null && !ids.has(`${s.traceId}/${s.parentSpanId}`)) incomplete.add(s.traceId);
+  return new Set([...withRoot].filter((t) => !incomplete.has(t)));
 }
 
 export type IngestPipeline = ReturnType<typeof createIngestPipeline>;

@@ -36,6 +36,7 @@ export function createReceiver(deps: ReceiverDeps) {
       maxValueDepth: config.CRUX_MAX_VALUE_DEPTH,
     },
     settleDelayMs: config.CRUX_SETTLE_DELAY_MS,
+    settleRootDelayMs: config.CRUX_SETTLE_ROOT_DELAY_MS,
     maxQueueDepth: config.CRUX_MAX_QUEUE_DEPTH,
     maxInFlight: config.CRUX_MAX_INFLIGHT_REQUESTS,
     log: deps.log,

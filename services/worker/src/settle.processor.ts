@@ -6,11 +6,10 @@
  * then clear the dirty flag — unless spans arrived meanwhile: the flag stays,
  * their own settle job runs after this one and replaces the scores.
  *
- * Settling earlier when the root span has ended and every parent resolves is
- * not done here: the delay is chosen when the receiver enqueues (per batch,
- * without the rest of the trace), and a worker-side check would need a second
- * delayed job per trace. The quiet period (CRUX_SETTLE_DELAY_MS, 5 s) bounds
- * the latency, and a late span re-opens the trace and is scored again anyway.
+ * When the job runs is decided by the receiver: the quiet period
+ * (CRUX_SETTLE_DELAY_MS), or the shorter CRUX_SETTLE_ROOT_DELAY_MS when the
+ * root span arrived with all its children. A late span re-opens the trace and
+ * it is scored again.
  *
  * Failures: scoring is a pure function of the stored spans and config, so if
  * it throws, retrying cannot help: PermanentError (no retry). Database errors
