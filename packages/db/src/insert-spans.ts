@@ -1,20 +1,22 @@
 /**
- * The ingest hot path. One transaction per request:
- *   1. INSERT INTO spans SELECT FROM unnest(one array per column)
- *      ON CONFLICT DO NOTHING RETURNING the keys actually inserted;
- *   2. one multi-row upsert of traces (unnest again) merging what those new
- *      spans add, marking the trace dirty.
+ * The ingest hot path: ONE statement per batch (chunk), so the database never
+ * waits on the client inside a transaction:
+ *   WITH ins AS (INSERT INTO spans SELECT FROM unnest(one array per column)
+ *                ON CONFLICT DO NOTHING RETURNING what the summary needs),
+ *        agg AS (per-trace aggregates of the rows actually inserted),
+ *        up  AS (upsert of traces merging agg, marking the trace dirty)
+ *   SELECT count(*) FROM ins
  * An exporter retry of a committed batch therefore inserts nothing and leaves
  * the summaries unchanged. Rows are written in key order so two concurrent
  * batches touching the same traces lock them in the same order (no deadlock).
+ * A batch larger than one chunk runs its statements in one transaction.
  */
 import type { NormalizedSpan } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "./client.ts";
 import { spanColumns } from "./span-codec.ts";
-import { traceDeltas, type TraceDelta } from "./trace-delta.ts";
 
-/** Spans per INSERT statement; bigger batches are split, still inside the one transaction. */
+/** Spans per statement; bigger batches are split, still inside one transaction. */
 export const defaultInsertChunkSize = 5_000;
 
 export interface InsertSpanBatchResult {
@@ -41,16 +43,19 @@ export async function insertSpanBatch(
   const traceIds = [...new Set(unique.map((s) => s.traceId))];
   if (unique.length === 0) return { inserted: 0, duplicates: spans.length, traceIds };
 
-  const inserted = await database.db.transaction(async (tx) => {
-    const insertedKeys = new Set<string>();
-    for (let i = 0; i < unique.length; i += chunkSize) {
-      const result = await tx.execute(insertSpansSql(projectId, unique.slice(i, i + chunkSize)));
-      for (const row of rowsOf(result)) insertedKeys.add(spanKey(String(row.trace_id), String(row.span_id)));
-    }
-    const newSpans = unique.filter((s) => insertedKeys.has(spanKey(s.traceId, s.spanId)));
-    if (newSpans.length > 0) await tx.execute(upsertTracesSql(projectId, traceDeltas(newSpans)));
-    return newSpans.length;
-  });
+  const insertedIn = async (exec: (q: SQL) => Promise<unknown>, chunk: readonly NormalizedSpan[]) =>
+    Number(rowsOf(await exec(insertBatchSql(projectId, chunk)))[0]?.inserted ?? 0);
+  let inserted = 0;
+  if (unique.length <= chunkSize) {
+    // A single statement is atomic on its own: no BEGIN/COMMIT round trips.
+    inserted = await insertedIn((q) => database.db.execute(q), unique);
+  } else {
+    inserted = await database.db.transaction(async (tx) => {
+      let n = 0;
+      for (let i = 0; i < unique.length; i += chunkSize) n += await insertedIn((q) => tx.execute(q), unique.slice(i, i + chunkSize));
+      return n;
+    });
+  }
   return { inserted, duplicates: spans.length - inserted, traceIds };
 }
 
@@ -69,7 +74,11 @@ function arrayParam(values: unknown[], type: string): SQL {
   return sql`${sql.param(values)}::${sql.raw(type)}[]`;
 }
 
-function insertSpansSql(projectId: string, spans: readonly NormalizedSpan[]): SQL {
+// A root replaces the stored one only if it is earlier: the same root wins whatever the arrival order.
+const rootWins = sql.raw(`(excluded.root_span_id IS NOT NULL AND (t.root_span_id IS NULL
+  OR (excluded.root_start_ns, excluded.root_span_id) < (t.root_start_ns, t.root_span_id)))`);
+
+function insertBatchSql(projectId: string, spans: readonly NormalizedSpan[]): SQL {
   const names = spanColumns.map((c) => c.name);
   const arrays = spanColumns.map((c) =>
     arrayParam(
@@ -78,66 +87,64 @@ function insertSpansSql(projectId: string, spans: readonly NormalizedSpan[]): SQ
     ),
   );
   const selected = spanColumns.map((c) => sql.raw(c.type === "jsonb" ? `u.${c.name}::jsonb` : `u.${c.name}`));
+  // agg mirrors the summary rules: the root is the earliest parentless span (start, span id); the
+  // service is the root's, else the earliest span's; tokens sum the stored (valid, positive) counts.
   return sql`
-    INSERT INTO spans (project_id, ${sql.raw(names.join(", "))})
-    SELECT ${projectId}, ${sql.join(selected, sql`, `)}
-    FROM unnest(${sql.join(arrays, sql`, `)}) AS u(${sql.raw(names.join(", "))})
-    ORDER BY u.trace_id, u.span_id
-    ON CONFLICT DO NOTHING
-    RETURNING trace_id, span_id`;
-}
-
-// A root replaces the stored one only if it is earlier: the same root wins whatever the arrival order.
-const rootWins = sql.raw(`(excluded.root_span_id IS NOT NULL AND (t.root_span_id IS NULL
-  OR (excluded.root_start_ns, excluded.root_span_id) < (t.root_start_ns, t.root_span_id)))`);
-
-function upsertTracesSql(projectId: string, deltas: readonly TraceDelta[]): SQL {
-  const col = <T>(pick: (d: TraceDelta) => T) => deltas.map(pick);
-  return sql`
-    INSERT INTO traces AS t (
-      project_id, trace_id, service_name, root_span_id, root_name, root_start_ns, start_ns, end_ns,
-      span_count, error_count, llm_calls, tool_calls, raw_input_tokens, raw_output_tokens,
-      agents, has_error, first_received_at, last_received_at, dirty, dirty_since)
-    SELECT ${projectId}, u.trace_id, u.service_name, u.root_span_id, u.root_name, u.root_start_ns, u.start_ns, u.end_ns,
-      u.span_count, u.error_count, u.llm_calls, u.tool_calls, u.raw_input_tokens, u.raw_output_tokens,
-      ARRAY(SELECT jsonb_array_elements_text(u.agents::jsonb)), u.has_error, now(), now(), true, now()
-    FROM unnest(
-      ${arrayParam(col((d) => d.traceId), "text")},
-      ${arrayParam(col((d) => d.serviceName), "text")},
-      ${arrayParam(col((d) => d.rootSpanId), "text")},
-      ${arrayParam(col((d) => d.rootName), "text")},
-      ${arrayParam(col((d) => d.rootStartNs?.toString() ?? null), "bigint")},
-      ${arrayParam(col((d) => d.startNs.toString()), "bigint")},
-      ${arrayParam(col((d) => d.endNs.toString()), "bigint")},
-      ${arrayParam(col((d) => d.spanCount), "integer")},
-      ${arrayParam(col((d) => d.errorCount), "integer")},
-      ${arrayParam(col((d) => d.llmCalls), "integer")},
-      ${arrayParam(col((d) => d.toolCalls), "integer")},
-      ${arrayParam(col((d) => String(d.rawInputTokens)), "bigint")},
-      ${arrayParam(col((d) => String(d.rawOutputTokens)), "bigint")},
-      ${arrayParam(col((d) => JSON.stringify(d.agents)), "text")},
-      ${arrayParam(col((d) => d.hasError), "boolean")}
-    ) AS u(trace_id, service_name, root_span_id, root_name, root_start_ns, start_ns, end_ns,
-           span_count, error_count, llm_calls, tool_calls, raw_input_tokens, raw_output_tokens, agents, has_error)
-    ORDER BY u.trace_id
-    ON CONFLICT (project_id, trace_id) DO UPDATE SET
-      service_name = CASE WHEN ${rootWins} THEN coalesce(excluded.service_name, t.service_name)
-                          ELSE coalesce(t.service_name, excluded.service_name) END,
-      root_span_id = CASE WHEN ${rootWins} THEN excluded.root_span_id ELSE t.root_span_id END,
-      root_name = CASE WHEN ${rootWins} THEN excluded.root_name ELSE t.root_name END,
-      root_start_ns = CASE WHEN ${rootWins} THEN excluded.root_start_ns ELSE t.root_start_ns END,
-      start_ns = least(t.start_ns, excluded.start_ns),
-      end_ns = greatest(t.end_ns, excluded.end_ns),
-      span_count = t.span_count + excluded.span_count,
-      error_count = t.error_count + excluded.error_count,
-      llm_calls = t.llm_calls + excluded.llm_calls,
-      tool_calls = t.tool_calls + excluded.tool_calls,
-      raw_input_tokens = t.raw_input_tokens + excluded.raw_input_tokens,
-      raw_output_tokens = t.raw_output_tokens + excluded.raw_output_tokens,
-      agents = ARRAY(SELECT DISTINCT a FROM unnest(t.agents || excluded.agents) AS a ORDER BY a),
-      has_error = t.has_error OR excluded.has_error,
-      -- Strictly increasing, so markTraceSettled sees every arrival even within one millisecond.
-      last_received_at = greatest(now(), t.last_received_at + interval '1 millisecond'),
-      dirty = true,
-      dirty_since = coalesce(t.dirty_since, now())`;
+    WITH ins AS (
+      INSERT INTO spans (project_id, ${sql.raw(names.join(", "))})
+      SELECT ${projectId}, ${sql.join(selected, sql`, `)}
+      FROM unnest(${sql.join(arrays, sql`, `)}) AS u(${sql.raw(names.join(", "))})
+      ORDER BY u.trace_id, u.span_id
+      ON CONFLICT DO NOTHING
+      RETURNING trace_id, span_id, parent_span_id, name, start_ns, end_ns, service_name, operation, agent_name, is_error, input_tokens, output_tokens
+    ), agg AS (
+      SELECT trace_id,
+        (array_agg(service_name ORDER BY (parent_span_id IS NOT NULL), start_ns, span_id))[1] AS service_name,
+        (array_agg(span_id ORDER BY start_ns, span_id) FILTER (WHERE parent_span_id IS NULL))[1] AS root_span_id,
+        (array_agg(name ORDER BY start_ns, span_id) FILTER (WHERE parent_span_id IS NULL))[1] AS root_name,
+        min(start_ns) FILTER (WHERE parent_span_id IS NULL) AS root_start_ns,
+        min(start_ns) AS start_ns,
+        max(end_ns) AS end_ns,
+        count(*)::int AS span_count,
+        (count(*) FILTER (WHERE is_error))::int AS error_count,
+        (count(*) FILTER (WHERE operation = 'llm'))::int AS llm_calls,
+        (count(*) FILTER (WHERE operation = 'tool'))::int AS tool_calls,
+        coalesce(sum(input_tokens) FILTER (WHERE input_tokens > 0), 0)::bigint AS raw_input_tokens,
+        coalesce(sum(output_tokens) FILTER (WHERE output_tokens > 0), 0)::bigint AS raw_output_tokens,
+        coalesce(array_agg(DISTINCT agent_name ORDER BY agent_name) FILTER (WHERE operation = 'agent' AND agent_name <> ''), '{}') AS agents,
+        bool_or(is_error) AS has_error
+      FROM ins GROUP BY trace_id
+    ), up AS (
+      INSERT INTO traces AS t (
+        project_id, trace_id, service_name, root_span_id, root_name, root_start_ns, start_ns, end_ns,
+        span_count, error_count, llm_calls, tool_calls, raw_input_tokens, raw_output_tokens,
+        agents, has_error, first_received_at, last_received_at, dirty, dirty_since)
+      SELECT ${projectId}, a.trace_id, a.service_name, a.root_span_id, a.root_name, a.root_start_ns, a.start_ns, a.end_ns,
+        a.span_count, a.error_count, a.llm_calls, a.tool_calls, a.raw_input_tokens, a.raw_output_tokens,
+        a.agents, a.has_error, now(), now(), true, now()
+      FROM agg a
+      ORDER BY a.trace_id
+      ON CONFLICT (project_id, trace_id) DO UPDATE SET
+        service_name = CASE WHEN ${rootWins} THEN coalesce(excluded.service_name, t.service_name)
+                            ELSE coalesce(t.service_name, excluded.service_name) END,
+        root_span_id = CASE WHEN ${rootWins} THEN excluded.root_span_id ELSE t.root_span_id END,
+        root_name = CASE WHEN ${rootWins} THEN excluded.root_name ELSE t.root_name END,
+        root_start_ns = CASE WHEN ${rootWins} THEN excluded.root_start_ns ELSE t.root_start_ns END,
+        start_ns = least(t.start_ns, excluded.start_ns),
+        end_ns = greatest(t.end_ns, excluded.end_ns),
+        span_count = t.span_count + excluded.span_count,
+        error_count = t.error_count + excluded.error_count,
+        llm_calls = t.llm_calls + excluded.llm_calls,
+        tool_calls = t.tool_calls + excluded.tool_calls,
+        raw_input_tokens = t.raw_input_tokens + excluded.raw_input_tokens,
+        raw_output_tokens = t.raw_output_tokens + excluded.raw_output_tokens,
+        agents = ARRAY(SELECT DISTINCT a FROM unnest(t.agents || excluded.agents) AS a ORDER BY a),
+        has_error = t.has_error OR excluded.has_error,
+        -- Strictly increasing, so markTraceSettled sees every arrival even within one millisecond.
+        last_received_at = greatest(now(), t.last_received_at + interval '1 millisecond'),
+        dirty = true,
+        dirty_since = coalesce(t.dirty_since, now())
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM up)::int AS traces`;
 }
