@@ -209,6 +209,7 @@ export const traceScores = pgTable(
     /** [{ id, passed, spanId, agent }] */
     milestoneDetail: jsonb(),
     signals: jsonb().notNull(),
+    errorPaths: jsonb().notNull().default(sql`'[]'::jsonb`),
     /** { orphans, multipleRoots, clockSkew } */
     flags: jsonb().notNull(),
     findingCount: integer().notNull(),

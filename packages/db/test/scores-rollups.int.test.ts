@@ -43,7 +43,7 @@ function rec(s: Spec): TraceScoreRecord {
       detail: passed.map((p, i) => ({ id: `m${i}`, passed: p, spanId: null, agent: null })) },
     agents: s.agents.map(([agent, n, cost]) => ({ agent, agentId: null, parentAgent: null, spans: 2, llmCalls: 1, toolCalls: 1, errors: n % 2, inputTokens: n, outputTokens: 1, cachedTokens: 0, costUsd: cost, tokenShare: 1, wallMs: 1, milestoneCredit: null })),
     findings: (s.findings ?? []).map(([mode, agent, source], i) => ({ mode, category: categoryOf(mode), agent, spanId: i.toString(16).padStart(16, "0"), stepIndex: i, source, confidence: 1, evidence: "e" })),
-    signals: [], attributions: [], handoffs: [], trajectories: [], flags: { orphans: 0, multipleRoots: false, clockSkew: 0 },
+    signals: [], errorPaths: [], attributions: [], handoffs: [], trajectories: [], flags: { orphans: 0, multipleRoots: false, clockSkew: 0 },
   } as TraceScoreRecord;
 }
 

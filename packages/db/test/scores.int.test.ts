@@ -15,7 +15,7 @@ function record(n: number, o: { version?: number; taskId?: string; isBaseline?: 
     communicationEfficiency: null, goalDrift: null, milestones: null,
     agents: [{ agent: "a", agentId: null, parentAgent: null, spans: 1, llmCalls: 1, toolCalls: 0, errors: 0, inputTokens: tokens, outputTokens: 0, cachedTokens: 0, costUsd: 0.1, tokenShare: 1, wallMs: 1, milestoneCredit: null }],
     findings: Array.from({ length: o.findings ?? 0 }, (_, i) => ({ mode: "FM-1.3" as const, category: "FC1" as const, agent: "a", spanId: "0".repeat(15) + i, stepIndex: i, source: "heuristic" as const, confidence: 1, evidence: `v${o.version ?? 1}` })),
-    signals: [], attributions: [], handoffs: [], trajectories: [], flags: { orphans: 0, multipleRoots: false, clockSkew: 0 },
+    signals: [], errorPaths: [], attributions: [], handoffs: [], trajectories: [], flags: { orphans: 0, multipleRoots: false, clockSkew: 0 },
   };
 }
 

@@ -80,6 +80,13 @@ describe.each(backends())("real exporters on $name", (backend) => {
     expect(detail.agents).toHaveLength(3);
     expect(all.find((s) => s.parentSpanId === null).tags["crux.task.id"]).toBe("task-42");
 
+    // The scored trace points the failure at the delegation that led there.
+    const scores = await eventually(async () => {
+      const r = await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}/scores`);
+      return r.body.scored ? r.body.scores : undefined;
+    });
+    expect(scores.errorPaths).toEqual([expect.objectContaining({ spanId: failing[0].spanId, agent: "researcher", path: "orchestrator > researcher" })]);
+
     const list = await getJson(`${crux.apiUrl}/api/v1/traces?agent=researcher&hasError=true`);
     expect(list.body.items.map((t: any) => t.traceId)).toContain(traceId);
   });

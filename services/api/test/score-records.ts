@@ -108,6 +108,7 @@ export function scoreRecord(spec: RecordSpec): TraceScoreRecord {
     agents,
     findings,
     signals: [],
+    errorPaths: [],
     attributions: findings.length
       ? [{ method: "first_unrecovered_tool_error", rank: 1, agent: findings[0]!.agent, stepIndex: 0, spanId: findings[0]!.spanId, reason: "tool failed and nobody retried", confidence: 0.6 }]
       : [],

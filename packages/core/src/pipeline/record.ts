@@ -75,6 +75,8 @@ export interface TraceScoreRecord {
   agents: AgentScoreRow[];
   findings: Finding[];
   signals: Signal[];
+  /** Every span in error with the chain of agents above it ("lead > search_1"), so a failure points at the delegation that led there. */
+  errorPaths: { spanId: string; stepIndex: number | null; agent: string | null; depth: number; path: string; errorType: string | null }[];
   attributions: AttributionRow[];
   handoffs: { index: number; sender: string | null; receiver: string | null; spanId: string; via: string; message: string | null; startNs: bigint }[];
   /** Per agent, the ordered steps (kept small: ids, kinds, tool names, errors, tokens). */

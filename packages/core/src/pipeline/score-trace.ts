@@ -139,6 +139,7 @@ export function scorePreparedTrace(t: TraceTrajectories, input: ScoreTraceInput)
     agents,
     findings: mast.findings,
     signals: mast.signals,
+    errorPaths: usage.errorPaths.map((e) => ({ spanId: e.spanId, stepIndex: e.stepIndex, agent: e.agent, depth: e.depth, path: e.path, errorType: e.errorType })),
     attributions: attributionRows(t, tags.success, mast),
     handoffs: t.handoffs.map((h) => ({
       index: h.index,

@@ -186,6 +186,7 @@ function upsertSummarySql(projectId: string, r: TraceScoreRecord): SQL {
     ["milestone_furthest_index", m?.furthestIndex ?? null, "integer"],
     ["milestone_detail", m === null ? null : JSON.stringify(m.detail), "jsonb"],
     ["signals", JSON.stringify(r.signals), "jsonb"],
+    ["error_paths", JSON.stringify(r.errorPaths), "jsonb"],
     ["flags", JSON.stringify(r.flags), "jsonb"],
     ["finding_count", r.findings.length, "integer"],
   ];

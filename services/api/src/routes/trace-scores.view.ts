@@ -53,6 +53,9 @@ const ScoresDto = z.object({
     .nullable(),
   findingCount: z.number(),
   signals: z.array(z.record(z.string(), z.unknown())),
+  errorPaths: z
+    .array(z.object({ spanId: z.string(), stepIndex: z.number().nullable(), agent: z.string().nullable(), depth: z.number(), path: z.string(), errorType: z.string().nullable() }))
+    .describe('Spans in error with the agents above them, e.g. "lead > search_1"'),
   flags: z.object({ orphans: z.number(), multipleRoots: z.boolean(), clockSkew: z.number() }),
   agents: z.array(
     z.object({
@@ -111,6 +114,7 @@ export function traceScoresView(s: TraceScoreSummary, agents: TraceAgentUsageRow
           },
     findingCount: s.findingCount,
     signals: s.signals as Record<string, unknown>[],
+    errorPaths: s.errorPaths as z.infer<typeof ScoresDto>["errorPaths"],
     flags: s.flags as { orphans: number; multipleRoots: boolean; clockSkew: number },
     agents: agents.map((a) => ({
       agent: a.agent,

@@ -1,0 +1,1 @@
+ALTER TABLE "trace_scores" ADD COLUMN "error_paths" jsonb DEFAULT '[]'::jsonb NOT NULL;
