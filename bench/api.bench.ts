@@ -8,8 +8,8 @@
  * persistTraceScores, so the hourly rollups are rebuilt from it once. Uses
  * DATABASE_URL (default local Postgres); creates and drops its own database.
  */
-import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { withBenchDatabase } from "./bench-database.ts";
 import { createDatabase, migrate, rebuildScoreRollups } from "@crux/db";
 // The API service is not a root dependency; import its entry directly.
 import { buildApiApp } from "../services/api/src/index.ts";
@@ -17,7 +17,6 @@ import { createAuthenticator } from "@crux/runtime";
 
 const TRACES = Number(process.env.BENCH_TRACES ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 40); // BENCH_KEEP_DB=1 keeps the database for EXPLAIN
-const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const PROJECT = "bench";
 const DAY_MS = 86_400_000;
 const NOW_MS = Date.UTC(2026, 0, 15, 12);
@@ -64,14 +63,12 @@ async function seed(client: pg.Client): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const name = `crux_bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const database = await createDatabase({ url: url.toString(), poolSize: 8 });
-  const client = new pg.Client({ connectionString: url.toString() });
+  await withBenchDatabase(run, { keep: process.env.BENCH_KEEP_DB === "1" });
+}
+
+async function run(url: string): Promise<void> {
+  const database = await createDatabase({ url, poolSize: 8 });
+  const client = new pg.Client({ connectionString: url });
   try {
     await migrate(database);
     await client.connect();
@@ -128,9 +125,6 @@ async function main(): Promise<void> {
   } finally {
     await client.end().catch(() => {});
     await database.close();
-    if (process.env.BENCH_KEEP_DB === "1") console.log(`kept database ${name} (BENCH_KEEP_DB=1)`);
-    else await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
   }
 }
 

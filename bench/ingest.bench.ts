@@ -9,8 +9,8 @@
  * load for latency. Uses DATABASE_URL (default local Postgres) and REDIS_URL
  * (default local Redis); creates and drops its own database.
  */
-import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { withBenchDatabase } from "./bench-database.ts";
 import { createDatabase, ensureProject, migrate, type Database } from "@crux/db";
 import { decodeExportRequest } from "@crux/otlp";
 import { spawn } from "node:child_process";
@@ -19,7 +19,6 @@ import { buildPayloads } from "./workload.ts";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 60);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 const pct = (xs: number[], p: number) => {
@@ -60,21 +59,6 @@ async function runPaced(payloads: Uint8Array[], ratePerSec: number, send: (p: Ui
     }),
   );
   return { seconds: (performance.now() - t0) / 1000, latencies };
-}
-
-async function withBenchDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `crux_bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
 }
 
 async function bareInsertBaseline(url: string, payloads: Uint8Array[]) {
