@@ -43,7 +43,7 @@ describe.each(backends())("operations on $name", (backend) => {
   });
 
   it("backlog above its ceiling: 503 with Retry-After, nothing stored", async () => {
-    const crux = await startTestCrux(backend, { CRUX_MAX_QUEUE_DEPTH: "0", CRUX_SETTLE_DELAY_MS: "60000", CRUX_SWEEP_INTERVAL_MS: "3600000" });
+    const crux = await startTestCrux(backend, { CRUX_MAX_QUEUE_DEPTH: "0", CRUX_SETTLE_DELAY_MS: "60000", CRUX_SETTLE_ROOT_DELAY_MS: "60000", CRUX_SWEEP_INTERVAL_MS: "3600000" });
     try {
       const first = oneSpanTrace("first");
       expect((await fetch(crux.otlpUrl, { method: "POST", body: first.body, headers: { "content-type": "application/json" } })).status).toBe(200);
