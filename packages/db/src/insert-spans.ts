@@ -80,20 +80,26 @@ const rootWins = sql.raw(`(excluded.root_span_id IS NOT NULL AND (t.root_span_id
 
 function insertBatchSql(projectId: string, spans: readonly NormalizedSpan[]): SQL {
   const names = spanColumns.map((c) => c.name);
-  const arrays = spanColumns.map((c) =>
-    arrayParam(
-      spans.map((s) => c.value(s)),
-      c.type === "jsonb" ? "text" : c.type,
-    ),
+  const scalar = spanColumns.filter((c) => c.type !== "jsonb");
+  // Scalars travel as one array per column (unnest); each jsonb column travels as ONE JSON array
+  // whose n-th element belongs to the n-th row: Postgres parses it once instead of unescaping an
+  // array literal and re-parsing every element, and the client skips array escaping.
+  const arrays = scalar.map((c) => arrayParam(spans.map((s) => c.value(s)), c.type));
+  const jsonArrays = new Map(
+    spanColumns.filter((c) => c.type === "jsonb").map((c) => [c.name, sql`${`[${spans.map((s) => c.value(s)).join(",")}]`}::jsonb`] as const),
   );
-  const selected = spanColumns.map((c) => sql.raw(c.type === "jsonb" ? `u.${c.name}::jsonb` : `u.${c.name}`));
+  const selected = spanColumns.map((c) => {
+    const json = jsonArrays.get(c.name);
+    return json ? sql`(${json} -> (u.ord::int - 1))` : sql.raw(`u.${c.name}`);
+  });
+  const scalarNames = scalar.map((c) => c.name).join(", ");
   // agg mirrors the summary rules: the root is the earliest parentless span (start, span id); the
   // service is the root's, else the earliest span's; tokens sum the stored (valid, positive) counts.
   return sql`
     WITH ins AS (
       INSERT INTO spans (project_id, ${sql.raw(names.join(", "))})
       SELECT ${projectId}, ${sql.join(selected, sql`, `)}
-      FROM unnest(${sql.join(arrays, sql`, `)}) AS u(${sql.raw(names.join(", "))})
+      FROM unnest(${sql.join(arrays, sql`, `)}) WITH ORDINALITY AS u(${sql.raw(scalarNames)}, ord)
       ORDER BY u.trace_id, u.span_id
       ON CONFLICT DO NOTHING
       RETURNING trace_id, span_id, parent_span_id, name, start_ns, end_ns, service_name, operation, agent_name, is_error, input_tokens, output_tokens
