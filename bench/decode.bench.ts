@@ -10,31 +10,15 @@
 import { decodeExportRequest } from "@crux/otlp";
 // Reflection types are internal to @crux/otlp; the bench reads them from source.
 import { ExportTraceServiceRequestType } from "../packages/otlp/src/proto.ts";
+import { protobufToOtlpJson } from "../packages/otlp/test/fixtures/decode/proto-request.ts";
 import { buildPayloads } from "./workload.ts";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 40);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 
-/** OTLP/JSON of a protobuf request: ids as hex (OTLP/JSON), 64-bit integers as decimal strings. */
-function toOtlpJson(body: Uint8Array): Uint8Array {
-  const obj = ExportTraceServiceRequestType.toObject(ExportTraceServiceRequestType.decode(body), {
-    longs: String,
-    bytes: String,
-    defaults: false,
-  });
-  const hex = (b64: string): string => Buffer.from(b64, "base64").toString("hex");
-  for (const rs of obj.resourceSpans ?? [])
-    for (const ss of rs.scopeSpans ?? [])
-      for (const span of ss.spans ?? []) {
-        span.traceId = hex(span.traceId);
-        span.spanId = hex(span.spanId);
-        if (span.parentSpanId) span.parentSpanId = hex(span.parentSpanId);
-      }
-  return new TextEncoder().encode(JSON.stringify(obj));
-}
 
 const { payloads, spans } = buildPayloads(BATCHES);
-const jsonPayloads = payloads.map(toOtlpJson);
+const jsonPayloads = payloads.map(protobufToOtlpJson);
 const mb = (bodies: Uint8Array[]) => (bodies.reduce((n, b) => n + b.length, 0) / 1e6).toFixed(1);
 console.log(`${spans} spans in ${payloads.length} requests: protobuf ${mb(payloads)} MB, JSON ${mb(jsonPayloads)} MB`);
 

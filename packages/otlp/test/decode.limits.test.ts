@@ -1,8 +1,8 @@
 import type { AttrValue } from "@crux/core";
 import { describe, expect, it } from "vitest";
 import { decodeExportRequest, defaultDecodeLimits, type OtlpFormat } from "../src/decode/index.ts";
-import { ExportTraceServiceRequestType } from "../src/proto.ts";
 import {
+  protobufToOtlpJson,
   TRACE_ID,
   kv,
   protoRequest,
@@ -14,29 +14,10 @@ import {
 
 const MARKER = "[crux: nesting deeper than 8 removed]";
 
-/** The same request as protobuf (via protobufjs) and as OTLP/JSON (protobufjs toObject with hex ids). */
+/** The same request as protobuf and as OTLP/JSON. */
 function encode(format: OtlpFormat, spans: ProtoSpan[], resourceAttributes: unknown[] = []): Uint8Array {
   const body = protoRequest(spans, resourceAttributes);
-  if (format === "protobuf") return body;
-  const obj = ExportTraceServiceRequestType.toObject(ExportTraceServiceRequestType.decode(body), {
-    longs: String,
-    bytes: String,
-    defaults: false,
-  });
-  // OTLP/JSON ids are hex (not proto3's base64); bytesValue stays base64.
-  const hex = (b64: string): string => Buffer.from(b64, "base64").toString("hex");
-  for (const rs of obj.resourceSpans ?? [])
-    for (const ss of rs.scopeSpans ?? [])
-      for (const span of ss.spans ?? []) {
-        if (span.traceId) span.traceId = hex(span.traceId);
-        if (span.spanId) span.spanId = hex(span.spanId);
-        if (span.parentSpanId) span.parentSpanId = hex(span.parentSpanId);
-        for (const link of span.links ?? []) {
-          link.traceId = hex(link.traceId);
-          link.spanId = hex(link.spanId);
-        }
-      }
-  return new TextEncoder().encode(JSON.stringify(obj));
+  return format === "protobuf" ? body : protobufToOtlpJson(body);
 }
 
 function depthOf(value: AttrValue): number {

@@ -1,22 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { decodeExportRequest, defaultDecodeLimits, type OtlpFormat } from "../src/decode/index.ts";
-import { ExportTraceServiceRequestType } from "../src/proto.ts";
-import { protoRequest, protoSpan, type ProtoSpan } from "./fixtures/decode/proto-request.ts";
+import { protobufToOtlpJson, protoRequest, protoSpan, type ProtoSpan } from "./fixtures/decode/proto-request.ts";
 
-/** The request as protobuf, or as OTLP/JSON with hex ids. */
+/** The request as protobuf, or as OTLP/JSON. */
 function encode(format: OtlpFormat, spans: ProtoSpan[]): Uint8Array {
   const body = protoRequest(spans);
-  if (format === "protobuf") return body;
-  const obj = ExportTraceServiceRequestType.toObject(ExportTraceServiceRequestType.decode(body), { longs: String, bytes: String });
-  const hex = (b64: string): string => Buffer.from(b64, "base64").toString("hex");
-  for (const rs of obj.resourceSpans)
-    for (const ss of rs.scopeSpans)
-      for (const span of ss.spans) {
-        span.traceId = hex(span.traceId);
-        span.spanId = hex(span.spanId);
-        span.parentSpanId = "";
-      }
-  return new TextEncoder().encode(JSON.stringify(obj));
+  return format === "protobuf" ? body : protobufToOtlpJson(body);
 }
 
 describe.each(["protobuf", "json"] as const)("span name, event names and status message limits (%s)", (format) => {

@@ -3,8 +3,18 @@ import { Redis } from "ioredis";
 /** REDIS_URL when set, else the local default (the rules of the integration project). */
 export const testRedisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
-/** Resolves to null when Redis answers PING, else to the reason it did not (shown in the skip message). */
+/**
+ * Resolves to null when Redis answers PING, else to the reason it did not (shown in the skip message).
+ * With REDIS_URL set (CI, the production path) Redis is required: it throws instead, so an unreachable
+ * Redis fails the run rather than silently skipping the BullMQ cases.
+ */
 export async function redisUnavailableReason(url: string): Promise<string | null> {
+  const reason = await probeRedis(url);
+  if (reason !== null && process.env.REDIS_URL) throw new Error(`REDIS_URL is set but ${reason}`);
+  return reason;
+}
+
+async function probeRedis(url: string): Promise<string | null> {
   const client = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,

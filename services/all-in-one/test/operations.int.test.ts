@@ -75,7 +75,7 @@ describe.each(backends())("operations on $name", (backend) => {
       const worker = createWorker({
         database: crux.database,
         queue: liveQueue,
-        config: { CRUX_WORKER_CONCURRENCY: 2, CRUX_SWEEP_INTERVAL_MS: 100, CRUX_SWEEP_QUIET_MS: 0, CRUX_SETTLE_DELAY_MS: 0 },
+        config: { CRUX_WORKER_CONCURRENCY: 2, CRUX_SWEEP_INTERVAL_MS: 100, CRUX_SWEEP_QUIET_MS: 0 },
         log: createLogger({ level: "silent", name: "test" }),
       });
       worker.start();

@@ -3,7 +3,7 @@
  * one transaction → enqueue settle jobs. Transport code maps the outcome to
  * status codes; this module decides nothing about HTTP or gRPC.
  */
-import { OverloadedError, PermanentError } from "@crux/core";
+import { OverloadedError } from "@crux/core";
 import { insertSpanBatch, type Database } from "@crux/db";
 import { decodeExportRequest, normalizeSpans, type DecodeLimits, type OtlpFormat } from "@crux/otlp";
 import type { JobQueue } from "@crux/queue";
@@ -40,8 +40,6 @@ export interface IngestOutcome {
   rejectedSpans: number;
   /** "" when every span was accepted; else what was rejected and why (OTLP partial_success.error_message). */
   rejectionMessage: string;
-  /** False when the settle jobs could not be enqueued; the traces stay dirty and the sweeper picks them up. */
-  enqueued: boolean;
 }
 
 const DEPTH_CACHE_MS = 1_000;
@@ -75,13 +73,13 @@ export function createIngestPipeline(deps: IngestDeps) {
     try {
       const decoded = decodeExportRequest(body, format, deps.limits);
       if (decoded.spans.length === 0) {
-        return { accepted: 0, duplicates: 0, rejectedSpans: decoded.rejectedSpans, rejectionMessage: decoded.rejectionMessage, enqueued: true };
+        return { accepted: 0, duplicates: 0, rejectedSpans: decoded.rejectedSpans, rejectionMessage: decoded.rejectionMessage };
       }
       const spans = normalizeSpans(decoded.spans);
       const written = await insertSpanBatch(deps.database, projectId, spans);
       const enqueued = await enqueueSettle(projectId, written.traceIds, completedTraces(spans));
       deps.log.info(
-        { projectId, spans: spans.length, inserted: written.inserted, duplicates: written.duplicates, rejected: decoded.rejectedSpans, traces: written.traceIds.length },
+        { projectId, spans: spans.length, inserted: written.inserted, duplicates: written.duplicates, rejected: decoded.rejectedSpans, traces: written.traceIds.length, enqueued },
         "export stored",
       );
       return {
@@ -89,7 +87,6 @@ export function createIngestPipeline(deps: IngestDeps) {
         duplicates: written.duplicates,
         rejectedSpans: decoded.rejectedSpans,
         rejectionMessage: decoded.rejectionMessage,
-        enqueued,
       };
     } finally {
       inFlight--;
@@ -130,4 +127,3 @@ export function completedTraces(spans: readonly { traceId: string; spanId: strin
 }
 
 export type IngestPipeline = ReturnType<typeof createIngestPipeline>;
-export { PermanentError, OverloadedError };

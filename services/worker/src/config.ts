@@ -7,7 +7,6 @@ export const workerConfigSchema = z.object({
   CRUX_SWEEP_INTERVAL_MS: envInt(30_000, 100),
   /** A dirty trace quiet for this long with no settle is re-enqueued by the sweeper. */
   CRUX_SWEEP_QUIET_MS: envInt(60_000, 0),
-  CRUX_SETTLE_DELAY_MS: envInt(5_000, 0),
 });
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
 

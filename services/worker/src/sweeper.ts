@@ -12,7 +12,6 @@ export interface SweeperOptions {
   queue: JobQueue;
   intervalMs: number;
   quietMs: number;
-  settleDelayMs: number;
   batchSize?: number;
   log: Logger;
 }

@@ -19,7 +19,6 @@ export function createWorker(deps: WorkerDeps) {
     queue: deps.queue,
     intervalMs: deps.config.CRUX_SWEEP_INTERVAL_MS,
     quietMs: deps.config.CRUX_SWEEP_QUIET_MS,
-    settleDelayMs: deps.config.CRUX_SETTLE_DELAY_MS,
     log: deps.log,
   });
   return {

@@ -168,7 +168,7 @@ describe.each(testDatabases())("settle processor on $name", ({ create }) => {
       database,
       queue,
       log,
-      config: { CRUX_WORKER_CONCURRENCY: 2, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0, CRUX_SETTLE_DELAY_MS: 0 },
+      config: { CRUX_WORKER_CONCURRENCY: 2, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0 },
     });
     try {
       await seed(database);
