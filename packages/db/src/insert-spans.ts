@@ -1,20 +1,22 @@
 /**
  * The ingest hot path: ONE statement per batch (chunk), so the database never
  * waits on the client inside a transaction:
- *   WITH ins AS (INSERT INTO spans SELECT FROM unnest(one array per column)
- *                ON CONFLICT DO NOTHING RETURNING what the summary needs),
+ *   WITH ins AS (INSERT INTO spans SELECT FROM jsonb_array_elements(the batch
+ *                as one JSON array of rows) ON CONFLICT DO NOTHING RETURNING
+ *                what the summary needs),
  *        agg AS (per-trace aggregates of the rows actually inserted),
  *        up  AS (upsert of traces merging agg, marking the trace dirty)
  *   SELECT count(*) FROM ins
  * An exporter retry of a committed batch therefore inserts nothing and leaves
- * the summaries unchanged. Rows are written in key order so two concurrent
- * batches touching the same traces lock them in the same order (no deadlock).
+ * the summaries unchanged. Rows are written in key order (sorted here, kept by
+ * ORDER BY ord) so two concurrent batches touching the same traces lock them
+ * in the same order (no deadlock).
  * A batch larger than one chunk runs its statements in one transaction.
  */
 import type { NormalizedSpan } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "./client.ts";
-import { spanColumns } from "./span-codec.ts";
+import { spanColumns, spanRowsJson } from "./span-codec.ts";
 
 /** Spans per statement; bigger batches are split, still inside one transaction. */
 export const defaultInsertChunkSize = 5_000;
@@ -70,37 +72,27 @@ function dedupeLastWins(spans: readonly NormalizedSpan[]): NormalizedSpan[] {
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, span]) => span);
 }
 
-function arrayParam(values: unknown[], type: string): SQL {
-  return sql`${sql.param(values)}::${sql.raw(type)}[]`;
-}
-
 // A root replaces the stored one only if it is earlier: the same root wins whatever the arrival order.
 const rootWins = sql.raw(`(excluded.root_span_id IS NOT NULL AND (t.root_span_id IS NULL
   OR (excluded.root_start_ns, excluded.root_span_id) < (t.root_start_ns, t.root_span_id)))`);
 
+// Each row is a JSON array in spanColumns order: text via ->>, jsonb via -> (no re-parse), others cast.
+const spanNames = spanColumns.map((c) => c.name).join(", ");
+const rowValues = spanColumns
+  .map((c, i) => (c.type === "jsonb" ? `e.r -> ${i}` : c.type === "text" ? `e.r ->> ${i}` : `(e.r ->> ${i})::${c.type}`))
+  .join(", ");
+
 function insertBatchSql(projectId: string, spans: readonly NormalizedSpan[]): SQL {
-  const names = spanColumns.map((c) => c.name);
-  const scalar = spanColumns.filter((c) => c.type !== "jsonb");
-  // Scalars travel as one array per column (unnest); each jsonb column travels as ONE JSON array
-  // whose n-th element belongs to the n-th row: Postgres parses it once instead of unescaping an
-  // array literal and re-parsing every element, and the client skips array escaping.
-  const arrays = scalar.map((c) => arrayParam(spans.map((s) => c.value(s)), c.type));
-  const jsonArrays = new Map(
-    spanColumns.filter((c) => c.type === "jsonb").map((c) => [c.name, sql`${`[${spans.map((s) => c.value(s)).join(",")}]`}::jsonb`] as const),
-  );
-  const selected = spanColumns.map((c) => {
-    const json = jsonArrays.get(c.name);
-    return json ? sql`(${json} -> (u.ord::int - 1))` : sql.raw(`u.${c.name}`);
-  });
-  const scalarNames = scalar.map((c) => c.name).join(", ");
+  // The whole batch travels as ONE jsonb parameter: measured against one array parameter per
+  // column (unnest), it halves the client's CPU per batch and costs Postgres no more.
   // agg mirrors the summary rules: the root is the earliest parentless span (start, span id); the
   // service is the root's, else the earliest span's; tokens sum the stored (valid, positive) counts.
   return sql`
     WITH ins AS (
-      INSERT INTO spans (project_id, ${sql.raw(names.join(", "))})
-      SELECT ${projectId}, ${sql.join(selected, sql`, `)}
-      FROM unnest(${sql.join(arrays, sql`, `)}) WITH ORDINALITY AS u(${sql.raw(scalarNames)}, ord)
-      ORDER BY u.trace_id, u.span_id
+      INSERT INTO spans (project_id, ${sql.raw(spanNames)})
+      SELECT ${projectId}, ${sql.raw(rowValues)}
+      FROM jsonb_array_elements(${spanRowsJson(spans)}::jsonb) WITH ORDINALITY AS e(r, ord)
+      ORDER BY e.ord
       ON CONFLICT DO NOTHING
       RETURNING trace_id, span_id, parent_span_id, name, start_ns, end_ns, service_name, operation, agent_name, is_error, input_tokens, output_tokens
     ), agg AS (

@@ -1,6 +1,8 @@
 /**
- * NormalizedSpan <-> spans row. Writing goes column-wise (one array per column,
- * for the unnest insert); reading rebuilds NormalizedSpan from a drizzle row.
+ * NormalizedSpan <-> spans row. Writing sends a whole batch as ONE JSON array
+ * of rows, each row an array of column values in `spanColumns` order (the
+ * insert reads it with jsonb_array_elements); reading rebuilds NormalizedSpan
+ * from a drizzle row.
  *
  * Postgres cannot store U+0000 in text or jsonb, nor lone UTF-16 surrogates in
  * jsonb; such characters are replaced with U+FFFD so one odd attribute cannot
@@ -9,14 +11,15 @@
 import type { Attributes, InstrumentationScope, NormalizedSpan, SpanEvent, SpanLink, StatusCode } from "@crux/core";
 import type { SpanRow } from "./schema.ts";
 
-type PgArrayType = "text" | "bigint" | "smallint" | "integer" | "double precision" | "boolean" | "jsonb";
+type PgColumnType = "text" | "bigint" | "smallint" | "integer" | "double precision" | "boolean" | "jsonb";
+type JsonValue = string | number | boolean | null | object;
 
 export interface SpanColumn {
   /** snake_case column name in the spans table. */
   name: string;
-  type: PgArrayType;
-  /** Value for the column's parameter array (jsonb as JSON text, bigint as decimal string). */
-  value(span: NormalizedSpan): string | number | boolean | null;
+  type: PgColumnType;
+  /** The column's value as JSON (bigint as a decimal string; jsonb columns as the value itself). */
+  value(span: NormalizedSpan): JsonValue;
 }
 
 const INT4_MAX = 2_147_483_647;
@@ -44,19 +47,13 @@ export function cleanText(s: string): string {
   if (!NEEDS_CLEANING.test(s)) return s;
   return s.replaceAll("\u0000", "\uFFFD").replace(LONE_SURROGATE, "\uFFFD");
 }
-function cleanOptionalText(s: string | null): string | null {
-  return s === null ? null : cleanText(s);
-}
 
 // JSON.stringify escapes NUL as \u0000 and lone surrogates as \udXXX; valid pairs are emitted raw.
+// A literal backslash-u in a string can match too: that only costs the slow path, never correctness.
 const JSON_NEEDS_CLEANING = /\\u0000|\\ud[89a-f][0-9a-f]{2}/i;
 
-function bigintAsString(_key: string, value: unknown): unknown {
-  return typeof value === "bigint" ? value.toString() : value;
-}
 function deepClean(value: unknown): unknown {
   if (typeof value === "string") return cleanText(value);
-  if (typeof value === "bigint") return value.toString();
   if (Array.isArray(value)) return value.map(deepClean);
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
@@ -66,11 +63,9 @@ function deepClean(value: unknown): unknown {
   return value;
 }
 
-/** JSON text for a jsonb column: bigint as decimal strings, unstorable characters replaced. */
-export function toJsonText(value: unknown): string {
-  const text = JSON.stringify(value, bigintAsString);
-  // Slow path only when an escape Postgres rejects may be present.
-  return JSON_NEEDS_CLEANING.test(text) ? JSON.stringify(deepClean(value)) : text;
+/** Event times are bigint in memory and decimal strings in the row. */
+function storedEvents(events: readonly SpanEvent[]): readonly (SpanEvent | StoredEvent)[] {
+  return events.length === 0 ? events : events.map((e) => ({ ...e, timeUnixNano: e.timeUnixNano.toString() }));
 }
 
 /** Every spans column except project_id (a scalar parameter) and received_at (defaulted). */
@@ -78,43 +73,54 @@ export const spanColumns: readonly SpanColumn[] = [
   { name: "trace_id", type: "text", value: (s) => s.traceId },
   { name: "span_id", type: "text", value: (s) => s.spanId },
   { name: "parent_span_id", type: "text", value: (s) => s.parentSpanId },
-  { name: "trace_state", type: "text", value: (s) => cleanText(s.traceState) },
-  { name: "flags", type: "bigint", value: (s) => String(s.flags >>> 0) },
-  { name: "name", type: "text", value: (s) => cleanText(s.name) },
+  { name: "trace_state", type: "text", value: (s) => s.traceState },
+  { name: "flags", type: "bigint", value: (s) => s.flags >>> 0 },
+  { name: "name", type: "text", value: (s) => s.name },
   { name: "kind", type: "smallint", value: (s) => smallint(s.kind) },
   { name: "start_ns", type: "bigint", value: (s) => s.startTimeUnixNano.toString() },
   { name: "end_ns", type: "bigint", value: (s) => s.endTimeUnixNano.toString() },
   { name: "status_code", type: "smallint", value: (s) => smallint(s.status.code) },
-  { name: "status_message", type: "text", value: (s) => cleanText(s.status.message) },
-  { name: "service_name", type: "text", value: (s) => cleanOptionalText(s.serviceName) },
+  { name: "status_message", type: "text", value: (s) => s.status.message },
+  { name: "service_name", type: "text", value: (s) => s.serviceName },
   { name: "operation", type: "text", value: (s) => s.operation },
   { name: "convention", type: "text", value: (s) => s.convention },
-  { name: "agent_name", type: "text", value: (s) => cleanOptionalText(s.agentName) },
-  { name: "agent_id", type: "text", value: (s) => cleanOptionalText(s.agentId) },
-  { name: "model", type: "text", value: (s) => cleanOptionalText(s.model) },
-  { name: "provider", type: "text", value: (s) => cleanOptionalText(s.provider) },
+  { name: "agent_name", type: "text", value: (s) => s.agentName },
+  { name: "agent_id", type: "text", value: (s) => s.agentId },
+  { name: "model", type: "text", value: (s) => s.model },
+  { name: "provider", type: "text", value: (s) => s.provider },
   { name: "input_tokens", type: "integer", value: (s) => int4OrNull(s.inputTokens) },
   { name: "output_tokens", type: "integer", value: (s) => int4OrNull(s.outputTokens) },
   { name: "cached_tokens", type: "integer", value: (s) => int4OrNull(s.cachedTokens) },
   { name: "cost", type: "double precision", value: (s) => finiteOrNull(s.cost) },
-  { name: "tool_name", type: "text", value: (s) => cleanOptionalText(s.toolName) },
-  { name: "tool_call_id", type: "text", value: (s) => cleanOptionalText(s.toolCallId) },
-  { name: "handoff_from", type: "text", value: (s) => cleanOptionalText(s.handoffFrom) },
-  { name: "handoff_to", type: "text", value: (s) => cleanOptionalText(s.handoffTo) },
-  { name: "error_type", type: "text", value: (s) => cleanOptionalText(s.errorType) },
+  { name: "tool_name", type: "text", value: (s) => s.toolName },
+  { name: "tool_call_id", type: "text", value: (s) => s.toolCallId },
+  { name: "handoff_from", type: "text", value: (s) => s.handoffFrom },
+  { name: "handoff_to", type: "text", value: (s) => s.handoffTo },
+  { name: "error_type", type: "text", value: (s) => s.errorType },
   { name: "is_error", type: "boolean", value: (s) => s.isError },
-  { name: "conversation_id", type: "text", value: (s) => cleanOptionalText(s.conversationId) },
-  { name: "tags", type: "jsonb", value: (s) => toJsonText(s.tags) },
-  { name: "attributes", type: "jsonb", value: (s) => toJsonText(s.attributes) },
-  { name: "events", type: "jsonb", value: (s) => toJsonText(s.events) },
-  { name: "links", type: "jsonb", value: (s) => toJsonText(s.links) },
-  { name: "resource", type: "jsonb", value: (s) => toJsonText(s.resource) },
-  { name: "scope", type: "jsonb", value: (s) => toJsonText(s.scope) },
-  { name: "limits_applied", type: "jsonb", value: (s) => toJsonText(s.limitsApplied) },
+  { name: "conversation_id", type: "text", value: (s) => s.conversationId },
+  { name: "tags", type: "jsonb", value: (s) => s.tags },
+  { name: "attributes", type: "jsonb", value: (s) => s.attributes },
+  { name: "events", type: "jsonb", value: (s) => storedEvents(s.events) },
+  { name: "links", type: "jsonb", value: (s) => s.links },
+  { name: "resource", type: "jsonb", value: (s) => s.resource },
+  { name: "scope", type: "jsonb", value: (s) => s.scope },
+  { name: "limits_applied", type: "jsonb", value: (s) => s.limitsApplied },
   { name: "dropped_attributes_count", type: "integer", value: (s) => count(s.droppedAttributesCount) },
   { name: "dropped_events_count", type: "integer", value: (s) => count(s.droppedEventsCount) },
   { name: "dropped_links_count", type: "integer", value: (s) => count(s.droppedLinksCount) },
 ];
+
+/**
+ * The batch as one JSON array of rows (`[[trace_id, span_id, ...], ...]`), with
+ * every string Postgres cannot store cleaned. One native JSON.stringify for the
+ * whole batch: the client does no per-value escaping and Postgres parses once.
+ */
+export function spanRowsJson(spans: readonly NormalizedSpan[]): string {
+  const rows = spans.map((s) => spanColumns.map((c) => c.value(s)));
+  const text = JSON.stringify(rows);
+  return JSON_NEEDS_CLEANING.test(text) ? JSON.stringify(deepClean(rows)) : text;
+}
 
 type StoredEvent = Omit<SpanEvent, "timeUnixNano"> & { timeUnixNano: string };
 
