@@ -7,12 +7,14 @@
  * Then the real receiver (HTTP, auth off, normalization, spans + traces
  * upsert, settle enqueue on Redis) under saturating load, and at half that
  * load for latency. Uses DATABASE_URL (default local Postgres) and REDIS_URL
- * (default local Redis); creates and drops its own database.
+ * (default local Redis); creates and drops its own database and queue prefix.
  */
 import pg from "pg";
 import { withBenchDatabase } from "./bench-database.ts";
 import { createDatabase, ensureProject, migrate, type Database } from "@crux/db";
 import { decodeExportRequest } from "@crux/otlp";
+import { purgeQueuePrefix } from "@crux/queue";
+import { randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
@@ -94,7 +96,7 @@ async function bareInsertBaseline(url: string, payloads: Uint8Array[]) {
 /** Starts services/receiver/src/main.ts and waits until its HTTP port answers. */
 async function startReceiverProcess(env: Record<string, string>) {
   const root = fileURLToPath(new URL("..", import.meta.url));
-  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), "--import", "tsx", "services/receiver/src/main.ts"], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit"] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_RECEIVER_FLAGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", "services/receiver/src/main.ts"], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit"] });
   const url = `http://127.0.0.1:${env.CRUX_OTLP_HTTP_PORT}/healthz`;
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`receiver exited with ${child.exitCode}`);
@@ -137,6 +139,9 @@ async function main() {
     await ensureProject(database, "default", "default");
     await database.close();
     const port = 14318 + Math.floor(Math.random() * 1000);
+    // Its own queue prefix, purged afterwards: the settle jobs of a run must not pile up in the
+    // shared Redis (nor count against the next run's queue-depth ceiling).
+    const queuePrefix = `bench-${randomUUID()}`;
     const receiver = await startReceiverProcess({
       DATABASE_URL: url,
       REDIS_URL: redisUrl,
@@ -144,6 +149,7 @@ async function main() {
       CRUX_HOST: "127.0.0.1",
       CRUX_OTLP_HTTP_PORT: String(port),
       CRUX_OTLP_GRPC_PORT: String(port + 1000),
+      CRUX_QUEUE_PREFIX: queuePrefix,
       CRUX_SETTLE_DELAY_MS: "600000",
       CRUX_LOG_LEVEL: "warn",
     });
@@ -180,6 +186,7 @@ async function main() {
     } finally {
       agent.destroy();
       await receiver.stop();
+      await purgeQueuePrefix(redisUrl, queuePrefix);
     }
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ConfigError, envBoolean, envInt, loadConfig } from "./index.ts";
+import { ConfigError, envBoolean, envInt, loadConfig, queuePrefixSetting } from "./index.ts";
 
 const schema = z.object({ PORT: envInt(8080, 1, 65_535), AUTH: envBoolean(true), NAME: z.string().default("crux") });
 
@@ -22,5 +22,11 @@ describe("loadConfig", () => {
       expect(issues.join()).toMatch(/PORT/);
       expect(issues.join()).toMatch(/AUTH/);
     }
+  });
+  it("accepts a queue prefix of safe characters and refuses one that would split Redis keys", () => {
+    const prefixed = z.object({ CRUX_QUEUE_PREFIX: queuePrefixSetting });
+    expect(loadConfig(prefixed, {})).toEqual({ CRUX_QUEUE_PREFIX: "crux" });
+    expect(loadConfig(prefixed, { CRUX_QUEUE_PREFIX: "staging-2" })).toEqual({ CRUX_QUEUE_PREFIX: "staging-2" });
+    expect(() => loadConfig(prefixed, { CRUX_QUEUE_PREFIX: "a:b" })).toThrow(/CRUX_QUEUE_PREFIX/);
   });
 });

@@ -17,6 +17,15 @@ export const envInt = (defaultValue: number, min = 0, max = Number.MAX_SAFE_INTE
 
 export const envPort = (defaultValue: number) => envInt(defaultValue, 0, 65_535);
 
+/**
+ * Redis key prefix of the job queues. Every process sharing a Redis must use the
+ * same one; a different prefix keeps deployments (or a benchmark) apart.
+ */
+export const queuePrefixSetting = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.', '-' only (at most 64)")
+  .default("crux");
+
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
   constructor(readonly issues: string[]) {

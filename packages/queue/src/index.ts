@@ -13,3 +13,4 @@ export {
 export { QueueClosedError, defaultCloseTimeoutMs, type JobQueue, type JobHandler, type QueueLog } from "./job-queue.ts";
 export { createBullmqQueue, defaultQueuePrefix, type BullmqQueueOptions } from "./bullmq-queue.ts";
 export { createInProcessQueue, defaultMaxPendingJobs, type InProcessQueueOptions } from "./in-process-queue.ts";
+export { purgeQueuePrefix } from "./purge.ts";

@@ -17,7 +17,8 @@ import { randomUUID } from "node:crypto";
 import { Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { deferred, deleteKeysWithPrefix, redisUnavailableReason, sleep, testRedisUrl, waitFor } from "./redis-fixture.ts";
+import { purgeQueuePrefix } from "../src/index.ts";
+import { deferred, redisUnavailableReason, sleep, testRedisUrl, waitFor } from "./redis-fixture.ts";
 
 const unavailable = await redisUnavailableReason(testRedisUrl);
 if (unavailable) console.warn(`skipping BullMQ semantics experiments: ${unavailable}`);
@@ -48,7 +49,7 @@ describe.skipIf(unavailable !== null)("BullMQ 6 deduplication semantics (raw Bul
       await worker.close();
       await queue.close();
       client.disconnect();
-      await deleteKeysWithPrefix(testRedisUrl, prefix);
+      await purgeQueuePrefix(testRedisUrl, prefix);
     });
     // Connect before timing anything: BullMQ measures `delay` from the add() call.
     await queue.waitUntilReady();

@@ -9,12 +9,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   createBullmqQueue,
   createInProcessQueue,
+  purgeQueuePrefix,
   QueueClosedError,
   type JobDefaultsOverrides,
   type JobQueue,
   type Payload,
 } from "../src/index.ts";
-import { deferred, deleteKeysWithPrefix, redisUnavailableReason, sleep, testRedisUrl, waitFor } from "./redis-fixture.ts";
+import { deferred, redisUnavailableReason, sleep, testRedisUrl, waitFor } from "./redis-fixture.ts";
 
 const redisSkipReason = await redisUnavailableReason(testRedisUrl);
 if (redisSkipReason) console.warn(`skipping the bullmq contract case: ${redisSkipReason}`);
@@ -41,7 +42,7 @@ const adapters: AdapterCase[] = [
     create: (jobDefaults) => {
       const prefix = `test-${randomUUID()}`;
       const queue = createBullmqQueue({ redisUrl: testRedisUrl, prefix, jobDefaults });
-      return { queue, cleanup: () => deleteKeysWithPrefix(testRedisUrl, prefix) };
+      return { queue, cleanup: () => purgeQueuePrefix(testRedisUrl, prefix) };
     },
   },
 ];

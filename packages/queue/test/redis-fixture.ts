@@ -34,23 +34,6 @@ async function probeRedis(url: string): Promise<string | null> {
   }
 }
 
-/** Deletes every key under a test prefix, so runs leave nothing behind in the shared Redis. */
-export async function deleteKeysWithPrefix(url: string, prefix: string): Promise<number> {
-  const client = new Redis(url, { maxRetriesPerRequest: 1 });
-  try {
-    let deleted = 0;
-    let cursor = "0";
-    do {
-      const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
-      cursor = next;
-      if (keys.length > 0) deleted += await client.del(...keys);
-    } while (cursor !== "0");
-    return deleted;
-  } finally {
-    client.disconnect();
-  }
-}
-
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

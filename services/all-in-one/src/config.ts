@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envBoolean } from "@crux/config";
+import { envBoolean, queuePrefixSetting } from "@crux/config";
 import { apiConfigSchema } from "@crux/api";
 import { receiverConfigSchema } from "@crux/receiver";
 import { workerConfigSchema } from "@crux/worker";
@@ -16,6 +16,7 @@ export const allInOneConfigSchema = receiverConfigSchema
     CRUX_DATA_DIR: z.string().default("./.crux"),
     DATABASE_URL: z.string().url().optional(),
     REDIS_URL: z.string().url().optional(),
+    CRUX_QUEUE_PREFIX: queuePrefixSetting,
     CRUX_AUTH: envBoolean(false),
     CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   });

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { ensureProject, type Database } from "@crux/db";
-import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@crux/queue";
+import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix, type JobQueue } from "@crux/queue";
 import { createLogger } from "@crux/runtime";
 import { testDatabases } from "@crux/testkit";
 import { loadConfig } from "@crux/config";
@@ -15,18 +15,26 @@ import { allInOneConfigSchema, composeCrux, type AllInOneConfig, type RunningCru
 export interface Backend {
   name: "embedded" | "postgres+redis";
   createDatabase(): Promise<Database>;
-  createQueue(): JobQueue;
+  /** A queue with a fresh key prefix, and how to delete what it left in Redis once stopped. */
+  createQueue(): { queue: JobQueue; purge(): Promise<unknown> };
 }
 
 export function backends(): Backend[] {
   const dbs = testDatabases();
   const list: Backend[] = [];
   const pglite = dbs.find((d) => d.name === "pglite");
-  if (pglite) list.push({ name: "embedded", createDatabase: () => pglite.create(), createQueue: () => createInProcessQueue() });
+  if (pglite) list.push({ name: "embedded", createDatabase: () => pglite.create(), createQueue: () => ({ queue: createInProcessQueue(), purge: async () => {} }) });
   const pg = dbs.find((d) => d.name === "postgres");
   const redisUrl = process.env.REDIS_URL;
   if (pg && redisUrl) {
-    list.push({ name: "postgres+redis", createDatabase: () => pg.create(), createQueue: () => createBullmqQueue({ redisUrl, prefix: `test-${randomUUID()}` }) });
+    list.push({
+      name: "postgres+redis",
+      createDatabase: () => pg.create(),
+      createQueue: () => {
+        const prefix = `test-${randomUUID()}`;
+        return { queue: createBullmqQueue({ redisUrl, prefix }), purge: () => purgeQueuePrefix(redisUrl, prefix) };
+      },
+    });
   }
   return list;
 }
@@ -56,7 +64,8 @@ export async function startTestCrux(backend: Backend, env: Record<string, string
   });
   const database = await backend.createDatabase();
   await ensureProject(database, config.CRUX_DEFAULT_PROJECT, config.CRUX_DEFAULT_PROJECT);
-  const q = queue ?? backend.createQueue();
+  const own = queue ? null : backend.createQueue();
+  const q = queue ?? own!.queue;
   const crux = await composeCrux({ database, queue: q, config, log: createLogger({ level: "silent", name: "test" }) });
   return {
     crux,
@@ -66,7 +75,10 @@ export async function startTestCrux(backend: Backend, env: Record<string, string
     otlpUrl: `http://127.0.0.1:${crux.ports.otlpHttp}/v1/traces`,
     grpcAddress: `http://127.0.0.1:${crux.ports.otlpGrpc}`,
     apiUrl: `http://127.0.0.1:${crux.ports.api}`,
-    stop: () => crux.stop("test done"),
+    stop: async () => {
+      await crux.stop("test done");
+      await own?.purge();
+    },
   };
 }
 

@@ -3,7 +3,7 @@
  */
 import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { createApiKey, ensureProject } from "@crux/db";
-import { createBullmqQueue, createInProcessQueue } from "@crux/queue";
+import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix } from "@crux/queue";
 import { createLogger } from "@crux/runtime";
 import { recordSpans, toJson } from "@crux/testkit";
 import { createWorker } from "@crux/worker";
@@ -84,6 +84,7 @@ describe.each(backends())("operations on $name", (backend) => {
       } finally {
         await worker.stop();
         await liveQueue.close();
+        if (backend.name !== "embedded") await purgeQueuePrefix(process.env.REDIS_URL!, `sweep-${traceId}`);
       }
     } finally {
       await crux.stop();

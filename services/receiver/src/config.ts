@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envBoolean, envInt, envPort } from "@crux/config";
+import { envBoolean, envInt, envPort, queuePrefixSetting } from "@crux/config";
 
 /** Receiver settings, shared by its own entry point and the all-in-one process. */
 export const receiverConfigSchema = z.object({
@@ -24,6 +24,7 @@ export type ReceiverConfig = z.infer<typeof receiverConfigSchema>;
 export const receiverMainConfigSchema = receiverConfigSchema.extend({
   DATABASE_URL: z.string().url(),
   REDIS_URL: z.string().url(),
+  CRUX_QUEUE_PREFIX: queuePrefixSetting,
   CRUX_AUTH: envBoolean(true),
   CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

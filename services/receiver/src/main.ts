@@ -17,7 +17,7 @@ if (!config.CRUX_AUTH) {
   await database.close();
   process.exit(1);
 }
-const queue = createBullmqQueue({ redisUrl: config.REDIS_URL, log: (msg, extra) => log.warn(extra ?? {}, msg) });
+const queue = createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log: (msg, extra) => log.warn(extra ?? {}, msg) });
 const receiver = createReceiver({ database, queue, config, authRequired: config.CRUX_AUTH, log, httpLogger: false });
 const shutdown = createShutdown({ deadlineMs: 15_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
 shutdown.add("receiver", () => receiver.close());

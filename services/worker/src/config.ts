@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envInt } from "@crux/config";
+import { envInt, queuePrefixSetting } from "@crux/config";
 
 export const workerConfigSchema = z.object({
   CRUX_WORKER_CONCURRENCY: envInt(4, 1, 256),
@@ -13,5 +13,6 @@ export type WorkerConfig = z.infer<typeof workerConfigSchema>;
 export const workerMainConfigSchema = workerConfigSchema.extend({
   DATABASE_URL: z.string().url(),
   REDIS_URL: z.string().url(),
+  CRUX_QUEUE_PREFIX: queuePrefixSetting,
   CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

@@ -10,7 +10,7 @@ const config = loadConfig(workerMainConfigSchema, process.env);
 const log = createLogger({ level: config.CRUX_LOG_LEVEL, name: "crux-worker" });
 const database = await createDatabase({ url: config.DATABASE_URL });
 await assertSchemaCurrent(database);
-const queue = createBullmqQueue({ redisUrl: config.REDIS_URL, log: (msg, extra) => log.warn(extra ?? {}, msg) });
+const queue = createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log: (msg, extra) => log.warn(extra ?? {}, msg) });
 const worker = createWorker({ database, queue, config, log });
 const shutdown = createShutdown({ deadlineMs: 30_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
 shutdown.add("worker", () => worker.stop());
