@@ -22,6 +22,8 @@ import { buildPayloads } from "./workload.ts";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+/** Unmeasured batches sent first to each phase: JIT, connection pools and caches warm up as in a running service. */
+const WARMUP_BATCHES = Number(process.env.BENCH_WARMUP_BATCHES ?? 20);
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 const pct = (xs: number[], p: number) => {
@@ -64,11 +66,11 @@ async function runPaced(payloads: Uint8Array[], ratePerSec: number, send: (p: Ui
   return { seconds: (performance.now() - t0) / 1000, latencies };
 }
 
-async function bareInsertBaseline(url: string, payloads: Uint8Array[]) {
+async function bareInsertBaseline(url: string, warmup: Uint8Array[], payloads: Uint8Array[]) {
   const pool = new pg.Pool({ connectionString: url, max: CONCURRENCY });
   await pool.query(`CREATE TABLE bare_spans (project_id text, trace_id text, span_id text, parent_span_id text, name text, kind smallint,
     start_ns bigint, end_ns bigint, status_code smallint, attributes jsonb, events jsonb, resource jsonb, PRIMARY KEY (project_id, trace_id, span_id))`);
-  const run = await runConcurrent(payloads, CONCURRENCY, async (p) => {
+  const insert = async (p: Uint8Array) => {
     const { spans } = decodeExportRequest(p, "protobuf");
     const cols: unknown[][] = Array.from({ length: 11 }, () => []);
     for (const s of spans) {
@@ -88,7 +90,9 @@ async function bareInsertBaseline(url: string, payloads: Uint8Array[]) {
       `INSERT INTO bare_spans SELECT 'bench', * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::smallint[], $6::bigint[], $7::bigint[], $8::smallint[], $9::jsonb[], $10::jsonb[], $11::jsonb[]) ON CONFLICT DO NOTHING`,
       cols,
     );
-  });
+  };
+  await runConcurrent(warmup, CONCURRENCY, insert);
+  const run = await runConcurrent(payloads, CONCURRENCY, insert);
   await pool.end();
   return run;
 }
@@ -118,18 +122,20 @@ async function startReceiverProcess(env: Record<string, string>) {
 async function main() {
   console.log(`building ${BATCHES} protobuf batches of 512 spans (~50 spans per trace) ...`);
   const sets = [buildPayloads(BATCHES), buildPayloads(BATCHES), buildPayloads(BATCHES)];
+  const warmup = buildPayloads(WARMUP_BATCHES).payloads;
   const spansPerSet = sets[0]!.spans;
   const mb = sets[0]!.payloads.reduce((a, p) => a + p.length, 0) / 1e6;
-  console.log(`${fmt(spansPerSet)} spans per phase, ${mb.toFixed(1)} MB of protobuf, concurrency ${CONCURRENCY}\n`);
+  console.log(`${fmt(spansPerSet)} spans per phase after ${WARMUP_BATCHES} warm-up batches, ${mb.toFixed(1)} MB of protobuf, concurrency ${CONCURRENCY}\n`);
 
   // Baseline 1: decode only.
+  for (const p of warmup) decodeExportRequest(p, "protobuf");
   const d0 = performance.now();
   for (const p of sets[0]!.payloads) decodeExportRequest(p, "protobuf");
   const decodeRate = spansPerSet / ((performance.now() - d0) / 1000);
 
   await withBenchDatabase(async (url) => {
     // Baseline 2: decode + bare bulk insert.
-    const bare = await bareInsertBaseline(url, sets[0]!.payloads);
+    const bare = await bareInsertBaseline(url, warmup, sets[0]!.payloads);
     const bareRate = spansPerSet / bare.seconds;
 
     // The real receiver, as production runs it: its own process (services/receiver/src/main.ts),
@@ -170,6 +176,7 @@ async function main() {
         req.end(p);
       });
     try {
+      await runConcurrent(warmup, CONCURRENCY, send);
       const full = await runConcurrent(sets[1]!.payloads, CONCURRENCY, send);
       const e2eRate = spansPerSet / full.seconds;
       const half = await runPaced(sets[2]!.payloads, e2eRate / 2 / 512, send);
