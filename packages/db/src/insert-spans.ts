@@ -14,8 +14,7 @@
  * A batch larger than one chunk runs its statements in one transaction.
  */
 import type { NormalizedSpan } from "@crux/core";
-import { sql, type SQL } from "drizzle-orm";
-import { rowsOf, type Database } from "./client.ts";
+import type { Database } from "./client.ts";
 import { spanColumns, spanRowsJson } from "./span-codec.ts";
 
 /** Spans per statement; bigger batches are split, still inside one transaction. */
@@ -45,20 +44,41 @@ export async function insertSpanBatch(
   const traceIds = [...new Set(unique.map((s) => s.traceId))];
   if (unique.length === 0) return { inserted: 0, duplicates: spans.length, traceIds };
 
-  const insertedIn = async (exec: (q: SQL) => Promise<unknown>, chunk: readonly NormalizedSpan[]) =>
-    Number(rowsOf(await exec(insertBatchSql(projectId, chunk)))[0]?.inserted ?? 0);
-  let inserted = 0;
-  if (unique.length <= chunkSize) {
-    // A single statement is atomic on its own: no BEGIN/COMMIT round trips.
-    inserted = await insertedIn((q) => database.db.execute(q), unique);
-  } else {
-    inserted = await database.db.transaction(async (tx) => {
+  const chunks: string[] = [];
+  for (let i = 0; i < unique.length; i += chunkSize) chunks.push(spanRowsJson(unique.slice(i, i + chunkSize)));
+  const inserted = await runInsertStatements(database, projectId, chunks);
+  return { inserted, duplicates: spans.length - inserted, traceIds };
+}
+
+/** Runs the statement once per chunk: alone when there is one (a statement is atomic), else in one transaction. */
+async function runInsertStatements(database: Database, projectId: string, chunks: readonly string[]): Promise<number> {
+  const insertedBy = (result: { rows: unknown[] }) => Number((result.rows[0] as { inserted?: number } | undefined)?.inserted ?? 0);
+  if (database.kind === "pglite") {
+    const run = (q: Pick<typeof database.pglite, "query">, rows: string) => q.query(insertSpanBatchSql, [projectId, rows]).then(insertedBy);
+    if (chunks.length === 1) return run(database.pglite, chunks[0]!);
+    return database.pglite.transaction(async (tx) => {
       let n = 0;
-      for (let i = 0; i < unique.length; i += chunkSize) n += await insertedIn((q) => tx.execute(q), unique.slice(i, i + chunkSize));
+      for (const rows of chunks) n += await run(tx, rows);
       return n;
     });
   }
-  return { inserted, duplicates: spans.length - inserted, traceIds };
+  // Named: node-postgres prepares it once per pooled connection and then only binds and executes.
+  const statement = (rows: string) => ({ name: "crux_insert_span_batch", text: insertSpanBatchSql, values: [projectId, rows] });
+  if (chunks.length === 1) return insertedBy(await database.pool.query(statement(chunks[0]!)));
+  const client = await database.pool.connect();
+  try {
+    await client.query("BEGIN");
+    let n = 0;
+    for (const rows of chunks) n += insertedBy(await client.query(statement(rows)));
+    await client.query("COMMIT");
+    client.release();
+    return n;
+  } catch (err) {
+    // A connection whose ROLLBACK failed is discarded rather than returned to the pool mid-transaction.
+    const rollbackFailed = await client.query("ROLLBACK").then(() => undefined, (e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+    client.release(rollbackFailed);
+    throw err;
+  }
 }
 
 function spanKey(traceId: string, spanId: string): string {
@@ -73,8 +93,8 @@ function dedupeLastWins(spans: readonly NormalizedSpan[]): NormalizedSpan[] {
 }
 
 // A root replaces the stored one only if it is earlier: the same root wins whatever the arrival order.
-const rootWins = sql.raw(`(excluded.root_span_id IS NOT NULL AND (t.root_span_id IS NULL
-  OR (excluded.root_start_ns, excluded.root_span_id) < (t.root_start_ns, t.root_span_id)))`);
+const rootWins = `(excluded.root_span_id IS NOT NULL AND (t.root_span_id IS NULL
+  OR (excluded.root_start_ns, excluded.root_span_id) < (t.root_start_ns, t.root_span_id)))`;
 
 // Each row is a JSON array in spanColumns order: text via ->>, jsonb via -> (no re-parse), others cast.
 const spanNames = spanColumns.map((c) => c.name).join(", ");
@@ -82,16 +102,17 @@ const rowValues = spanColumns
   .map((c, i) => (c.type === "jsonb" ? `e.r -> ${i}` : c.type === "text" ? `e.r ->> ${i}` : `(e.r ->> ${i})::${c.type}`))
   .join(", ");
 
-function insertBatchSql(projectId: string, spans: readonly NormalizedSpan[]): SQL {
-  // The whole batch travels as ONE jsonb parameter: measured against one array parameter per
-  // column (unnest), it halves the client's CPU per batch and costs Postgres no more.
-  // agg mirrors the summary rules: the root is the earliest parentless span (start, span id); the
-  // service is the root's, else the earliest span's; tokens sum the stored (valid, positive) counts.
-  return sql`
+// $1 = project id, $2 = the chunk as one JSON array of rows (spanRowsJson). The whole batch travels
+// as ONE jsonb parameter: measured against one array parameter per column (unnest), it halves the
+// client's CPU per batch and costs Postgres no more. The text is constant, so Postgres keeps it as a
+// prepared statement per connection and skips parsing and planning it for every batch.
+// agg mirrors the summary rules: the root is the earliest parentless span (start, span id); the
+// service is the root's, else the earliest span's; tokens sum the stored (valid, positive) counts.
+const insertSpanBatchSql = `
     WITH ins AS (
-      INSERT INTO spans (project_id, ${sql.raw(spanNames)})
-      SELECT ${projectId}, ${sql.raw(rowValues)}
-      FROM jsonb_array_elements(${spanRowsJson(spans)}::jsonb) WITH ORDINALITY AS e(r, ord)
+      INSERT INTO spans (project_id, ${spanNames})
+      SELECT $1::text, ${rowValues}
+      FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(r, ord)
       ORDER BY e.ord
       ON CONFLICT DO NOTHING
       RETURNING trace_id, span_id, parent_span_id, name, start_ns, end_ns, service_name, operation, agent_name, is_error, input_tokens, output_tokens
@@ -117,7 +138,7 @@ function insertBatchSql(projectId: string, spans: readonly NormalizedSpan[]): SQ
         project_id, trace_id, service_name, root_span_id, root_name, root_start_ns, start_ns, end_ns,
         span_count, error_count, llm_calls, tool_calls, raw_input_tokens, raw_output_tokens,
         agents, has_error, first_received_at, last_received_at, dirty, dirty_since)
-      SELECT ${projectId}, a.trace_id, a.service_name, a.root_span_id, a.root_name, a.root_start_ns, a.start_ns, a.end_ns,
+      SELECT $1::text, a.trace_id, a.service_name, a.root_span_id, a.root_name, a.root_start_ns, a.start_ns, a.end_ns,
         a.span_count, a.error_count, a.llm_calls, a.tool_calls, a.raw_input_tokens, a.raw_output_tokens,
         a.agents, a.has_error, now(), now(), true, now()
       FROM agg a
@@ -145,4 +166,4 @@ function insertBatchSql(projectId: string, spans: readonly NormalizedSpan[]): SQ
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM up)::int AS traces`;
-}
+
