@@ -151,7 +151,8 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
   async function closeWorkers(deadlineMs: number): Promise<void> {
     await Promise.all(
       workers.map(async (worker) => {
-        const closed = await withDeadline(worker.close(), deadlineMs);
+        // With Redis unreachable a worker cannot report its jobs done; waiting longer gains nothing.
+        const closed = await withDeadline(worker.close(), workerConnection?.status === "ready" ? deadlineMs : Math.min(deadlineMs, 1_000));
         if (!closed.done) {
           // Abandoned jobs keep their lock until it expires, then another worker retries them.
           log("worker did not drain before the close deadline; disconnecting", { queue: worker.name, timeoutMs: deadlineMs });
@@ -235,7 +236,8 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
         const startedAt = Date.now();
         log("bullmq queue closing", { workers: workers.length, queues: queues.size });
         await closeWorkers(timeoutMs);
-        const remainingMs = Math.max(timeoutMs - (Date.now() - startedAt), 500);
+        // With Redis unreachable there is nothing to flush: do not wait out the whole deadline.
+        const remainingMs = producer.status === "ready" ? Math.max(timeoutMs - (Date.now() - startedAt), 500) : 500;
         await withDeadline(Promise.allSettled([...queues.values()].map((q) => q.close())), remainingMs);
         // Both connections are ours (BullMQ leaves caller-owned clients open).
         for (const client of [producer, workerConnection]) {

@@ -1,6 +1,8 @@
 /**
  * Authentication, backpressure and durability without Redis, on every backend.
  */
+import { randomUUID } from "node:crypto";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { createApiKey, ensureProject } from "@crux/db";
 import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix } from "@crux/queue";
@@ -47,14 +49,63 @@ describe.each(backends())("operations on $name", (backend) => {
     try {
       const first = oneSpanTrace("first");
       expect((await fetch(crux.otlpUrl, { method: "POST", body: first.body, headers: { "content-type": "application/json" } })).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 1_100)); // the depth reading is cached for 1 s
-      const second = oneSpanTrace("second");
-      const res = await fetch(crux.otlpUrl, { method: "POST", body: second.body, headers: { "content-type": "application/json" } });
-      expect(res.status).toBe(503);
-      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-      expect((await getJson(`${crux.apiUrl}/api/v1/traces/${second.traceId}`)).status).toBe(404);
+      // The depth is re-read in the background at most once a second, never while a request waits:
+      // the ceiling takes effect within a couple of readings.
+      const refused = await eventually(async () => {
+        const next = oneSpanTrace("next");
+        const res = await fetch(crux.otlpUrl, { method: "POST", body: next.body, headers: { "content-type": "application/json" } });
+        return res.status === 503 ? { res, traceId: next.traceId } : undefined;
+      }, 5_000, 250);
+      expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await getJson(`${crux.apiUrl}/api/v1/traces/${refused.traceId}`)).status).toBe(404);
     } finally {
       await crux.stop();
+    }
+  });
+
+  it("a Redis that accepts connections but stops answering does not hold up the exporter's answer", async () => {
+    // A TCP server that never replies: the queue's commands hang until its 2 s command timeout.
+    const sockets = new Set<Socket>();
+    const blackHole = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
+    const { port } = blackHole.address() as AddressInfo;
+    const stuckQueue = createBullmqQueue({ redisUrl: `redis://127.0.0.1:${port}`, prefix: "stuck" });
+    const crux = await startTestCrux(backend, { CRUX_SWEEP_INTERVAL_MS: "3600000" }, stuckQueue);
+    try {
+      const { body, traceId } = oneSpanTrace();
+      const sentAt = performance.now();
+      const res = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
+      const answeredInMs = performance.now() - sentAt;
+      expect(res.status).toBe(200);
+      // The answer follows the commit; the settle enqueue runs after it and fails on its own time.
+      expect(answeredInMs).toBeLessThan(1_500);
+      const stored = await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}`);
+      expect(stored.body.trace).toMatchObject({ spanCount: 1, settled: false });
+    } finally {
+      // Hang up first, so shutdown's queue close fails fast instead of waiting out its deadline.
+      await new Promise((resolve) => {
+        blackHole.close(resolve);
+        for (const socket of sockets) socket.destroy();
+      });
+      await crux.stop();
+    }
+  });
+
+  // BullMQ only: the in-process queue keeps nothing across a stop (the sweeper covers it there).
+  if (backend.name === "postgres+redis") it("shutdown right after an answer still enqueues that export's settle job", async () => {
+    const prefix = `test-${randomUUID()}`;
+    const redisUrl = process.env.REDIS_URL!;
+    const crux = await startTestCrux(backend, { CRUX_SETTLE_DELAY_MS: "60000", CRUX_SETTLE_ROOT_DELAY_MS: "60000", CRUX_SWEEP_INTERVAL_MS: "3600000" }, createBullmqQueue({ redisUrl, prefix }));
+    const { body } = oneSpanTrace();
+    const res = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(200);
+    await crux.stop(); // at once: the enqueue that follows the answer may still be in flight
+    const sameQueue = createBullmqQueue({ redisUrl, prefix });
+    try {
+      expect(await sameQueue.depth("trace.settle")).toBe(1);
+    } finally {
+      await sameQueue.close();
+      await purgeQueuePrefix(redisUrl, prefix);
     }
   });
 

@@ -1,7 +1,14 @@
 /**
  * The ingest pipeline shared by OTLP/HTTP and OTLP/gRPC: decode → normalize →
- * one transaction → enqueue settle jobs. Transport code maps the outcome to
- * status codes; this module decides nothing about HTTP or gRPC.
+ * one transaction → (answer) → enqueue settle jobs. Transport code maps the
+ * outcome to status codes; this module decides nothing about HTTP or gRPC.
+ *
+ * The answer goes out once the transaction commits; the settle enqueue follows
+ * it. The exporter never waits on Redis (a slow or down Redis costs it
+ * nothing), and nothing is lost if the enqueue fails or the process dies
+ * first: the write marked every touched trace dirty and the sweeper enqueues
+ * dirty traces. A request counts as in flight until its enqueue is done, so a
+ * slow Redis still limits concurrency, and drain() waits for those enqueues.
  */
 import { OverloadedError } from "@crux/core";
 import { insertSpanBatch, type Database } from "@crux/db";
@@ -46,15 +53,26 @@ const DEPTH_CACHE_MS = 1_000;
 
 export function createIngestPipeline(deps: IngestDeps) {
   let inFlight = 0;
+  const pendingEnqueues = new Set<Promise<void>>();
   let depthCache = { value: 0, at: 0 };
 
-  async function queueDepth(now: number): Promise<number> {
-    if (now - depthCache.at < DEPTH_CACHE_MS) return depthCache.value;
-    try {
-      depthCache = { value: await deps.queue.depth("trace.settle"), at: now };
-    } catch {
-      // Queue unreachable: ingest still works (the sweeper re-enqueues), so do not shed load for it.
-      depthCache = { value: 0, at: now };
+  let depthRefresh: Promise<void> | null = null;
+
+  /**
+   * The settle queue's depth as last measured, refreshed in the background at most once per
+   * DEPTH_CACHE_MS: an export never waits on Redis for it (a stuck Redis would otherwise hold every
+   * request up to the queue's command timeout). Unknown or unreachable counts as 0: ingest still
+   * works without the queue (the sweeper re-enqueues), so that is no reason to shed load.
+   */
+  function queueDepth(now: number): number {
+    if (now - depthCache.at >= DEPTH_CACHE_MS && depthRefresh === null) {
+      depthRefresh = deps.queue
+        .depth("trace.settle")
+        .catch(() => 0)
+        .then((value) => {
+          depthCache = { value, at: Date.now() };
+          depthRefresh = null;
+        });
     }
     return depthCache.value;
   }
@@ -66,10 +84,11 @@ export function createIngestPipeline(deps: IngestDeps) {
    */
   async function ingest(body: Uint8Array, format: OtlpFormat, projectId: string): Promise<IngestOutcome> {
     if (inFlight >= deps.maxInFlight) throw new OverloadedError("too many concurrent export requests", 1);
-    if ((await queueDepth(Date.now())) > deps.maxQueueDepth) {
+    if (queueDepth(Date.now()) > deps.maxQueueDepth) {
       throw new OverloadedError("processing backlog is above its ceiling", 5);
     }
     inFlight++;
+    let handedOff = false; // once the enqueue runs, it releases the in-flight slot
     try {
       const decoded = decodeExportRequest(body, format, deps.limits);
       if (decoded.spans.length === 0) {
@@ -77,11 +96,15 @@ export function createIngestPipeline(deps: IngestDeps) {
       }
       const spans = normalizeSpans(decoded.spans);
       const written = await insertSpanBatch(deps.database, projectId, spans);
-      const enqueued = await enqueueSettle(projectId, written.traceIds, completedTraces(spans));
-      deps.log.info(
-        { projectId, spans: spans.length, inserted: written.inserted, duplicates: written.duplicates, rejected: decoded.rejectedSpans, traces: written.traceIds.length, enqueued },
-        "export stored",
-      );
+      const stored = { projectId, spans: spans.length, inserted: written.inserted, duplicates: written.duplicates, rejected: decoded.rejectedSpans, traces: written.traceIds.length };
+      const enqueue: Promise<void> = enqueueSettle(projectId, written.traceIds, completedTraces(spans))
+        .then((enqueued) => deps.log.info({ ...stored, enqueued }, "export stored"))
+        .finally(() => {
+          pendingEnqueues.delete(enqueue);
+          inFlight--;
+        });
+      pendingEnqueues.add(enqueue);
+      handedOff = true;
       return {
         accepted: written.inserted,
         duplicates: written.duplicates,
@@ -89,10 +112,11 @@ export function createIngestPipeline(deps: IngestDeps) {
         rejectionMessage: decoded.rejectionMessage,
       };
     } finally {
-      inFlight--;
+      if (!handedOff) inFlight--;
     }
   }
 
+  /** Never rejects: a failed enqueue is logged and left to the sweeper. */
   async function enqueueSettle(projectId: string, traceIds: string[], completed: Set<string>): Promise<boolean> {
     if (traceIds.length === 0) return true;
     const job = (traceId: string) => ({ payload: { projectId, traceId }, key: `${projectId}:${traceId}` });
@@ -110,7 +134,12 @@ export function createIngestPipeline(deps: IngestDeps) {
     }
   }
 
-  return { ingest, inFlight: () => inFlight };
+  /** Resolves once every settle enqueue started so far has finished (shutdown calls it after intake stops). */
+  async function drain(): Promise<void> {
+    while (pendingEnqueues.size > 0) await Promise.all(pendingEnqueues);
+  }
+
+  return { ingest, drain, inFlight: () => inFlight };
 }
 
 /** Traces of the batch whose root span is in it and whose spans' parents are all in it too. */

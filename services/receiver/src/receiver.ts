@@ -61,9 +61,10 @@ export function createReceiver(deps: ReceiverDeps) {
       const grpcPort = await grpc.listen(config.CRUX_HOST, config.CRUX_OTLP_GRPC_PORT);
       return { httpPort, grpcPort };
     },
-    /** Stops intake; in-flight requests finish (their writes commit) before this resolves. */
+    /** Stops intake; in-flight requests finish (their writes commit, their settle jobs are enqueued) before this resolves. */
     async close(): Promise<void> {
       await Promise.all([http.close(), grpc.close()]);
+      await pipeline.drain();
     },
   };
 }
