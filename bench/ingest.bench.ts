@@ -5,9 +5,13 @@
  *   2. decode + a bare bulk insert of the same rows into Postgres (no HTTP,
  *      no normalization, no trace summary: the floor any receiver pays).
  * Then the real receiver (HTTP, auth off, normalization, spans + traces
- * upsert, settle enqueue on Redis) under saturating load, and at half that
- * load for latency. Uses DATABASE_URL (default local Postgres) and REDIS_URL
- * (default local Redis); creates and drops its own database and queue prefix.
+ * upsert, settle enqueue on Redis) under saturating load, then paced for
+ * latency at 10,000 spans/s (half the 20,000 target, where the p99 target
+ * applies) and at half the measured saturated rate. Each phase follows
+ * unmeasured warm-up batches. Uses DATABASE_URL (default local Postgres) and
+ * REDIS_URL (default local Redis); creates and drops its own database and
+ * queue prefix. Knobs: BENCH_BATCHES, BENCH_CONCURRENCY, BENCH_WARMUP_BATCHES,
+ * BENCH_CPU_PROF (folder for the receiver's CPU profile), BENCH_RECEIVER_FLAGS.
  */
 import pg from "pg";
 import { withBenchDatabase } from "./bench-database.ts";
@@ -23,6 +27,8 @@ import { buildPayloads } from "./workload.ts";
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 /** Unmeasured batches sent first to each phase: JIT, connection pools and caches warm up as in a running service. */
+/** The issue's throughput target on a 2-core machine; its latency target applies at half of it. */
+const TARGET_SPANS_PER_SEC = 20_000;
 const WARMUP_BATCHES = Number(process.env.BENCH_WARMUP_BATCHES ?? 20);
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -121,7 +127,7 @@ async function startReceiverProcess(env: Record<string, string>) {
 
 async function main() {
   console.log(`building ${BATCHES} protobuf batches of 512 spans (~50 spans per trace) ...`);
-  const sets = [buildPayloads(BATCHES), buildPayloads(BATCHES), buildPayloads(BATCHES)];
+  const sets = [buildPayloads(BATCHES), buildPayloads(BATCHES), buildPayloads(BATCHES), buildPayloads(BATCHES)];
   const warmup = buildPayloads(WARMUP_BATCHES).payloads;
   const spansPerSet = sets[0]!.spans;
   const mb = sets[0]!.payloads.reduce((a, p) => a + p.length, 0) / 1e6;
@@ -179,17 +185,27 @@ async function main() {
       await runConcurrent(warmup, CONCURRENCY, send);
       const full = await runConcurrent(sets[1]!.payloads, CONCURRENCY, send);
       const e2eRate = spansPerSet / full.seconds;
-      const half = await runPaced(sets[2]!.payloads, e2eRate / 2 / 512, send);
+      // The latency target is p99 at half the 20,000 spans/s target; half the measured rate is shown too.
+      const targetHalf = await runPaced(sets[2]!.payloads, TARGET_SPANS_PER_SEC / 2 / 512, send);
+      const half = await runPaced(sets[3]!.payloads, e2eRate / 2 / 512, send);
+      const row = (label: string, rate: number, latencies: number[]) =>
+        console.log(`${label.padEnd(46)} ${fmt(rate).padStart(9)}   ${pct(latencies, 50).toFixed(1).padStart(7)}  ${pct(latencies, 99).toFixed(1).padStart(7)}`);
 
-      console.log("phase                              spans/s     p50 ms   p99 ms");
-      console.log(`decode only (baseline 1)       ${fmt(decodeRate).padStart(11)}`);
-      console.log(`decode + bare insert (base 2)  ${fmt(bareRate).padStart(11)}   ${pct(bare.latencies, 50).toFixed(1).padStart(7)}  ${pct(bare.latencies, 99).toFixed(1).padStart(7)}`);
-      console.log(`receiver end to end, saturated ${fmt(e2eRate).padStart(11)}   ${pct(full.latencies, 50).toFixed(1).padStart(7)}  ${pct(full.latencies, 99).toFixed(1).padStart(7)}`);
-      console.log(`receiver end to end, half load ${fmt(spansPerSet / half.seconds).padStart(11)}   ${pct(half.latencies, 50).toFixed(1).padStart(7)}  ${pct(half.latencies, 99).toFixed(1).padStart(7)}`);
+      console.log(`${"phase".padEnd(46)} ${"spans/s".padStart(9)}   ${"p50 ms".padStart(7)}  ${"p99 ms".padStart(7)}`);
+      console.log(`${"decode only (baseline 1)".padEnd(46)} ${fmt(decodeRate).padStart(9)}`);
+      row("decode + bare insert (baseline 2)", bareRate, bare.latencies);
+      row("receiver end to end, saturated", e2eRate, full.latencies);
+      row(`receiver at ${fmt(TARGET_SPANS_PER_SEC / 2)} spans/s (half the target)`, spansPerSet / targetHalf.seconds, targetHalf.latencies);
+      row("receiver at half the saturated rate", spansPerSet / half.seconds, half.latencies);
       console.log("");
       console.log(`ratio end-to-end / decode-only:          ${(e2eRate / decodeRate).toFixed(2)}`);
       console.log(`ratio end-to-end / decode+bare-insert:   ${(e2eRate / bareRate).toFixed(2)}   (target >= 0.50)`);
-      console.log(`targets: >= 20,000 spans/s end to end: ${e2eRate >= 20_000 ? "met" : "NOT met"}; p99 < 100 ms at half load: ${pct(half.latencies, 99) < 100 ? "met" : "NOT met"}`);
+      const p99AtTargetHalf = pct(targetHalf.latencies, 99);
+      console.log(
+        `targets: >= ${fmt(TARGET_SPANS_PER_SEC)} spans/s end to end: ${e2eRate >= TARGET_SPANS_PER_SEC ? "met" : "NOT met"}; ` +
+          `p99 < 100 ms at ${fmt(TARGET_SPANS_PER_SEC / 2)} spans/s: ${p99AtTargetHalf < 100 ? "met" : "NOT met"}; ` +
+          `ratio >= 0.50: ${e2eRate / bareRate >= 0.5 ? "met" : "NOT met"}`,
+      );
     } finally {
       agent.destroy();
       await receiver.stop();
