@@ -55,7 +55,6 @@ export function createIngestPipeline(deps: IngestDeps) {
   let inFlight = 0;
   const pendingEnqueues = new Set<Promise<void>>();
   let depthCache = { value: 0, at: 0 };
-
   let depthRefresh: Promise<void> | null = null;
 
   /**
