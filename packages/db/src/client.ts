@@ -26,6 +26,8 @@ interface DatabaseBase {
 export interface PostgresDatabase extends DatabaseBase {
   kind: "postgres";
   pool: pg.Pool;
+  /** Hot statements are prepared once per connection by name; off behind a pooler that cannot keep them. */
+  namedStatements: boolean;
 }
 export interface PgliteDatabase extends DatabaseBase {
   kind: "pglite";
@@ -34,7 +36,16 @@ export interface PgliteDatabase extends DatabaseBase {
 export type Database = PostgresDatabase | PgliteDatabase;
 
 export type CreateDatabaseOptions =
-  | { url: string; poolSize?: number }
+  | {
+      url: string;
+      poolSize?: number;
+      /**
+       * Prepare hot statements by name (default true). Turn off behind PgBouncer in transaction mode
+       * older than 1.21, or with max_prepared_statements = 0, where a named statement prepared on one
+       * server connection is missing on the next.
+       */
+      namedStatements?: boolean;
+    }
   | {
       /** A folder (created if missing) or "memory" for an in-memory database. */
       dataDir: string;
@@ -54,6 +65,7 @@ export async function createDatabase(opts: CreateDatabaseOptions): Promise<Datab
     return {
       kind: "postgres",
       pool,
+      namedStatements: opts.namedStatements ?? true,
       db,
       ping: () => pingDb(db),
       async close() {

@@ -11,6 +11,7 @@ export { migrate, assertSchemaCurrent, defaultMigrationsFolder, type MigrateOpti
 export {
   insertSpanBatch,
   defaultInsertChunkSize,
+  insertSpanBatchStatementName,
   type InsertSpanBatchOptions,
   type InsertSpanBatchResult,
 } from "./insert-spans.ts";

@@ -17,6 +17,9 @@ import type { NormalizedSpan } from "@crux/core";
 import type { Database } from "./client.ts";
 import { spanColumns, spanRowsJson } from "./span-codec.ts";
 
+/** Name of the prepared insert statement on each Postgres connection (visible in pg_prepared_statements). */
+export const insertSpanBatchStatementName = "crux_insert_span_batch";
+
 /** Spans per statement; bigger batches are split, still inside one transaction. */
 export const defaultInsertChunkSize = 5_000;
 
@@ -63,7 +66,8 @@ async function runInsertStatements(database: Database, projectId: string, chunks
     });
   }
   // Named: node-postgres prepares it once per pooled connection and then only binds and executes.
-  const statement = (rows: string) => ({ name: "crux_insert_span_batch", text: insertSpanBatchSql, values: [projectId, rows] });
+  const name = database.namedStatements ? insertSpanBatchStatementName : undefined;
+  const statement = (rows: string) => ({ name, text: insertSpanBatchSql, values: [projectId, rows] });
   if (chunks.length === 1) return insertedBy(await database.pool.query(statement(chunks[0]!)));
   const client = await database.pool.connect();
   try {

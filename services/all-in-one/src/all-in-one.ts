@@ -20,7 +20,9 @@ export interface RunningCrux {
 
 /** Builds storage and queue from config (embedded default unless DATABASE_URL / REDIS_URL), then composes. */
 export async function startAllInOne(config: AllInOneConfig, log: Logger): Promise<RunningCrux> {
-  const database = config.DATABASE_URL ? await createDatabase({ url: config.DATABASE_URL }) : await createDatabase({ dataDir: config.CRUX_DATA_DIR });
+  const database = config.DATABASE_URL
+    ? await createDatabase({ url: config.DATABASE_URL, namedStatements: config.CRUX_PG_NAMED_STATEMENTS })
+    : await createDatabase({ dataDir: config.CRUX_DATA_DIR });
   try {
     await migrate(database);
     await ensureProject(database, config.CRUX_DEFAULT_PROJECT, config.CRUX_DEFAULT_PROJECT);

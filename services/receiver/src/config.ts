@@ -17,6 +17,8 @@ export const receiverConfigSchema = z.object({
   CRUX_MAX_QUEUE_DEPTH: envInt(100_000, 0),
   CRUX_MAX_INFLIGHT_REQUESTS: envInt(64, 1),
   CRUX_DEFAULT_PROJECT: z.string().default("default"),
+  /** Prepare the ingest statement by name on Postgres; false behind a pooler that cannot keep it. */
+  CRUX_PG_NAMED_STATEMENTS: envBoolean(true),
 });
 export type ReceiverConfig = z.infer<typeof receiverConfigSchema>;
 

@@ -8,7 +8,7 @@ import { createReceiver } from "./receiver.ts";
 
 const config = loadConfig(receiverMainConfigSchema, process.env);
 const log = createLogger({ level: config.CRUX_LOG_LEVEL, name: "crux-receiver" });
-const database = await createDatabase({ url: config.DATABASE_URL });
+const database = await createDatabase({ url: config.DATABASE_URL, namedStatements: config.CRUX_PG_NAMED_STATEMENTS });
 await assertSchemaCurrent(database);
 if (!config.CRUX_AUTH) {
   log.warn("auth is OFF (CRUX_AUTH=false): every export is accepted into the default project");
