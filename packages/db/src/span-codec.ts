@@ -43,7 +43,7 @@ const NEEDS_CLEANING = /[\u0000\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Replaces what Postgres text/jsonb cannot hold (NUL, lone surrogates) with U+FFFD. */
-export function cleanText(s: string): string {
+function cleanText(s: string): string {
   if (!NEEDS_CLEANING.test(s)) return s;
   return s.replaceAll("\u0000", "\uFFFD").replace(LONE_SURROGATE, "\uFFFD");
 }

@@ -152,10 +152,11 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
     await Promise.all(
       workers.map(async (worker) => {
         // With Redis unreachable a worker cannot report its jobs done; waiting longer gains nothing.
-        const closed = await withDeadline(worker.close(), workerConnection?.status === "ready" ? deadlineMs : Math.min(deadlineMs, 1_000));
+        const timeoutMs = workerConnection?.status === "ready" ? deadlineMs : Math.min(deadlineMs, 1_000);
+        const closed = await withDeadline(worker.close(), timeoutMs);
         if (!closed.done) {
           // Abandoned jobs keep their lock until it expires, then another worker retries them.
-          log("worker did not drain before the close deadline; disconnecting", { queue: worker.name, timeoutMs: deadlineMs });
+          log("worker did not drain before the close deadline; disconnecting", { queue: worker.name, timeoutMs });
           await withDeadline(worker.disconnect(), 1_000);
         }
       }),

@@ -99,7 +99,9 @@ describe.each(backends())("operations on $name", (backend) => {
     const { body } = oneSpanTrace();
     const res = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
     expect(res.status).toBe(200);
-    await crux.stop(); // at once: the enqueue that follows the answer may still be in flight
+    // Stop at once: the job must land on the normal shutdown path. (That close() waits for an enqueue
+    // still in flight is pinned down by services/receiver/test/answer-before-enqueue.int.test.ts.)
+    await crux.stop();
     const sameQueue = createBullmqQueue({ redisUrl, prefix });
     try {
       expect(await sameQueue.depth("trace.settle")).toBe(1);
