@@ -6,8 +6,8 @@ import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import { PermanentError } from "@crux/core";
 import type { Database } from "@crux/db";
-import { apiKeyFromHeaders, type Authenticator } from "@crux/runtime";
-import Fastify, { type FastifyBaseLogger } from "fastify";
+import { apiKeyFromHeaders, createLogger, type Authenticator, type Logger } from "@crux/runtime";
+import Fastify from "fastify";
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { ApiError, type ErrorBody } from "./errors.ts";
 import { configRoutes } from "./routes/config.route.ts";
@@ -25,13 +25,15 @@ declare module "fastify" {
 export interface ApiDeps {
   database: Database;
   authenticate: Authenticator;
-  logger?: boolean | object | FastifyBaseLogger;
+  /** The service's pino logger; request and error logs go through it (silent when omitted). */
+  log?: Logger;
   /** Clock for the default metrics window (the last 24 hours); Date.now unless a test injects one. */
   now?: () => number;
 }
 
 export async function buildApiApp(deps: ApiDeps) {
-  const app = Fastify({ logger: deps.logger ?? false, requestTimeout: 30_000, bodyLimit: 1_048_576 });
+  // Fastify 5 takes a ready logger as loggerInstance; `logger` accepts only options and rejects an instance at start.
+  const app = Fastify({ loggerInstance: deps.log ?? silentLogger(), requestTimeout: 30_000, bodyLimit: 1_048_576 });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -86,6 +88,10 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now }), { prefix: "/api/v1" });
   await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
   return app;
+}
+
+function silentLogger(): Logger {
+  return createLogger({ level: "silent", name: "crux-api" });
 }
 
 function firstHeader(v: string | string[] | undefined): string | undefined {

@@ -11,7 +11,7 @@ const database = await createDatabase({ url: config.DATABASE_URL });
 await assertSchemaCurrent(database);
 if (!config.CRUX_AUTH) log.warn("auth is OFF (CRUX_AUTH=false): the API serves the default project to anyone");
 const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
-const app = await buildApiApp({ database, authenticate, logger: log });
+const app = await buildApiApp({ database, authenticate, log });
 const shutdown = createShutdown({ deadlineMs: 10_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
 shutdown.add("api", () => app.close());
 shutdown.add("database", () => database.close());

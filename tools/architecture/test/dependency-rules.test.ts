@@ -79,6 +79,12 @@ describe("dependency rules (habits.md)", () => {
     expect(bad).toEqual([]);
   });
 
+  it("config and observability import nothing internal", () => {
+    for (const dir of ["packages/config/src", "packages/observability/src"]) {
+      expect(check(dir, (s) => (s.startsWith("@crux/") ? "config and observability import nothing internal" : null))).toEqual([]);
+    }
+  });
+
   it("packages never import services", () => {
     expect(check("packages", (s) => (SERVICES.includes(s) || s.includes("/services/") ? "packages never import services" : null))).toEqual([]);
   });

@@ -1,0 +1,2 @@
+export * from "./metrics.ts";
+export * from "./health.ts";
