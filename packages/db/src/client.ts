@@ -45,6 +45,8 @@ export type CreateDatabaseOptions =
        * server connection is missing on the next.
        */
       namedStatements?: boolean;
+      /** Told about connections that fail outside a query (logged by the service); never fatal. */
+      onConnectionError?: (err: Error) => void;
     }
   | {
       /** A folder (created if missing) or "memory" for an in-memory database. */
@@ -58,8 +60,13 @@ export const defaultPoolSize = 10;
 export async function createDatabase(opts: CreateDatabaseOptions): Promise<Database> {
   if ("url" in opts) {
     const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? defaultPoolSize });
-    // An idle client that errors (server restart) must not crash the process; the next query reconnects.
-    pool.on("error", () => {});
+    // A connection that errors (server restart, pg_terminate_backend) must not crash the process.
+    // The pool listens only while a client is idle and removes its listener at checkout, so a
+    // checked-out client between two queries (inside a transaction) would emit an unhandled
+    // 'error'. Every client gets its own listener; the failed query rejects on its own and the
+    // client is discarded when released with that error, so the next query reconnects.
+    pool.on("error", (err) => opts.onConnectionError?.(err));
+    pool.on("connect", (client) => client.on("error", (err) => opts.onConnectionError?.(err)));
     const db = drizzlePg({ client: pool, schema, casing: "snake_case" }) as unknown as CruxDb;
     let closed = false;
     return {

@@ -26,5 +26,6 @@ export {
   type TraceSummary,
 } from "./traces.ts";
 export { listDirtyTraces, markTraceSettled, updateTraceAgents, type DirtyTrace } from "./settle.ts";
+export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
 export * as schema from "./schema.ts";
 export * from "./scores/index.ts";
