@@ -7,7 +7,7 @@ export {
   type PgliteDatabase,
   type PostgresDatabase,
 } from "./client.ts";
-export { migrate, assertSchemaCurrent, defaultMigrationsFolder, type MigrateOptions } from "./migrate.ts";
+export { migrate, assertSchemaCurrent, waitForDatabase, defaultMigrationsFolder, type MigrateOptions, type WaitForDatabaseOptions } from "./migrate.ts";
 export {
   insertSpanBatch,
   defaultInsertChunkSize,

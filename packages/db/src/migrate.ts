@@ -11,6 +11,7 @@ import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { rowsOf, type Database } from "./client.ts";
+import { isStorageUnavailable } from "./errors.ts";
 import * as schema from "./schema.ts";
 
 export const defaultMigrationsFolder = fileURLToPath(new URL("../../../migrations", import.meta.url));
@@ -79,5 +80,44 @@ export async function assertSchemaCurrent(database: Database, opts: MigrateOptio
     throw new Error(
       `database schema is behind this build: ${pending} migration(s) pending: run the migrate command before starting services`,
     );
+  }
+}
+
+export interface WaitForDatabaseOptions extends MigrateOptions {
+  /** Told once per failed attempt while the database is unreachable. */
+  onUnavailable?: (err: unknown, attempt: number, nextDelayMs: number) => void;
+  /** First retry delay (default 500 ms), doubled up to maxDelayMs (default 10 s). */
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+  /** Aborting stops waiting (shutdown during start-up); the promise rejects with the abort reason. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Start-up for production services: waits, with capped exponential backoff,
+ * until the database answers, then checks the schema. Unreachable storage is
+ * waited out (a service started before Postgres, or during an outage, comes up
+ * by itself); a stale or missing schema is a deployment error and throws at once.
+ */
+export async function waitForDatabase(database: Database, opts: WaitForDatabaseOptions = {}): Promise<void> {
+  let delay = opts.initialDelayMs ?? 500;
+  const maxDelay = opts.maxDelayMs ?? 10_000;
+  for (let attempt = 1; ; attempt++) {
+    opts.signal?.throwIfAborted();
+    try {
+      await assertSchemaCurrent(database, opts);
+      return;
+    } catch (err) {
+      if (!isStorageUnavailable(err)) throw err;
+      opts.onUnavailable?.(err, attempt, delay);
+    }
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, delay);
+      opts.signal?.addEventListener("abort", () => {
+        clearTimeout(timer);
+        reject(opts.signal!.reason);
+      }, { once: true });
+    });
+    delay = Math.min(maxDelay, delay * 2);
   }
 }

@@ -1,3 +1,4 @@
 export * from "./db.ts";
 export * from "./scenarios.ts";
 export * from "./payloads.ts";
+export * from "./tcp-proxy.ts";
