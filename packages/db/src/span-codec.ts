@@ -39,6 +39,7 @@ function finiteOrNull(n: number | null): number | null {
   return n !== null && Number.isFinite(n) ? n : null;
 }
 
+// eslint-disable-next-line no-control-regex -- NUL is exactly what Postgres text cannot hold
 const NEEDS_CLEANING = /[\u0000\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 

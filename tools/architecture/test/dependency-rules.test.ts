@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
-  let entries: string[] = [];
+  let entries: string[];
   try {
     entries = readdirSync(dir);
   } catch {

@@ -4,13 +4,9 @@
  * computes vectors itself and calls goalDriftFromVectors.
  */
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import { createTfidfEmbedder } from "./tfidf-embedder.ts";
+import { createTfidfEmbedder, type Embedder } from "./tfidf-embedder.ts";
 
-export interface Embedder {
-  embed(texts: string[]): number[][];
-  /** Optional fast path: the cosine of every text after the first to the first (same values as embed + cosine). */
-  cosinesToFirst?(texts: string[]): number[];
-}
+export type { Embedder } from "./tfidf-embedder.ts";
 
 export function cosine(a: number[], b: number[]): number {
   let dot = 0;

@@ -3,8 +3,14 @@
  * (inside word boundaries), fitted on the texts of each call so the vectors
  * of one call share a vocabulary. Sublinear tf, smoothed idf, L2-normalized.
  */
-import type { Embedder } from "./goal-drift.ts";
 import { wordTokens } from "./text.ts";
+
+/** Turns texts into vectors; goal drift compares turns to the goal by cosine. */
+export interface Embedder {
+  embed(texts: string[]): number[][];
+  /** Optional fast path: the cosine of every text after the first to the first (same values as embed + cosine). */
+  cosinesToFirst?(texts: string[]): number[];
+}
 
 export interface TfidfOptions {
   /** Word n-gram sizes. Default [1, 2]. */

@@ -5,7 +5,7 @@
  * JSON type throws JsonShapeError, which becomes a 400 for the whole request.
  */
 import type { AttrValue } from "@crux/core";
-import { AttrBag, DecodeContext, cleanString, recordTruncated, setOwn, truncateUnits } from "./common.ts";
+import { type AttrBag, type DecodeContext, cleanString, recordTruncated, setOwn, truncateUnits } from "./common.ts";
 
 export class JsonShapeError extends Error {
   override readonly name = "JsonShapeError";

@@ -7,7 +7,7 @@
 import type { Attributes, DecodedSpan, InstrumentationScope, SpanEvent, SpanLink, StatusCode } from "@crux/core";
 import {
   AttrBag,
-  DecodeContext,
+  type DecodeContext,
   REASON_END_BEFORE_START,
   endBeforeStart,
   isAllZeroHex,

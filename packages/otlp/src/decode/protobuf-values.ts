@@ -3,7 +3,7 @@
  * deeper than maxValueDepth are skipped by length, never recursed into.
  */
 import type { AttrValue } from "@crux/core";
-import { AttrBag, DecodeContext, int64Value, recordTruncated, setOwn, truncateUnits } from "./common.ts";
+import { type AttrBag, type DecodeContext, int64Value, recordTruncated, setOwn, truncateUnits } from "./common.ts";
 import {
   ANY_VALUE_TAG,
   ARRAY_VALUE_TAG,

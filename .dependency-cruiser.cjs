@@ -1,0 +1,86 @@
+/**
+ * The dependency rules of docs/architecture.md, enforced on every import
+ * (`pnpm deps:check`, run by .ci/run). Workspace packages resolve to their
+ * source through the pnpm symlinks, so a rule names the package folder.
+ */
+const IO = "^(pg|pg-pool|drizzle-orm|@electric-sql/pglite|bullmq|ioredis|fastify|@fastify/|@grpc/|prom-client|pino)($|/)|^node:(fs|net|http|https|child_process|dgram|dns|worker_threads)$|^(fs|net|http|https|child_process|dgram|dns|worker_threads)$";
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    { name: "no-circular", severity: "error", comment: "cycles make layers meaningless", from: {}, to: { circular: true } },
+    {
+      name: "core-is-pure",
+      severity: "error",
+      comment: "packages/core imports nothing internal and nothing that does I/O",
+      from: { path: "^packages/core/src" },
+      to: { pathNot: "^packages/core/src", dependencyTypesNot: ["type-only"], path: `^packages/|^services/|${IO}` },
+    },
+    {
+      name: "core-no-io-modules",
+      severity: "error",
+      from: { path: "^packages/core/src" },
+      to: { dependencyTypes: ["npm", "core"], path: IO },
+    },
+    {
+      name: "otlp-is-pure",
+      severity: "error",
+      comment: "packages/otlp: only core and protobufjs (plus reading its bundled .proto files in proto.ts)",
+      from: { path: "^packages/otlp/src", pathNot: "^packages/otlp/src/proto\\.ts$" },
+      to: { pathNot: "^packages/(otlp|core)/src|protobufjs|^(node:)?buffer$", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "db-no-queue-or-http",
+      severity: "error",
+      from: { path: "^packages/db/src" },
+      to: { path: "^packages/(queue|runtime|testkit|observability)/|bullmq|ioredis|fastify|@fastify/" },
+    },
+    {
+      name: "queue-no-db-or-http",
+      severity: "error",
+      from: { path: "^packages/queue/src" },
+      to: { path: "^packages/(db|runtime|testkit|otlp)/|drizzle-orm|^pg$|fastify|@fastify/" },
+    },
+    {
+      name: "config-and-observability-standalone",
+      severity: "error",
+      from: { path: "^packages/(config|observability)/src" },
+      to: { path: "^packages/|^services/", pathNot: "^packages/(config|observability)/src" },
+    },
+    {
+      name: "packages-never-import-services",
+      severity: "error",
+      from: { path: "^packages/" },
+      to: { path: "^services/" },
+    },
+    {
+      name: "services-never-import-services",
+      severity: "error",
+      comment: "share through a package; only the all-in-one composition imports the three services",
+      from: { path: "^services/([^/]+)/src", pathNot: "^services/all-in-one/" },
+      to: { path: "^services/([^/]+)/", pathNot: "^services/$1/" },
+    },
+    {
+      name: "all-in-one-composes-only-the-three",
+      severity: "error",
+      from: { path: "^services/all-in-one/src" },
+      to: { path: "^services/admin/" },
+    },
+    {
+      name: "testkit-only-in-tests",
+      severity: "error",
+      comment: "testkit is a devDependency: only tests, benchmarks and tools may import it",
+      from: { path: "^(packages|services)/[^/]+/src", pathNot: "^packages/testkit/" },
+      to: { path: "^packages/testkit/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "node_modules|/golden/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"], extensions: [".ts", ".js", ".json"] },
+    combinedDependencies: true,
+    preserveSymlinks: false,
+  },
+};
