@@ -89,7 +89,13 @@ export function spanTreeView(spans: NormalizedSpan[], attribution: TraceAttribut
       for (let k = node.children.length - 1; k >= 0; k--) stack.push({ node: node.children[k]!, level: level + 1 });
     }
   };
+  // Subtrees below the nesting bound, in order; their own deep parts append further continuations.
+  let next = 0;
+  const placeContinuations = () => {
+    for (; next < continuations.length; next++) place(continuations[next]!);
+  };
   for (const root of starts) place(root);
+  placeContinuations();
   // What no root reaches hangs on a parent cycle: walk up to the cycle and cut it there.
   for (const s of ordered) {
     if (placed.has(s.spanId)) continue;
@@ -100,9 +106,8 @@ export function spanTreeView(spans: NormalizedSpan[], attribution: TraceAttribut
       cur = nodes.get(cur.parentSpanId!)!;
     }
     place(cur);
+    placeContinuations();
   }
-  // Subtrees below the nesting bound, in order; their own deep parts append further continuations.
-  for (let i = 0; i < continuations.length; i++) place(continuations[i]!);
   return roots;
 }
 

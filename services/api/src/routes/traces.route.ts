@@ -75,13 +75,17 @@ export function tracesRoutes(deps: { database: Database }): FastifyPluginAsync {
         // One cost per agent across the API: the worker's priced figure once scored (what /scores serves).
         const scoredCost = scores ? new Map(scores.agents.map((a) => [a.agent, a.costUsd])) : null;
         const agents = agentUsageView(attribution).map((a) => (scoredCost ? { ...a, cost: scoredCost.get(a.name) ?? null } : a));
+        const roots = spanTreeView(found.spans, attribution);
+        // Building and serializing a trace of 10,000 spans each take a few hundred ms: a turn of the
+        // event loop in between keeps other requests moving.
+        if (found.spans.length > 1_000) await new Promise<void>((resolve) => setImmediate(resolve));
         return {
           trace: traceSummaryView(found.trace),
           agents,
           costSource: scores ? ("scored" as const) : ("reported" as const),
           totals: { ...t, totalTokens: t.inputTokens + t.outputTokens, cost: scores ? scores.summary.costUsd : t.cost },
           handoffs: attribution.handoffs.map((h) => ({ from: h.from, to: h.to, spanId: h.spanId, via: h.via, time: nsToIso(h.startNs) })),
-          roots: spanTreeView(found.spans, attribution),
+          roots,
           orphanSpanIds: attribution.orphans,
         };
       },
