@@ -18,24 +18,36 @@ export function text(max = 512) {
     .refine((s) => !NUL.test(s), { message: "must not contain a NUL character (U+0000)" });
 }
 
-/** True when some string inside a JSON value (keys included) contains U+0000. Iterative: depth cannot overflow the stack. */
-export function jsonHasNul(value: unknown): boolean {
-  const stack: unknown[] = [value];
+/** Deepest nesting accepted in a free-form JSON value (a JSON Schema): Ajv and the response encoder recurse per level. */
+export const maxJsonDepth = 64;
+
+/**
+ * What is wrong with a free-form JSON value the API stores, or null: a string
+ * (or key) with U+0000, or nesting deeper than maxJsonDepth. Iterative, so a
+ * 50,000-deep value cannot overflow the stack here.
+ */
+export function jsonValueProblem(value: unknown): string | null {
+  const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }];
   while (stack.length > 0) {
-    const v = stack.pop();
+    const { v, depth } = stack.pop()!;
     if (typeof v === "string") {
-      if (NUL.test(v)) return true;
-    } else if (Array.isArray(v)) {
-      stack.push(...v);
+      if (NUL.test(v)) return "must not contain a NUL character (U+0000) in any string";
     } else if (v !== null && typeof v === "object") {
+      if (depth >= maxJsonDepth) return `must not be nested deeper than ${maxJsonDepth} levels`;
       for (const [k, inner] of Object.entries(v)) {
-        if (NUL.test(k)) return true;
-        stack.push(inner);
+        if (NUL.test(k)) return "must not contain a NUL character (U+0000) in any key";
+        stack.push({ v: inner, depth: depth + 1 });
       }
     }
   }
-  return false;
+  return null;
 }
+
+/** A free-form JSON value (checked by jsonValueProblem). */
+export const JsonValue = z.unknown().superRefine((v, ctx) => {
+  const problem = jsonValueProblem(v);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 
 /** Span times are int64 nanoseconds since 1970: the window must fit in that range. */
 export const minTimeMs = 0;

@@ -121,7 +121,47 @@ describe.each(testDatabases())("request validation on $name", ({ create }) => {
     await expect400("/api/v1/handoff-contracts", /requiredConstraints/, "POST", { from: "a", to: "b", requiredConstraints: ["x\u0000"] });
     await expect400("/api/v1/milestone-sets", /check: must not contain a NUL/, "POST", { name: "s", milestones: [{ id: "m", weight: 1, check: "true\u0000" }] });
     await expect400(`/api/v1/traces/${hexTraceId(1)}/outcome`, /taskId: must not contain a NUL/, "POST", { taskId: "t\u0000" });
+    // 5,000 levels of JSON Schema: Ajv recursed per level and overflowed the stack (a 500).
+    for (const depth of [65, 5_000]) {
+      const deep = await app.inject({
+        method: "POST",
+        url: "/api/v1/handoff-contracts",
+        headers: { "content-type": "application/json" },
+        payload: `{"from":"a","to":"b","jsonSchema":${'{"not":'.repeat(depth)}{}${"}".repeat(depth)}}`,
+      });
+      expect(deep.statusCode).toBe(400);
+      expect(deep.json().message).toMatch(/jsonSchema: must not be nested deeper than 64 levels/);
+    }
     expect((await call("/api/v1/prices")).body).toMatchObject({ items: expect.not.arrayContaining([expect.objectContaining({ source: "project" })]) });
     expect((await call("/api/v1/handoff-contracts")).body).toEqual({ items: [] });
+  });
+
+  it("no value of any query parameter or path id gives a 500", async () => {
+    await app.ready();
+    const doc = app.swagger() as { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>> };
+    const nasty = ["%00", "a%00", "%FF", "%ED%A0%80", "%F0%9F%98%80", "-1", "0", "1e400", "NaN", "-Infinity", "9".repeat(30), "x".repeat(5000), "%5B%5D", "true", "null", " ", "1.7976931348623157e309", "0x1F"];
+    const ids = ["%00", "%FF", "x".repeat(300), "0".repeat(33), "..%2F..", "%20"];
+    let requests = 0;
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      if (!path.startsWith("/api/v1/") || !methods.get) continue;
+      const params = (methods.get.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
+      const filled = path.replace("{traceId}", hexTraceId(1)).replace("{id}", "00000000-0000-4000-8000-000000000000");
+      for (const name of params) {
+        for (const value of nasty) {
+          const res = await app.inject({ method: "GET", url: `${filled}?${name}=${value}` });
+          requests++;
+          expect(res.statusCode, `GET ${filled}?${name}=${value.slice(0, 40)}: ${res.body.slice(0, 200)}`).toBeLessThan(500);
+        }
+      }
+      if (path.includes("{")) {
+        for (const id of ids) {
+          const url = path.replace("{traceId}", id).replace("{id}", id);
+          const res = await app.inject({ method: "GET", url });
+          requests++;
+          expect(res.statusCode, `GET ${url.slice(0, 80)}: ${res.body.slice(0, 200)}`).toBeLessThan(500);
+        }
+      }
+    }
+    expect(requests).toBeGreaterThan(200);
   });
 });

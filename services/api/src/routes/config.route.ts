@@ -21,7 +21,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ApiError, ErrorBody } from "../errors.ts";
-import { jsonHasNul } from "../validation.ts";
+import { JsonValue } from "../validation.ts";
 import { assertValidJsonSchema, assertValidJsonata, assertValidMilestones } from "./config.validation.ts";
 
 const noNul = { message: "must not contain a NUL character (U+0000)" };
@@ -59,10 +59,7 @@ const HandoffContractBody = z.object({
   serviceName: ServiceName,
   from: Name,
   to: Name,
-  jsonSchema: z
-    .unknown()
-    .refine((v) => !jsonHasNul(v), { message: "must not contain a NUL character (U+0000) in any string" })
-    .nullable()
+  jsonSchema: JsonValue.nullable()
     .default(null)
     .describe("JSON Schema the handoff payload must satisfy"),
   requiredConstraints: z
