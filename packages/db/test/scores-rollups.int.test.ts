@@ -159,8 +159,9 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     expect(got.multiplier.overall.tokens.value).toBeCloseTo(Number(mult.value), 12);
     expect(got.multiplier.tasks.map((t) => [t.taskId, t.runs, t.baselineRuns, t.tokens.value])).toEqual([["t1", 2, 0, 3], ["t2", 1, 1, 3]]);
 
-    const outcomes = await direct(sql`SELECT count(*) FILTER (WHERE success IS NOT NULL)::int AS runs, count(*) FILTER (WHERE success)::int AS ok, avg(milestone_partial_credit)::float8 AS credit FROM trace_scores WHERE ${w}`);
-    expect(got.success).toMatchObject({ runs: outcomes.runs, successfulRuns: outcomes.ok, runsWithoutOutcome: 1 });
+    // Success counts the system's runs: baseline-tagged runs (trace 5) are left out.
+    const outcomes = await direct(sql`SELECT count(*) FILTER (WHERE success IS NOT NULL AND NOT is_baseline)::int AS runs, count(*) FILTER (WHERE success AND NOT is_baseline)::int AS ok, avg(milestone_partial_credit)::float8 AS credit FROM trace_scores WHERE ${w}`);
+    expect(got.success).toMatchObject({ runs: outcomes.runs, successfulRuns: outcomes.ok, runsWithoutOutcome: 1, baselineRuns: 1 });
     expect(got.success.milestones.meanPartialCredit).toBeCloseTo(Number(outcomes.credit), 12);
     expect(got.success.milestones.perMilestone).toEqual([{ id: "m0", traces: 3, passed: 2, passRate: 2 / 3 }, { id: "m1", traces: 3, passed: 1, passRate: 1 / 3 }]);
   });

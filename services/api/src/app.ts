@@ -1,15 +1,20 @@
 /**
  * The API as a Fastify app built from explicit dependencies (habits.md §1):
- * zod-validated routes, one error shape, OpenAPI at /api/docs.
+ * zod-validated routes, one error shape, OpenAPI at /api/docs, probes and
+ * Prometheus metrics outside /api/v1.
  */
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
-import { PermanentError } from "@crux/core";
 import type { Database } from "@crux/db";
+import { createMetricsRegistry, type Registry } from "@crux/observability";
+import type { JobQueue } from "@crux/queue";
 import { apiKeyFromHeaders, createLogger, type Authenticator, type Logger } from "@crux/runtime";
 import Fastify from "fastify";
-import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
-import { ApiError, type ErrorBody } from "./errors.ts";
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { apiErrorHandler, unavailableRetryAfterSeconds } from "./error-handler.ts";
+import { ApiError } from "./errors.ts";
+import { registerOperations } from "./operations.ts";
 import { configRoutes } from "./routes/config.route.ts";
 import { metricsRoutes } from "./routes/metrics.route.ts";
 import { traceScoresRoutes } from "./routes/trace-scores.route.ts";
@@ -29,13 +34,36 @@ export interface ApiDeps {
   log?: Logger;
   /** Clock for the default metrics window (the last 24 hours); Date.now unless a test injects one. */
   now?: () => number;
+  /**
+   * Producer for `trace.settle`: POST /traces/:id/outcome enqueues the re-score at once. Optional:
+   * without it (or with Redis down) the trace is left dirty and the worker's sweeper re-scores it.
+   */
+  queue?: JobQueue;
+  /** Prometheus registry for /metrics (the all-in-one process shares one); a fresh one by default. */
+  metrics?: Registry;
+  /**
+   * False while main.ts still waits for the database at start-up: /api/v1 answers 503 and /readyz
+   * says why. Always started when omitted.
+   */
+  started?: () => boolean;
 }
+
+const noQueryParameters = z.strictObject({});
 
 export async function buildApiApp(deps: ApiDeps) {
   // Fastify 5 takes a ready logger as loggerInstance; `logger` accepts only options and rejects an instance at start.
   const app = Fastify({ loggerInstance: deps.log ?? silentLogger(), requestTimeout: 30_000, bodyLimit: 1_048_576 });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  const started = deps.started ?? (() => true);
+
+  // Every API route rejects unknown query parameters (a typo like `servce=` must not silently return
+  // everything): routes that take none get an empty strict schema; the others declare strictObject.
+  app.addHook("onRoute", (route) => {
+    if (!route.url.startsWith("/api/v1/")) return;
+    route.schema ??= {};
+    route.schema.querystring ??= noQueryParameters;
+  });
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -48,43 +76,24 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(fastifySwaggerUi, { routePrefix: "/api/docs" });
 
   app.decorateRequest("projectId", "");
-  app.addHook("onRequest", async (req) => {
+  app.addHook("onRequest", async (req, reply) => {
     if (!req.url.startsWith("/api/v1/")) return;
+    if (!started()) {
+      reply.header("retry-after", String(unavailableRetryAfterSeconds));
+      throw new ApiError(503, "unavailable", "starting: waiting for the database; retry later");
+    }
     const auth = await deps.authenticate(apiKeyFromHeaders((n) => firstHeader(req.headers[n])));
     if (!auth.ok) throw new ApiError(401, "unauthenticated", auth.reason);
     req.projectId = auth.projectId;
   });
 
-  app.setErrorHandler((err, req, reply) => {
-    let status = 500;
-    let body: ErrorBody = { code: "internal", message: "internal error" };
-    if (err instanceof ApiError) {
-      status = err.statusCode;
-      body = { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) };
-    } else if (err instanceof PermanentError) {
-      // Bad cursor (400) or a duplicate configuration scope (409), decided in @crux/db.
-      status = err.code === "conflict" ? 409 : 400;
-      body = { code: err.code, message: err.message };
-    } else if (hasZodFastifySchemaValidationErrors(err)) {
-      status = 400;
-      const issues = err.validation.map((v) => ({ path: v.instancePath || "", message: v.message }));
-      body = { code: "invalid_request", message: issues.map((i) => `${err.validationContext ?? "request"}${i.path ? ` ${i.path}` : ""}: ${i.message}`).join("; "), details: issues };
-    } else if (typeof (err as { statusCode?: number }).statusCode === "number" && (err as { statusCode: number }).statusCode < 500) {
-      status = (err as { statusCode: number }).statusCode;
-      body = { code: "invalid_request", message: (err as Error).message };
-    } else {
-      req.log.error({ err }, "unhandled API error");
-    }
-    return reply.code(status).send(body);
-  });
+  app.setErrorHandler(apiErrorHandler);
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: "not_found", message: `no route ${req.method} ${req.url}` }));
 
-  app.get("/healthz", { schema: { hide: true } }, async () => {
-    await deps.database.ping();
-    return { status: "ok" };
-  });
+  registerOperations(app, { database: deps.database, registry: deps.metrics ?? createMetricsRegistry(), started });
+  const log = deps.log ?? silentLogger();
   await app.register(tracesRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(traceScoresRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
   await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now }), { prefix: "/api/v1" });
   await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
   return app;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envBoolean, envPort } from "@crux/config";
+import { envBoolean, envPort, queuePrefixSetting } from "@crux/config";
 
 export const apiConfigSchema = z.object({
   CRUX_HOST: z.string().default("0.0.0.0"),
@@ -10,6 +10,9 @@ export type ApiConfig = z.infer<typeof apiConfigSchema>;
 
 export const apiMainConfigSchema = apiConfigSchema.extend({
   DATABASE_URL: z.string().url(),
+  /** For the re-score job of POST /traces/:id/outcome; unset = the worker's sweeper re-scores. */
+  REDIS_URL: z.string().url().optional(),
+  CRUX_QUEUE_PREFIX: queuePrefixSetting,
   CRUX_AUTH: envBoolean(true),
   CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

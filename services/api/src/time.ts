@@ -1,7 +1,5 @@
-/** ISO 8601 ↔ Unix nanoseconds at the API edge. */
-import { z } from "zod";
-
-export const IsoTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-11-30T12:00:00Z" });
+/** Unix nanoseconds ↔ ISO 8601 at the API edge (request times are validated by IsoTime in validation.ts). */
+export { IsoTime } from "./validation.ts";
 
 export function isoToNs(iso: string): bigint {
   return BigInt(Date.parse(iso)) * 1_000_000n;

@@ -25,7 +25,7 @@ describe.each(testDatabases())("configuration CRUD on $name", ({ create }) => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ model: "gpt-4o", inputPerMTok: 1, outputPerMTok: 2, cachedInputPerMTok: null, id: expect.any(String) });
     const id = created.body.id as string;
-    expect((await call("GET", "/api/v1/prices")).body.items).toHaveLength(1);
+    expect((await call("GET", "/api/v1/prices")).body.items.filter((p: { source: string }) => p.source === "project")).toHaveLength(1);
     let config = await loadScoringConfig(database, PROJECT, null, null);
     expect(config.prices.find((p) => p.model === "gpt-4o")).toEqual({ model: "gpt-4o", inputPerMTok: 1, outputPerMTok: 2 });
     expect(config.prices.find((p) => p.model === "gpt-4o-mini")).toMatchObject({ inputPerMTok: 0.15 }); // seeded default kept

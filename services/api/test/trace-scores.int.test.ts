@@ -98,7 +98,8 @@ describe.each(testDatabases())("per-trace score endpoints on $name", ({ create }
     const before = (await getTrace(database, PROJECT, t1))!.trace;
     const res = await app.inject({ method: "POST", url: `/api/v1/traces/${t1}/outcome`, payload: { success: true, taskId: "task-9" } });
     expect(res.statusCode).toBe(202);
-    expect(res.json()).toEqual({ traceId: t1, override: { success: true, taskId: "task-9" }, rescore: "pending" });
+    // No queue in this app: the re-score is left to the sweeper (outcome-rescore.int.test.ts covers the queue).
+    expect(res.json()).toEqual({ traceId: t1, override: { success: true, taskId: "task-9" }, rescore: "pending", queued: false });
     const again = await app.inject({ method: "POST", url: `/api/v1/traces/${t1}/outcome`, payload: { success: false, isBaseline: true } });
     expect(again.json().override).toEqual({ success: false, taskId: "task-9", isBaseline: true });
     expect(await getOutcomeOverride(database, PROJECT, t1)).toEqual({ success: false, taskId: "task-9", isBaseline: true });

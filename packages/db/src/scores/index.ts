@@ -2,6 +2,8 @@ export { persistTraceScores } from "./persist.ts";
 export { rebuildScoreRollups } from "./rollups.ts";
 export {
   loadScoringConfig,
+  listEffectivePrices,
+  type EffectivePrice,
   getOutcomeOverride,
   setOutcomeOverride,
   findBaselineRun,

@@ -2,7 +2,8 @@
  * Token and cost multipliers against the single-agent baseline (per task and
  * overall), and task success with milestone coverage. Both read the per-trace
  * values the worker stored in trace_scores; baseline-tagged runs are the
- * reference, so they are counted but left out of the multipliers. Both read
+ * reference, so they are counted but left out of the multipliers and of the
+ * success rate (milestone coverage still covers every scored trace). Both read
  * the hourly rollups (rollups.ts): sums there are exact numerics, so a mean is
  * the sum rounded to float8 divided by the count.
  */
@@ -130,6 +131,8 @@ export interface SuccessInputs {
   runs: number;
   successfulRuns: number;
   runsWithoutOutcome: number;
+  /** Runs tagged crux.baseline=true: the single-agent reference, left out of runs and success counts. */
+  baselineRuns: number;
   milestones: {
     traces: number;
     meanPartialCredit: number | null;
@@ -146,7 +149,7 @@ export async function successInputs(database: Database, projectId: string, filte
   const [taskRows, countRows, perMilestoneRows] = await Promise.all([
     db.execute(sql`SELECT s.task_key AS task, sum(s.outcome_n)::int AS runs, (sum(s.outcome_ok)::numeric / sum(s.outcome_n)::numeric)::float8 AS rate
       FROM ${rollupRows(taskRollup, projectId, filter, { traceScoped: true })} s GROUP BY s.task_key HAVING sum(s.outcome_n) > 0`),
-    db.execute(sql`SELECT sum(t.outcome_runs)::int AS runs, sum(t.outcome_ok)::int AS ok, sum(t.outcome_unknown)::int AS unknown,
+    db.execute(sql`SELECT sum(t.outcome_runs)::int AS runs, sum(t.outcome_ok)::int AS ok, sum(t.outcome_unknown)::int AS unknown, sum(t.baseline_runs)::int AS baseline_runs,
       sum(t.milestone_traces)::int AS traces, (sum(t.credit_sum)::float8 / nullif(sum(t.credit_n), 0)::float8) AS credit,
       (sum(t.full_sum)::numeric / nullif(sum(t.full_n), 0)::numeric)::float8 AS full,
       (sum(t.furthest_sum) / nullif(sum(t.furthest_n), 0)::numeric)::float8 AS furthest FROM ${traces} t`),
@@ -160,6 +163,7 @@ export async function successInputs(database: Database, projectId: string, filte
     runs: num(c.runs),
     successfulRuns: num(c.ok),
     runsWithoutOutcome: num(c.unknown),
+    baselineRuns: num(c.baseline_runs),
     milestones: {
       traces: num(m.traces),
       meanPartialCredit: numOrNull(m.credit),

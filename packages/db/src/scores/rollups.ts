@@ -48,6 +48,14 @@ const multiplierMeasures = (k: string): [string, string][] =>
     m.endsWith("_sum") ? "numeric" : "bigint",
   ]);
 
+/**
+ * Outcome counts (the system's success rate) cover the system's own runs: a run
+ * tagged crux.baseline=true is the single-agent reference, not the system, so
+ * it is counted in baseline_runs and left out of outcome_* (migration 0005
+ * recomputed existing cells).
+ */
+const systemRun = "NOT s.is_baseline";
+
 const counts = (...names: string[]): [string, string][] => names.map((n) => [n, "bigint"]);
 const sums = (...names: string[]): [string, string][] => names.map((n) => [n, "numeric"]);
 
@@ -91,8 +99,9 @@ export const traceRollup: Rollup = {
     SELECT s.project_id, ${hourOf("s.start_ns")} AS hour_ns, s.service_name,
       count(*) AS traces, count(*) FILTER (WHERE s.success = false) AS failed,
       count(*) FILTER (WHERE EXISTS (SELECT 1 FROM trace_agent_usage au WHERE au.project_id = s.project_id AND au.trace_id = s.trace_id)) AS agent_traces,
-      count(*) FILTER (WHERE s.success IS NOT NULL) AS outcome_runs, count(*) FILTER (WHERE s.success) AS outcome_ok,
-      count(*) FILTER (WHERE s.success IS NULL) AS outcome_unknown,
+      count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success IS NOT NULL) AS outcome_runs,
+      count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success) AS outcome_ok,
+      count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success IS NULL) AS outcome_unknown,
       count(*) FILTER (WHERE NOT s.is_baseline) AS runs, count(*) FILTER (WHERE s.is_baseline) AS baseline_runs,
       ${sql.raw(multiplierCells("token"))}, ${sql.raw(multiplierCells("cost"))},
       count(s.milestone_set_id) AS milestone_traces,
@@ -117,7 +126,8 @@ export const taskRollup: Rollup = {
       coalesce(s.task_id, 'trace:' || s.trace_id) AS task_key, s.task_id IS NOT NULL AS has_task,
       count(*) AS trace_rows, count(*) FILTER (WHERE NOT s.is_baseline) AS runs, count(*) FILTER (WHERE s.is_baseline) AS baseline_runs,
       ${sql.raw(multiplierCells("token"))}, ${sql.raw(multiplierCells("cost"))},
-      count(*) FILTER (WHERE s.success IS NOT NULL) AS outcome_n, count(*) FILTER (WHERE s.success) AS outcome_ok
+      count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success IS NOT NULL) AS outcome_n,
+      count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success) AS outcome_ok
     FROM trace_scores s WHERE ${where("s")} GROUP BY 1, 2, 3, 4, 5`,
 };
 

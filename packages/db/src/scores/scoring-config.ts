@@ -33,6 +33,54 @@ function serviceWins<R extends { serviceName: string | null }>(rows: R[], key: (
   return [...byKey.values()];
 }
 
+type PriceRow = typeof prices.$inferSelect;
+
+/** The table scoring uses: the seeded defaults, each replaced by the project's price of the same model id. */
+function effectivePriceTable(rows: PriceRow[]): Map<string, { price: ModelPrice; row: PriceRow | null }> {
+  const byModel = new Map<string, { price: ModelPrice; row: PriceRow | null }>(defaultPriceTable.map((p) => [p.model.toLowerCase(), { price: p, row: null }]));
+  for (const row of rows) {
+    const price: ModelPrice = {
+      model: row.model.toLowerCase(),
+      inputPerMTok: row.inputPerMTok,
+      outputPerMTok: row.outputPerMTok,
+      ...(row.cachedInputPerMTok === null ? {} : { cachedInputPerMTok: row.cachedInputPerMTok }),
+    };
+    byModel.set(price.model, { price, row });
+  }
+  return byModel;
+}
+
+export interface EffectivePrice {
+  model: string;
+  inputPerMTok: number;
+  outputPerMTok: number;
+  /** null: cache reads are billed at the input price. */
+  cachedInputPerMTok: number | null;
+  /** "default": the seeded list price; "project": the project's own row, which replaced the default of that model if any. */
+  source: "default" | "project";
+  /** The project's row (null for a default). */
+  id: string | null;
+  createdAt: Date | null;
+  updatedAt: Date | null;
+}
+
+/** Every price scoring applies for the project, by model id: what loadScoringConfig gives the scorer. */
+export async function listEffectivePrices(database: Database, projectId: string): Promise<EffectivePrice[]> {
+  const rows = await database.db.select().from(prices).where(eq(prices.projectId, projectId));
+  return [...effectivePriceTable(rows).values()]
+    .map(({ price, row }) => ({
+      model: price.model,
+      inputPerMTok: price.inputPerMTok,
+      outputPerMTok: price.outputPerMTok,
+      cachedInputPerMTok: price.cachedInputPerMTok ?? null,
+      source: row ? ("project" as const) : ("default" as const),
+      id: row?.id ?? null,
+      createdAt: row?.createdAt ?? null,
+      updatedAt: row?.updatedAt ?? null,
+    }))
+    .sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
+}
+
 export async function loadScoringConfig(
   database: Database,
   projectId: string,
@@ -60,16 +108,7 @@ export async function loadScoringConfig(
     getProjectSettings(database, projectId),
   ]);
 
-  // Project prices replace the seeded default of the same model id.
-  const byModel = new Map<string, ModelPrice>(defaultPriceTable.map((p) => [p.model.toLowerCase(), p]));
-  for (const row of priceRows) {
-    byModel.set(row.model.toLowerCase(), {
-      model: row.model.toLowerCase(),
-      inputPerMTok: row.inputPerMTok,
-      outputPerMTok: row.outputPerMTok,
-      ...(row.cachedInputPerMTok === null ? {} : { cachedInputPerMTok: row.cachedInputPerMTok }),
-    });
-  }
+  const byModel = effectivePriceTable(priceRows);
 
   const agentContractList: AgentContract[] = serviceWins(agentRows, (r) => r.agent.toLowerCase()).map((r) => ({
     agent: r.agent,
@@ -95,7 +134,7 @@ export async function loadScoringConfig(
   const baseline = [...baselineRows].sort((a, b) => rank(a) - rank(b))[0];
 
   return {
-    prices: [...byModel.values()],
+    prices: [...byModel.values()].map((e) => e.price),
     agentContracts: agentContractList,
     handoffContracts: handoffContractList,
     milestoneSet: milestoneRow ? { id: milestoneRow.id, milestones: milestoneRow.milestones as Milestone<string>[] } : null,

@@ -23,21 +23,36 @@ export function encodeCursor(key: (string | number | null)[]): string {
   return Buffer.from(JSON.stringify(key), "utf8").toString("base64url");
 }
 
-/** Throws PermanentError("invalid_cursor") unless the cursor decodes to `arity` strings/numbers/nulls. */
+/**
+ * Throws PermanentError("invalid_cursor") unless the cursor decodes to `arity`
+ * strings/numbers/nulls. Strings holding U+0000 are refused too: Postgres
+ * cannot compare them, so they would fail as a 500 instead of a 400.
+ */
 export function decodeCursor(cursor: string, arity: number): (string | number | null)[] {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     if (
       Array.isArray(parsed) &&
       parsed.length === arity &&
-      parsed.every((v) => v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v)))
+      parsed.every((v) => v === null || (typeof v === "string" && !v.includes("\u0000")) || (typeof v === "number" && Number.isFinite(v)))
     ) {
       return parsed as (string | number | null)[];
     }
   } catch {
     // fall through
   }
-  throw new PermanentError("invalid_cursor", "cursor is not one this API returned");
+  throw invalidCursor();
+}
+
+export function invalidCursor(): PermanentError {
+  return new PermanentError("invalid_cursor", "cursor is not one this API returned");
+}
+
+/** A cursor position that must be an int4 (row ordinals). */
+export function decodeOrdinalCursor(cursor: string): number {
+  const [v] = decodeCursor(cursor, 1);
+  if (typeof v !== "number" || !Number.isInteger(v) || v < -2_147_483_648 || v > 2_147_483_647) throw invalidCursor();
+  return v;
 }
 
 export function num(v: unknown): number {

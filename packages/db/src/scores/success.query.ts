@@ -1,4 +1,8 @@
-/** Task success rate with a bootstrap interval over tasks (metrics.md), plus milestone coverage. */
+/**
+ * Task success rate with a bootstrap interval over tasks (metrics.md), plus
+ * milestone coverage. The rate is the system's: runs tagged crux.baseline=true
+ * (the single-agent reference) are left out and counted in baselineRuns.
+ */
 import { mulberry32, successRateCI, type SuccessRate } from "@crux/core";
 import type { Database } from "../client.ts";
 import type { MetricsFilter } from "./metrics-filter.ts";
@@ -15,6 +19,8 @@ export interface SuccessMetrics {
   runs: number;
   successfulRuns: number;
   runsWithoutOutcome: number;
+  /** Baseline runs in scope, left out of every figure above. */
+  baselineRuns: number;
   milestones: SuccessInputs["milestones"];
 }
 
@@ -38,6 +44,7 @@ export async function successMetrics(
     runs: inputs.runs,
     successfulRuns: inputs.successfulRuns,
     runsWithoutOutcome: inputs.runsWithoutOutcome,
+    baselineRuns: inputs.baselineRuns,
     milestones: inputs.milestones,
   };
 }

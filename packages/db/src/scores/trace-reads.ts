@@ -11,7 +11,7 @@ import {
   type TraceScoreRow,
 } from "../schema.ts";
 import { clampLimit } from "./metrics-filter.ts";
-import { decodeCursor, encodeCursor } from "./sql-util.ts";
+import { decodeOrdinalCursor, encodeCursor } from "./sql-util.ts";
 
 export interface TraceScoreStatus {
   /** The trace has spans (traces row) or a stored score set. */
@@ -62,7 +62,7 @@ export async function listTraceFindings(
   opts: { cursor?: string | undefined; limit?: number | undefined },
 ): Promise<{ items: TraceFindingRow[]; nextCursor: string | null }> {
   const limit = clampLimit(opts.limit);
-  const after = opts.cursor === undefined ? null : Number(decodeCursor(opts.cursor, 1)[0]);
+  const after = opts.cursor === undefined ? null : decodeOrdinalCursor(opts.cursor);
   const rows = await database.db
     .select()
     .from(traceFindings)
@@ -70,7 +70,7 @@ export async function listTraceFindings(
       and(
         eq(traceFindings.projectId, projectId),
         eq(traceFindings.traceId, traceId),
-        after === null || !Number.isFinite(after) ? undefined : gt(traceFindings.ord, after),
+        after === null ? undefined : gt(traceFindings.ord, after),
       ),
     )
     .orderBy(asc(traceFindings.ord))

@@ -9,6 +9,7 @@ import {
   baselineRepository,
   getProjectSettings,
   handoffContractRepository,
+  listEffectivePrices,
   milestoneSetRepository,
   priceRepository,
   putProjectSettings,
@@ -20,9 +21,21 @@ import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ApiError, ErrorBody } from "../errors.ts";
+import { JsonValue } from "../validation.ts";
 import { assertValidJsonSchema, assertValidJsonata, assertValidMilestones } from "./config.validation.ts";
 
-const Name = z.string().trim().min(1).max(256);
+const noNul = { message: "must not contain a NUL character (U+0000)" };
+const Name = z
+  .string()
+  .trim()
+  .min(1)
+  .max(256)
+  .refine((s) => !s.includes("\u0000"), noNul);
+const Expression = z
+  .string()
+  .min(1)
+  .max(10_000)
+  .refine((s) => !s.includes("\u0000"), noNul);
 const ServiceName = Name.nullable().default(null).describe("null = every service of the project; a service's row wins over the project-wide one");
 const Money = z.number().finite().min(0);
 const Tools = z.array(Name).max(500).nullable().default(null);
@@ -40,14 +53,20 @@ const AgentContractBody = z.object({
   allowedTools: Tools,
   forbiddenTools: Tools,
   isVerifier: z.boolean().default(false),
-  completionCondition: z.string().max(10_000).nullable().default(null).describe("JSONata expression over the trace view"),
+  completionCondition: Expression.nullable().default(null).describe("JSONata expression over the trace view"),
 });
 const HandoffContractBody = z.object({
   serviceName: ServiceName,
   from: Name,
   to: Name,
-  jsonSchema: z.unknown().nullable().default(null).describe("JSON Schema the handoff payload must satisfy"),
-  requiredConstraints: z.array(z.string().min(1).max(1000)).max(200).nullable().default(null),
+  jsonSchema: JsonValue.nullable()
+    .default(null)
+    .describe("JSON Schema the handoff payload must satisfy"),
+  requiredConstraints: z
+    .array(z.string().min(1).max(1000).refine((s) => !s.includes("\u0000"), noNul))
+    .max(200)
+    .nullable()
+    .default(null),
 });
 const MilestoneSetBody = z.object({
   serviceName: ServiceName,
@@ -57,7 +76,7 @@ const MilestoneSetBody = z.object({
       z.object({
         id: Name,
         weight: z.number().finite().min(0),
-        check: z.string().min(1).max(10_000).describe("JSONata expression over the trace view"),
+        check: Expression.describe("JSONata expression over the trace view"),
         requires: z.array(Name).max(100).optional(),
         required: z.boolean().optional(),
       }),
@@ -90,6 +109,8 @@ interface Resource<S extends z.ZodType> {
   repo: ConfigRepository<z.infer<S>>;
   /** Extra write-time validation (throws ApiError 400). */
   check?: (input: z.infer<S>) => void;
+  /** Replaces the list endpoint (prices list the defaults too). */
+  list?: { describe: string; item: z.ZodType; load: (database: Database, projectId: string) => Promise<unknown[]> };
 }
 
 function crudRoutes<S extends z.ZodType>(database: Database, res: Resource<S>): FastifyPluginAsync {
@@ -101,9 +122,18 @@ function crudRoutes<S extends z.ZodType>(database: Database, res: Resource<S>): 
     const Body: z.ZodType = res.body;
     const notFound = (id: string) => new ApiError(404, "not_found", `${res.tag} ${id} not found`);
 
-    r.get(res.path, { schema: { summary: `List ${res.tag}s`, tags: ["config"], response: { 200: z.object({ items: z.array(Dto) }), ...errors } } }, async (req) => ({
-      items: (await res.repo.list(database, req.projectId)).map(withMeta),
-    }));
+    const list = res.list;
+    if (list) {
+      r.get(
+        res.path,
+        { schema: { summary: `List ${res.tag}s`, description: list.describe, tags: ["config"], response: { 200: z.object({ items: z.array(list.item) }), ...errors } } },
+        async (req) => ({ items: await list.load(database, req.projectId) }),
+      );
+    } else {
+      r.get(res.path, { schema: { summary: `List ${res.tag}s`, tags: ["config"], response: { 200: z.object({ items: z.array(Dto) }), ...errors } } }, async (req) => ({
+        items: (await res.repo.list(database, req.projectId)).map(withMeta),
+      }));
+    }
     r.get(`${res.path}/:id`, { schema: { summary: `One ${res.tag}`, tags: ["config"], params: IdParams, response: { 200: Dto, ...errors, 404: ErrorBody } } }, async (req) => {
       const row = await res.repo.get(database, req.projectId, req.params.id);
       if (!row) throw notFound(req.params.id);
@@ -152,7 +182,30 @@ const Settings = z.object({
 export function configRoutes(deps: { database: Database }): FastifyPluginAsync {
   return async (app) => {
     const db = deps.database;
-    await app.register(crudRoutes(db, { path: "/prices", tag: "price", body: PriceBody, repo: priceRepository }));
+    await app.register(
+      crudRoutes(db, {
+        path: "/prices",
+        tag: "price",
+        body: PriceBody,
+        repo: priceRepository,
+        list: {
+          describe:
+            "Every price scoring applies, by model id: the seeded default list prices (`source: \"default\"`, no id) and the project's own (`source: \"project\"`, with id). A project price replaces the default of the same model id; deleting it brings the default back. Defaults cannot be edited in place: POST a price with the same model id.",
+          item: PriceBody.extend({
+            source: z.enum(["default", "project"]),
+            id: z.string().nullable(),
+            createdAt: z.string().nullable(),
+            updatedAt: z.string().nullable(),
+          }),
+          load: async (database, projectId) =>
+            (await listEffectivePrices(database, projectId)).map((p) => ({
+              ...p,
+              createdAt: p.createdAt?.toISOString() ?? null,
+              updatedAt: p.updatedAt?.toISOString() ?? null,
+            })),
+        },
+      }),
+    );
     await app.register(
       crudRoutes(db, {
         path: "/agent-contracts",

@@ -79,6 +79,7 @@ const SuccessDto = z.object({
   runs: z.number(),
   successfulRuns: z.number(),
   runsWithoutOutcome: z.number(),
+  baselineRuns: z.number().describe("Runs tagged crux.baseline=true in scope: the single-agent reference, left out of the success rate and the run counts"),
   milestones: z.object({
     traces: z.number(),
     meanPartialCredit: z.number().nullable(),
@@ -170,7 +171,7 @@ export function metricsRoutes(deps: { database: Database; now: () => number }): 
         schema: {
           summary: "Task success rate with a bootstrap interval over tasks, and milestone coverage",
           description:
-            "Each task weighs the same (the mean of its runs); the percentile interval resamples tasks, not runs, with a fixed seed. A run without a task id is its own task; runs without an outcome are left out.",
+            "The system's success rate: runs tagged crux.baseline=true (the single-agent reference) are left out (counted in `baselineRuns`). Each task weighs the same (the mean of its runs); the percentile interval resamples tasks, not runs, with a fixed seed. A run without a task id is its own task; runs without an outcome are left out. Milestone coverage covers every scored trace in scope.",
           tags: ["metrics"],
           querystring: WindowQuery.extend({ confidence: z.coerce.number().gt(0).lt(1).default(0.95) }),
           response: { 200: SuccessDto, ...errors },

@@ -2,7 +2,8 @@
 import type { MetricsFilter } from "@crux/db";
 import { z } from "zod";
 import { ApiError } from "../errors.ts";
-import { IsoTime, isoToNs } from "../time.ts";
+import { isoToNs } from "../time.ts";
+import { IsoTime, cursorParam, limitParam, text } from "../validation.ts";
 
 export const defaultWindowMs = 24 * 60 * 60 * 1000;
 export const maxBuckets = 1_000;
@@ -14,16 +15,17 @@ export const bucketNs = {
   "1d": 86_400_000_000_000n,
 } as const;
 
-export const WindowQuery = z.object({
-  service: z.string().min(1).optional().describe("Only traces of this service"),
-  agent: z.string().min(1).optional().describe("Only traces this agent took part in (and, per endpoint, this agent's rows)"),
+/** Strict: an unknown parameter (a typo like `servce`) is a 400, never silently ignored. */
+export const WindowQuery = z.strictObject({
+  service: text().optional().describe("Only traces of this service"),
+  agent: text().optional().describe("Only traces this agent took part in (and, per endpoint, this agent's rows)"),
   from: IsoTime.optional().describe("Inclusive start of the window on the trace start (ISO 8601); default: `to` minus 24 hours"),
   to: IsoTime.optional().describe("Exclusive end of the window (ISO 8601); default: now"),
 });
 
-export const PageQuery = z.object({
-  cursor: z.string().max(1024).optional().describe("Opaque nextCursor of the previous page"),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+export const PageQuery = z.strictObject({
+  cursor: cursorParam.optional().describe("Opaque nextCursor of the previous page"),
+  limit: limitParam(),
 });
 
 export const BucketParam = z.enum(["1m", "5m", "1h", "1d"]);

@@ -14,15 +14,17 @@ import {
   traceScoreStatus,
   type Database,
 } from "@crux/db";
+import type { JobQueue } from "@crux/queue";
+import type { Logger } from "@crux/runtime";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ApiError, ErrorBody } from "../errors.ts";
 import { nsToIso } from "../time.ts";
+import { TraceId, text } from "../validation.ts";
 import { PageQuery } from "./metrics.schema.ts";
 import { TraceScoresDto, traceScoresView } from "./trace-scores.view.ts";
 
-const TraceId = z.string().regex(/^[0-9a-fA-F]{32}$/, "must be 32 hex characters").transform((s) => s.toLowerCase());
 const params = z.object({ traceId: TraceId });
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
 
@@ -61,19 +63,43 @@ const Outcome = z
   .object({
     success: z.boolean().nullable().optional().describe("crux.outcome.success"),
     score: z.number().finite().nullable().optional().describe("crux.outcome.score"),
-    taskId: z.string().min(1).max(512).nullable().optional().describe("crux.task.id"),
-    variant: z.string().min(1).max(512).nullable().optional().describe("crux.variant"),
+    taskId: text().nullable().optional().describe("crux.task.id"),
+    variant: text().nullable().optional().describe("crux.variant"),
     isBaseline: z.boolean().nullable().optional().describe("crux.baseline"),
-    experimentId: z.string().min(1).max(512).nullable().optional().describe("crux.experiment.id"),
-    seed: z.string().min(1).max(512).nullable().optional().describe("crux.seed"),
+    experimentId: text().nullable().optional().describe("crux.experiment.id"),
+    seed: text().nullable().optional().describe("crux.seed"),
   })
   .strict()
   .refine((o) => Object.keys(o).length > 0, { message: "set at least one field" });
 
-export function traceScoresRoutes(deps: { database: Database }): FastifyPluginAsync {
+export interface TraceScoresDeps {
+  database: Database;
+  /** trace.settle producer; without it the sweeper re-scores outcome changes. */
+  queue?: JobQueue | undefined;
+  log: Logger;
+}
+
+export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
   return async (app) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
     const db = deps.database;
+
+    /**
+     * The receiver's settle job for the trace (same queue, same debounce key), due now: it replaces a
+     * pending one, or runs once more after a running one. Never throws: the trace is already dirty,
+     * so a failed enqueue only means the sweeper re-scores it later (the BullMQ producer gives up
+     * within its command timeout, 2 s by default).
+     */
+    async function enqueueRescore(projectId: string, traceId: string): Promise<boolean> {
+      if (!deps.queue) return false;
+      try {
+        await deps.queue.enqueue("trace.settle", { projectId, traceId }, { key: `${projectId}:${traceId}`, delayMs: 0 });
+        return true;
+      } catch (err) {
+        deps.log.warn({ traceId, error: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 300) : String(err) }, "re-score enqueue failed; trace left dirty for the sweeper");
+        return false;
+      }
+    }
 
     async function requireTrace(projectId: string, traceId: string): Promise<boolean> {
       const status = await traceScoreStatus(db, projectId, traceId);
@@ -178,18 +204,29 @@ export function traceScoresRoutes(deps: { database: Database }): FastifyPluginAs
         schema: {
           summary: "Set the run's outcome and tags; the trace is re-scored",
           description:
-            "Fields given replace earlier overrides; others keep theirs. They win over span tags. The trace is marked dirty: the worker's sweeper re-settles and re-scores it after its quiet period (202).",
+            "Fields given replace earlier overrides; others keep theirs. They win over span tags. The trace is marked dirty and a re-score job is enqueued at once (`queued: true`; the worker re-scores within seconds). If the queue is unreachable the answer is still 202 with `queued: false`: the trace stays dirty and the worker's sweeper re-scores it after its quiet period.",
           tags: ["trace scores"],
           params,
           body: Outcome,
-          response: { 202: z.object({ traceId: z.string(), override: z.record(z.string(), z.unknown()), rescore: z.literal("pending") }), ...errors },
+          response: {
+            202: z.object({
+              traceId: z.string(),
+              override: z.record(z.string(), z.unknown()),
+              rescore: z.literal("pending"),
+              queued: z.boolean().describe("The re-score job was enqueued now; false = left to the sweeper"),
+            }),
+            ...errors,
+          },
         },
       },
       async (req, reply) => {
         const override = Object.fromEntries(Object.entries(req.body).filter(([, v]) => v !== undefined));
         const result = await setOutcomeOverride(db, req.projectId, req.params.traceId, override);
         if (!result) throw new ApiError(404, "not_found", `trace ${req.params.traceId} not found`);
-        return reply.code(202).send({ traceId: req.params.traceId, override: result.override as Record<string, unknown>, rescore: "pending" as const });
+        const queued = await enqueueRescore(req.projectId, req.params.traceId);
+        return reply
+          .code(202)
+          .send({ traceId: req.params.traceId, override: result.override as Record<string, unknown>, rescore: "pending" as const, queued });
       },
     );
   };

@@ -34,7 +34,12 @@ export const AgentUsageDto = z.object({
   outputTokens: z.number(),
   cachedTokens: z.number(),
   totalTokens: z.number(),
-  cost: z.number().nullable(),
+  cost: z
+    .number()
+    .nullable()
+    .describe(
+      "USD. Once the trace is scored (`costSource: \"scored\"`): the priced cost the worker stored, the same figure as /traces/{traceId}/scores agents[].costUsd (price table, a tracer-reported cost winning; null when a model is unpriced). Before that (`\"reported\"`): the sum of tracer-reported costs, null when none reported.",
+    ),
 });
 
 export const SpanNodeDto = z.object({
@@ -74,6 +79,9 @@ export const SpanNodeDto = z.object({
   links: z.array(z.object({ traceId: z.string(), spanId: z.string(), attributes: z.record(z.string(), Json) })),
   scope: z.object({ name: z.string(), version: z.string() }),
   limitsApplied: z.object({ truncatedKeys: z.array(z.string()), droppedAttributes: z.number() }),
+  childrenInRoots: z
+    .boolean()
+    .describe("True when this span sits at the last nesting level (64): its children are not nested under it but listed in `roots`, each with parentSpanId = this span"),
   get children() {
     return z.array(SpanNodeDto);
   },
@@ -83,9 +91,15 @@ export type SpanNodeDto = z.infer<typeof SpanNodeDto>;
 export const TraceDetailDto = z.object({
   trace: TraceSummaryDto,
   agents: z.array(AgentUsageDto),
+  /** Which cost agents[].cost and totals.cost carry (see AgentUsageDto.cost). */
+  costSource: z.enum(["scored", "reported"]).describe("scored: the priced cost stored by the worker (same as /scores); reported: tracer-reported costs only (the trace is not scored yet)"),
   totals: z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), totalTokens: z.number(), cost: z.number().nullable() }),
   handoffs: z.array(z.object({ from: z.string().nullable(), to: z.string().nullable(), spanId: z.string(), via: z.string(), time: z.string() })),
   /** Root spans with their descendants nested under `children`; orphans (parent never arrived) are roots too. */
-  roots: z.array(SpanNodeDto),
+  roots: z
+    .array(SpanNodeDto)
+    .describe(
+      "Every span exactly once. Root spans (and orphans, whose parent never arrived) with their descendants nested under `children`, at most 64 levels deep; the children of a span at the 64th level (`childrenInRoots: true`) follow as further entries of `roots` (their parentSpanId says where they hang) and nest from there. `roots` holds true roots and orphans in start order, then those continuations; children are in start order.",
+    ),
   orphanSpanIds: z.array(z.string()),
 });

@@ -30,29 +30,85 @@ const NO_ATTRIBUTION: SpanAttribution = {
   counted: { inputTokens: 0, outputTokens: 0, cachedTokens: 0, cost: null },
 };
 
+/**
+ * How many span levels `roots[].children[]` nests. A span at the last level
+ * keeps `children: []` and `childrenInRoots: true`; its children are listed in
+ * `roots` (with their parentSpanId) and nest from there. Every span appears
+ * exactly once; the response stays linear in size and shallow enough for any
+ * JSON parser (a 10,000-deep chain overflowed the serializer's stack).
+ */
+export const maxNestingLevels = 64;
+
+const byStart = (a: NormalizedSpan, b: NormalizedSpan) =>
+  a.startTimeUnixNano < b.startTimeUnixNano ? -1 : a.startTimeUnixNano > b.startTimeUnixNano ? 1 : a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
+
+/**
+ * The span tree, built iteratively in O(spans): no recursion (depth is up to
+ * the client) and no ancestor walks per span (quadratic on a deep chain).
+ * Spans whose parent never arrived are roots (orphans); a parent cycle in bad
+ * data is cut at one of its spans, which becomes a root.
+ */
 export function spanTreeView(spans: NormalizedSpan[], attribution: TraceAttribution): SpanNodeDto[] {
   const agentNames = new Map(attribution.agents.map((a) => [a.key, a.name]));
+  const ordered = [...spans].sort(byStart);
   const nodes = new Map<string, SpanNodeDto>();
-  const ordered = [...spans].sort((a, b) => (a.startTimeUnixNano < b.startTimeUnixNano ? -1 : a.startTimeUnixNano > b.startTimeUnixNano ? 1 : 0));
   for (const s of ordered) nodes.set(s.spanId, spanNode(s, attribution.bySpan.get(s.spanId) ?? NO_ATTRIBUTION, agentNames));
-  const roots: SpanNodeDto[] = [];
+  const children = new Map<string, SpanNodeDto[]>();
+  const starts: SpanNodeDto[] = [];
   for (const s of ordered) {
-    const node = nodes.get(s.spanId)!;
-    const parent = s.parentSpanId ? nodes.get(s.parentSpanId) : undefined;
-    // A cycle in bad data would make a span its own ancestor; such spans stay roots.
-    if (parent && parent !== node && !isAncestor(node, parent, nodes)) parent.children.push(node);
-    else roots.push(node);
+    const parent = s.parentSpanId && s.parentSpanId !== s.spanId ? nodes.get(s.parentSpanId) : undefined;
+    if (!parent) {
+      starts.push(nodes.get(s.spanId)!);
+      continue;
+    }
+    const list = children.get(parent.spanId);
+    if (list) list.push(nodes.get(s.spanId)!);
+    else children.set(parent.spanId, [nodes.get(s.spanId)!]);
+  }
+
+  const roots: SpanNodeDto[] = [];
+  const placed = new Set<string>();
+  const continuations: SpanNodeDto[] = [];
+  // Depth-first from a root; `level` is the nesting level inside `roots`, not the span's depth.
+  const place = (root: SpanNodeDto) => {
+    roots.push(root);
+    placed.add(root.spanId);
+    const stack: { node: SpanNodeDto; level: number }[] = [{ node: root, level: 0 }];
+    while (stack.length > 0) {
+      const { node, level } = stack.pop()!;
+      for (const child of children.get(node.spanId) ?? []) {
+        if (placed.has(child.spanId)) continue; // the span where a parent cycle was cut
+        placed.add(child.spanId);
+        if (level + 1 < maxNestingLevels) {
+          node.children.push(child);
+        } else {
+          node.childrenInRoots = true;
+          continuations.push(child);
+        }
+      }
+      for (let k = node.children.length - 1; k >= 0; k--) stack.push({ node: node.children[k]!, level: level + 1 });
+    }
+  };
+  // Subtrees below the nesting bound, in order; their own deep parts append further continuations.
+  let next = 0;
+  const placeContinuations = () => {
+    for (; next < continuations.length; next++) place(continuations[next]!);
+  };
+  for (const root of starts) place(root);
+  placeContinuations();
+  // What no root reaches hangs on a parent cycle: walk up to the cycle and cut it there.
+  for (const s of ordered) {
+    if (placed.has(s.spanId)) continue;
+    const walked = new Set<string>();
+    let cur = nodes.get(s.spanId)!;
+    while (!walked.has(cur.spanId)) {
+      walked.add(cur.spanId);
+      cur = nodes.get(cur.parentSpanId!)!;
+    }
+    place(cur);
+    placeContinuations();
   }
   return roots;
-}
-
-function isAncestor(candidate: SpanNodeDto, of: SpanNodeDto, nodes: Map<string, SpanNodeDto>): boolean {
-  let cur: SpanNodeDto | undefined = of;
-  for (let hops = 0; cur && hops < 10_000; hops++) {
-    if (cur === candidate) return true;
-    cur = cur.parentSpanId ? nodes.get(cur.parentSpanId) : undefined;
-  }
-  return false;
 }
 
 function spanNode(s: NormalizedSpan, a: SpanAttribution, agentNames: Map<string, string>): SpanNodeDto {
@@ -91,6 +147,7 @@ function spanNode(s: NormalizedSpan, a: SpanAttribution, agentNames: Map<string,
     links: s.links.map((l) => ({ traceId: l.traceId, spanId: l.spanId, attributes: l.attributes })),
     scope: { name: s.scope.name, version: s.scope.version },
     limitsApplied: s.limitsApplied,
+    childrenInRoots: false,
     children: [],
   };
 }

@@ -1,25 +1,24 @@
 /** GET /api/v1/traces and GET /api/v1/traces/:traceId. Thin: validate, call db + core, shape. */
 import { attributeAgents } from "@crux/core";
-import { getTrace, listTraces, type Database } from "@crux/db";
+import { getTrace, getTraceScores, listTraces, type Database } from "@crux/db";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ApiError, ErrorBody } from "../errors.ts";
-import { IsoTime, isoToNs, nsToIso } from "../time.ts";
+import { isoToNs, nsToIso } from "../time.ts";
+import { IsoTime, TraceId, cursorParam, limitParam, text } from "../validation.ts";
 import { TraceDetailDto, TraceListDto } from "./trace.schema.ts";
 import { agentUsageView, spanTreeView, traceSummaryView } from "./trace.view.ts";
 
-const TraceId = z.string().regex(/^[0-9a-fA-F]{32}$/, "must be 32 hex characters").transform((s) => s.toLowerCase());
-
 const ListQuery = z
-  .object({
-    service: z.string().min(1).optional(),
-    agent: z.string().min(1).optional(),
+  .strictObject({
+    service: text().optional(),
+    agent: text().optional(),
     from: IsoTime.optional(),
     to: IsoTime.optional(),
     hasError: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
-    cursor: z.string().max(512).optional(),
-    limit: z.coerce.number().int().min(1).max(500).default(50),
+    cursor: cursorParam.optional(),
+    limit: limitParam(),
   })
   .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: "'from' must not be after 'to'", path: ["from"] });
 
@@ -58,22 +57,35 @@ export function tracesRoutes(deps: { database: Database }): FastifyPluginAsync {
       {
         schema: {
           summary: "One trace: span tree with normalized fields, per-agent token totals and handoffs",
+          description:
+            "`roots` nests at most 64 levels; deeper spans follow as further `roots` entries (see `childrenInRoots`). Per-agent and total `cost` is the priced cost of /traces/{traceId}/scores once the trace is scored (`costSource`).",
           tags: ["traces"],
           params: z.object({ traceId: TraceId }),
           response: { 200: TraceDetailDto, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
         },
       },
       async (req) => {
-        const found = await getTrace(deps.database, req.projectId, req.params.traceId);
+        const [found, scores] = await Promise.all([
+          getTrace(deps.database, req.projectId, req.params.traceId),
+          getTraceScores(deps.database, req.projectId, req.params.traceId),
+        ]);
         if (!found) throw new ApiError(404, "not_found", `trace ${req.params.traceId} not found`);
         const attribution = attributeAgents(found.spans);
         const t = attribution.totals;
+        // One cost per agent across the API: the worker's priced figure once scored (what /scores serves).
+        const scoredCost = scores ? new Map(scores.agents.map((a) => [a.agent, a.costUsd])) : null;
+        const agents = agentUsageView(attribution).map((a) => (scoredCost ? { ...a, cost: scoredCost.get(a.name) ?? null } : a));
+        const roots = spanTreeView(found.spans, attribution);
+        // Building and serializing a trace of 10,000 spans each take a few hundred ms: a turn of the
+        // event loop in between keeps other requests moving.
+        if (found.spans.length > 1_000) await new Promise<void>((resolve) => setImmediate(resolve));
         return {
           trace: traceSummaryView(found.trace),
-          agents: agentUsageView(attribution),
-          totals: { ...t, totalTokens: t.inputTokens + t.outputTokens },
+          agents,
+          costSource: scores ? ("scored" as const) : ("reported" as const),
+          totals: { ...t, totalTokens: t.inputTokens + t.outputTokens, cost: scores ? scores.summary.costUsd : t.cost },
           handoffs: attribution.handoffs.map((h) => ({ from: h.from, to: h.to, spanId: h.spanId, via: h.via, time: nsToIso(h.startNs) })),
-          roots: spanTreeView(found.spans, attribution),
+          roots,
           orphanSpanIds: attribution.orphans,
         };
       },
