@@ -5,7 +5,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "**/.crux/**", "migrations/**", "**/golden/**", "**/*.generated.*"] },
+  { ignores: [".dependency-cruiser.cjs", "**/node_modules/**", "**/.crux/**", "migrations/**", "**/golden/**", "**/*.generated.*"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

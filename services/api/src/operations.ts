@@ -53,7 +53,7 @@ export function registerOperations(app: App, deps: OperationsDeps): void {
       try {
         await deps.database.ping();
       } catch (err) {
-        throw new Error(describeStorageError(err).message);
+        throw new Error(describeStorageError(err).message, { cause: err });
       }
     },
   });

@@ -7,7 +7,7 @@
 import { z } from "zod";
 
 // Postgres text and jsonb cannot hold U+0000; a query parameter with it is a client error.
-const NUL = /\u0000/;
+const NUL = /\u0000/; // eslint-disable-line no-control-regex -- NUL is the character rejected
 
 /** A non-empty string without U+0000, at most `max` characters. */
 export function text(max = 512) {
