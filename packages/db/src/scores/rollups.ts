@@ -129,8 +129,10 @@ export const milestoneRollup: Rollup = {
     SELECT s.project_id, ${hourOf("s.start_ns")} AS hour_ns, s.service_name, m->>'id' AS milestone_id,
       count(*) AS traces, count(*) FILTER (WHERE (m->>'passed')::boolean) AS passed
     FROM trace_scores s, jsonb_array_elements(s.milestone_detail) AS m
-    WHERE ${where("s")} AND s.milestone_detail IS NOT NULL GROUP BY 1, 2, 3, 4`,
+    WHERE ${where("s")} AND s.milestone_detail IS NOT NULL AND coalesce((m->>'evaluated')::boolean, true) GROUP BY 1, 2, 3, 4`,
 };
+
+/** (Milestones left not evaluated, `evaluated: false`, count neither as evaluated nor as passed.) */
 
 /** The six finding fact kinds; the flag semantics are those of failure-modes.query.ts. */
 export const findingRollup: Rollup = {
