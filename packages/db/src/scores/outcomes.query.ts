@@ -129,18 +129,21 @@ export async function multiplierMetrics(
   // Runs without a task id are grouped per service (their only baseline is the service's configured figure).
   const noTaskGroups = sql`(SELECT s.service_name, NULL::text AS task_key, sum(s.notask_runs) AS runs, sum(s.notask_token_sum) AS token_sum,
     sum(s.notask_cost_sum) AS cost_sum, sum(s.notask_cost_n) AS cost_n FROM ${traceCells} s GROUP BY s.service_name HAVING sum(s.notask_runs) > 0)`;
-  // Task cells can be as many as traces: find the page's tasks on counts alone, then measure only theirs.
-  const [overallResult, keysResult] = await Promise.all([
-    db.execute(sql`SELECT t.runs, t.baseline_runs, a.* FROM
-      (SELECT coalesce(sum(s.runs), 0)::int AS runs, coalesce(sum(s.baseline_runs), 0)::int AS baseline_runs FROM ${traceCells} s) t,
+  // Task cells can be as many as traces: one pass over them groups per (service, task) for both the overall
+  // figures and the page's keys; only the page's tasks are then measured per task.
+  const groupCols = sql.raw("g.service_name, g.task_key, g.runs, g.token_sum, g.cost_sum, g.cost_n");
+  const overallResult = await db.execute(sql`WITH g AS MATERIALIZED (
+      SELECT s.service_name, s.task_key, sum(s.trace_rows) AS trace_rows, sum(s.runs) AS runs, sum(s.token_sum) AS token_sum,
+        sum(s.cost_sum) AS cost_sum, sum(s.cost_n) AS cost_n
+      FROM ${cells} s WHERE s.has_task GROUP BY s.service_name, s.task_key),
+    k AS (SELECT g.task_key FROM g GROUP BY g.task_key HAVING sum(g.trace_rows) > 0)
+    SELECT t.runs, t.baseline_runs, a.*, (SELECT count(*) FROM k)::int AS tasks,
+      ARRAY(SELECT k.task_key FROM k ${after === null ? sql`` : sql`WHERE k.task_key > ${String(after[0])}`} ORDER BY k.task_key LIMIT ${limit + 1}) AS page
+    FROM (SELECT coalesce(sum(s.runs), 0)::int AS runs, coalesce(sum(s.baseline_runs), 0)::int AS baseline_runs FROM ${traceCells} s) t,
       (SELECT ${aggregatesSql("token")}, ${aggregatesSql("cost")}
-        FROM ${measuredSql(projectId, sql`(SELECT * FROM ${taskGroupsSql(cells, null)} tg UNION ALL SELECT * FROM ${noTaskGroups} ng)`)} s) a`),
-    db.execute(sql`WITH k AS (SELECT s.task_key FROM ${cells} s WHERE s.has_task GROUP BY s.task_key HAVING sum(s.trace_rows) > 0)
-      SELECT (SELECT count(*) FROM k)::int AS tasks,
-        ARRAY(SELECT k.task_key FROM k ${after === null ? sql`` : sql`WHERE k.task_key > ${String(after[0])}`} ORDER BY k.task_key LIMIT ${limit + 1}) AS page`),
-  ]);
-  const keys = rowsOf(keysResult)[0] ?? {};
-  const pageKeys = (keys.page as string[] | null) ?? [];
+        FROM ${measuredSql(projectId, sql`(SELECT ${groupCols} FROM g WHERE g.runs > 0 UNION ALL SELECT * FROM ${noTaskGroups} ng)`)} s) a`);
+  const o: Record<string, unknown> = rowsOf(overallResult)[0] ?? {};
+  const pageKeys = (o.page as string[] | null) ?? [];
   const taskRows =
     pageKeys.length === 0
       ? []
@@ -152,7 +155,6 @@ export async function multiplierMetrics(
               FROM ${measuredSql(projectId, taskGroupsSql(cells, pageKeys))} s GROUP BY s.task_key) m ON m.task_key = c.task_id
             ORDER BY c.task_id`),
         );
-  const o: Record<string, unknown> = { ...rowsOf(overallResult)[0], tasks: keys.tasks };
   const page = taskRows.slice(0, limit);
   const last = page[page.length - 1];
   return {
