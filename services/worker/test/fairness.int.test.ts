@@ -113,8 +113,9 @@ describe.each(cases)("fair scoring on $name", ({ db, q }) => {
         expect(s.milestoneFullSuccess).toBeNull();
         expect((s.signals as { kind: string }[]).map((x) => x.kind)).toContain("milestones_not_evaluated");
       }
-      // The regex blocked its thread for its limit, never the main loop (PGlite queries also run on it, hence the margin).
-      expect(lagMs, `largest timer lag ${Math.round(lagMs)} ms`).toBeLessThan(500);
+      // The regex blocked its thread until terminated, never the main loop: on the main loop each run of it alone
+      // blocks ~2.5 s. The margin is for PGlite queries (they run on the main loop) and a loaded 2-core machine.
+      expect(lagMs, `largest timer lag ${Math.round(lagMs)} ms`).toBeLessThan(1_500);
       expect(await worker.registry.getSingleMetricAsString("crux_worker_milestone_threads_terminated_total")).toMatch(/ [4-9]\d*$|\d{2,}$/m);
     } finally {
       clearInterval(lagTimer);

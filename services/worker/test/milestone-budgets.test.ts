@@ -53,7 +53,7 @@ describe("milestone evaluation off the main thread", () => {
   it("a blocking expression is cut at its limit by terminating its thread; the event loop stays responsive and later checks still run", async () => {
     const { e, warnings, registry } = evaluator({ threads: 1, limits: { timeoutMs: 300 }, graceMs: 100, traceBudgetMs: 10_000 });
     const { value: evaluate, lagMs } = await maxTimerLag(() => e.prepare([blocking, '$count(spans) > 0'], view, { projectId: "p" }));
-    expect(lagMs).toBeLessThan(150); // on the main thread the regex would block for minutes
+    expect(lagMs).toBeLessThan(1_000); // on the main thread the regex would block for minutes (margin: a loaded machine)
     expect(evaluate(blocking, t)).toBe(false); // ran past its own limit: failed, like a JSONata timeout
     expect(evaluate('$count(spans) > 0', t)).toBe(true); // evaluated on the replacement thread
     expect(warnings.map((w) => w.msg)).toEqual(["milestone expression failed to evaluate; counted as not passed"]);
