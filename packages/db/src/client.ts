@@ -10,6 +10,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
+import { isStorageUnavailable } from "./errors.ts";
 import * as schema from "./schema.ts";
 
 export type Schema = typeof schema;
@@ -68,6 +69,7 @@ export async function createDatabase(opts: CreateDatabaseOptions): Promise<Datab
     pool.on("error", (err) => opts.onConnectionError?.(err));
     pool.on("connect", (client) => client.on("error", (err) => opts.onConnectionError?.(err)));
     const db = drizzlePg({ client: pool, schema, casing: "snake_case" }) as unknown as CruxDb;
+    db.transaction = releasingTransaction(pool);
     let closed = false;
     return {
       kind: "postgres",
@@ -97,6 +99,30 @@ export async function createDatabase(opts: CreateDatabaseOptions): Promise<Datab
     async close() {
       if (!pglite.closed) await pglite.close();
     },
+  };
+}
+
+/**
+ * db.transaction on the pool, with the checked-out client always released.
+ * drizzle's own pool transaction sends BEGIN before entering its try/finally,
+ * so a connection dropped between checkout and BEGIN was never released: each
+ * such drop leaked a pool slot until every query waited forever (and
+ * pool.end() hung at shutdown). Here drizzle runs the transaction on the
+ * client we checked out; a client whose connection failed is discarded.
+ */
+function releasingTransaction(pool: pg.Pool): CruxDb["transaction"] {
+  return async (run, config) => {
+    const client = await pool.connect();
+    let failure: unknown;
+    try {
+      const onClient = drizzlePg({ client, schema, casing: "snake_case" }) as unknown as CruxDb;
+      return await onClient.transaction(run, config);
+    } catch (err) {
+      failure = err;
+      throw err;
+    } finally {
+      client.release(failure !== undefined && isStorageUnavailable(failure) ? (failure as Error) : undefined);
+    }
   };
 }
 

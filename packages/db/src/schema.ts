@@ -220,6 +220,8 @@ export const traceScores = pgTable(
     index("trace_scores_project_start_idx").on(t.projectId, t.startNs),
     index("trace_scores_project_service_start_idx").on(t.projectId, t.serviceName, t.startNs),
     index("trace_scores_project_task_idx").on(t.projectId, t.taskId, t.startNs),
+    // The current baseline of a task: its baseline-tagged runs, read on every multiplier read.
+    index("trace_scores_project_baseline_task_idx").on(t.projectId, t.taskId).where(sql`${t.isBaseline}`),
   ],
 );
 
@@ -453,29 +455,14 @@ export const projectSettings = pgTable("project_settings", {
 const rollupSum = () => numeric().notNull();
 const rollupCount = () => bigint({ mode: "number" }).notNull();
 
-/** Multiplier inputs of the runs in a cell (see rollups.ts multiplierCells). */
-const multiplierRollupColumns = () => ({
-  runs: rollupCount(),
-  baselineRuns: rollupCount(),
-  tokenValueSum: rollupSum(),
-  tokenKnown: rollupCount(),
-  tokenObservedSum: rollupSum(),
-  tokenObservedN: rollupCount(),
-  tokenBaselineSum: rollupSum(),
-  tokenBaselineN: rollupCount(),
-  tokenSrcRun: rollupCount(),
-  tokenSrcConfigured: rollupCount(),
-  tokenSrcUnknown: rollupCount(),
-  costValueSum: rollupSum(),
-  costKnown: rollupCount(),
-  costObservedSum: rollupSum(),
-  costObservedN: rollupCount(),
-  costBaselineSum: rollupSum(),
-  costBaselineN: rollupCount(),
-  costSrcRun: rollupCount(),
-  costSrcConfigured: rollupCount(),
-  costSrcUnknown: rollupCount(),
-});
+/**
+ * Multiplier inputs of the runs in a cell: baseline-independent sums only, so
+ * the multiplier is computed when read against the task's current baseline
+ * (a baseline run scored after the runs it measures counts at once).
+ * Defaults let migration 0006 add them to existing rows before its backfill.
+ */
+const rollupSumFrom0 = () => numeric().notNull().default("0");
+const rollupCountFrom0 = () => bigint({ mode: "number" }).notNull().default(0);
 
 /** Per (hour, service, agent): trace_agent_usage sums; scored/failed traces the agent took part in. */
 export const scoreAgentHourly = pgTable(
@@ -514,7 +501,13 @@ export const scoreTraceHourly = pgTable(
     outcomeRuns: rollupCount(),
     outcomeOk: rollupCount(),
     outcomeUnknown: rollupCount(),
-    ...multiplierRollupColumns(),
+    runs: rollupCount(),
+    baselineRuns: rollupCount(),
+    /** Runs without a task id (their baseline can only be their service's configured figure). */
+    notaskRuns: rollupCountFrom0(),
+    notaskTokenSum: rollupSumFrom0(),
+    notaskCostSum: rollupSumFrom0(),
+    notaskCostN: rollupCountFrom0(),
     milestoneTraces: rollupCount(),
     creditSum: rollupSum(),
     creditN: rollupCount(),
@@ -536,7 +529,12 @@ export const scoreTaskHourly = pgTable(
     taskKey: text().notNull(),
     hasTask: boolean().notNull(),
     traceRows: rollupCount(),
-    ...multiplierRollupColumns(),
+    runs: rollupCount(),
+    baselineRuns: rollupCount(),
+    /** Sums over the non-baseline runs: total tokens; cost and how many runs have one. */
+    tokenSum: rollupSumFrom0(),
+    costSum: rollupSumFrom0(),
+    costN: rollupCountFrom0(),
     outcomeN: rollupCount(),
     outcomeOk: rollupCount(),
   },

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Finding, MastModeId, TraceScoreRecord } from "@crux/core";
 import { categoryOf } from "@crux/core";
 import { testDatabases } from "@crux/testkit";
@@ -113,6 +114,17 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     expect(await rollupTables(database, p)).toEqual(maintained);
   });
 
+  it("migration 0007's backfill of the multiplier inputs gives what the rollup cells give", async () => {
+    const p = await seeded();
+    const maintained = await rollupTables(database, p);
+    await database.db.execute(sql`UPDATE score_task_hourly SET token_sum = 0, cost_sum = 0, cost_n = 0 WHERE project_id = ${p}`);
+    await database.db.execute(sql`UPDATE score_trace_hourly SET notask_runs = 0, notask_token_sum = 0, notask_cost_sum = 0, notask_cost_n = 0 WHERE project_id = ${p}`);
+    expect(await rollupTables(database, p)).not.toEqual(maintained);
+    const backfill = readFileSync(new URL("../../../migrations/0007_multiplier_inputs_backfill.sql", import.meta.url), "utf8");
+    for (const statement of backfill.split("--> statement-breakpoint")) await database.db.execute(sql.raw(statement));
+    expect(await rollupTables(database, p)).toEqual(maintained);
+  });
+
   it("window answers from rollups plus partial edge hours equal direct aggregation over base rows", async () => {
     const p = await seeded();
     const got = await allMetrics(database, p, window);
@@ -154,10 +166,16 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
       "null/FM-2.5=1/1", "svc-a/FM-1.3=2/3", "svc-a/FM-1.5=2/3", "svc-a/FM-3.2=1/3", "svc-b/FM-3.2=1/2",
     ]);
 
-    const mult = await direct(sql`SELECT count(*) FILTER (WHERE NOT is_baseline)::int AS runs, count(DISTINCT task_id)::int AS tasks, avg(token_multiplier) FILTER (WHERE NOT is_baseline)::float8 AS value FROM trace_scores WHERE ${w}`);
+    // Multipliers are measured when read against each task's current baseline runs (the stored ones are ignored):
+    // t2's run (100 tokens) against its baseline run (40); t1 has no baseline, so unknown.
+    const mult = await direct(sql`SELECT count(*) FILTER (WHERE NOT s.is_baseline)::int AS runs, count(DISTINCT s.task_id)::int AS tasks,
+      avg(s.total_tokens / b.tokens) FILTER (WHERE NOT s.is_baseline)::float8 AS value
+      FROM (SELECT * FROM trace_scores WHERE ${w}) s
+      LEFT JOIN (SELECT task_id, avg(total_tokens)::float8 AS tokens FROM trace_scores WHERE project_id = ${p} AND is_baseline GROUP BY 1) b ON b.task_id = s.task_id`);
     expect(got.multiplier.overall).toMatchObject({ runs: mult.runs, baselineRuns: 1, tasks: mult.tasks });
     expect(got.multiplier.overall.tokens.value).toBeCloseTo(Number(mult.value), 12);
-    expect(got.multiplier.tasks.map((t) => [t.taskId, t.runs, t.baselineRuns, t.tokens.value])).toEqual([["t1", 2, 0, 3], ["t2", 1, 1, 3]]);
+    expect(got.multiplier.overall.tokens.value).toBeCloseTo(2.5, 12);
+    expect(got.multiplier.tasks.map((t) => [t.taskId, t.runs, t.baselineRuns, t.tokens.value, t.tokens.source])).toEqual([["t1", 2, 0, null, "unknown"], ["t2", 1, 1, 2.5, "baseline_run"]]);
 
     // Success counts the system's runs: baseline-tagged runs (trace 5) are left out.
     const outcomes = await direct(sql`SELECT count(*) FILTER (WHERE success IS NOT NULL AND NOT is_baseline)::int AS runs, count(*) FILTER (WHERE success AND NOT is_baseline)::int AS ok, avg(milestone_partial_credit)::float8 AS credit FROM trace_scores WHERE ${w}`);

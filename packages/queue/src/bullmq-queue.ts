@@ -1,9 +1,10 @@
 import { isPermanent, OverloadedError } from "@crux/core";
-import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from "bullmq";
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from "bullmq";
 import { Redis } from "ioredis";
 import {
   defaultCloseTimeoutMs,
   describeError,
+  isJobDeferral,
   QueueClosedError,
   type JobHandler,
   type JobQueue,
@@ -131,7 +132,7 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
   }
 
   function processorFor(name: QueueName, handler: JobHandler<QueueName>) {
-    return async (job: Job): Promise<void> => {
+    return async (job: Job, token?: string): Promise<void> => {
       // Permanent failures become UnrecoverableError: failed now, no retry (habits.md §5).
       let payload;
       try {
@@ -140,9 +141,14 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
         throw new UnrecoverableError(describeError(err));
       }
       try {
-        await handler(payload);
+        await handler(payload, { attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1 });
       } catch (err) {
         if (isPermanent(err)) throw new UnrecoverableError(`${err.code}: ${err.message}`);
+        if (isJobDeferral(err)) {
+          // BullMQ's manual delay: move the job back and tell the worker not to count it as failed.
+          await job.moveToDelayed(Date.now() + err.delayMs, token);
+          throw new DelayedError();
+        }
         throw err;
       }
     };

@@ -2,6 +2,7 @@ import { isPermanent, OverloadedError } from "@crux/core";
 import {
   defaultCloseTimeoutMs,
   describeError,
+  isJobDeferral,
   QueueClosedError,
   type JobHandler,
   type JobQueue,
@@ -152,8 +153,17 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
     const defaults = jobDefaultsFor(q.name, opts.jobDefaults);
     let retryInMs: number | undefined;
     try {
-      await worker.handler(parsePayload(q.name, job.payload));
+      await worker.handler(parsePayload(q.name, job.payload), { attempt: job.attemptsMade + 1, attempts: defaults.attempts });
     } catch (err) {
+      if (isJobDeferral(err)) {
+        // Not a failure: back to delayed, attempts unchanged; the deferred run reads the latest state, so `next` is moot.
+        worker.active--;
+        if (closing) return;
+        job.next = undefined;
+        arm(q, job, err.delayMs);
+        pump(q);
+        return;
+      }
       job.attemptsMade++;
       const willRetry = !isPermanent(err) && job.attemptsMade < defaults.attempts;
       if (willRetry) retryInMs = backoffDelayMs(defaults, job.attemptsMade);

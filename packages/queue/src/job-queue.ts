@@ -3,7 +3,35 @@ import type { Payload, QueueName } from "./registry.ts";
 /** Structured log sink; adapters log lifecycle and failures, never per job success. */
 export type QueueLog = (msg: string, extra?: object) => void;
 
-export type JobHandler<N extends QueueName> = (payload: Payload<N>) => Promise<void>;
+/** What a handler is told about the run it is in. */
+export interface JobRun {
+  /** 1 for the first try; deferrals (JobDeferral) do not count. */
+  attempt: number;
+  /** Total tries the job gets, the first included. */
+  attempts: number;
+}
+
+export type JobHandler<N extends QueueName> = (payload: Payload<N>, run: JobRun) => Promise<void>;
+
+/**
+ * Thrown by a handler that cannot run the job now for a reason other than a
+ * failure (e.g. its project already holds its share of the worker's slots):
+ * the job goes back to the queue, delayed by delayMs, and the attempt is not
+ * counted. Both adapters implement it.
+ */
+export class JobDeferral extends Error {
+  override readonly name = "JobDeferral";
+  constructor(
+    readonly delayMs: number,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+export function isJobDeferral(err: unknown): err is JobDeferral {
+  return err instanceof JobDeferral;
+}
 
 /**
  * The contract both adapters implement (BullMQ on Redis, and in-process for
@@ -31,7 +59,8 @@ export interface JobQueue {
    * Start processing `name` (once per queue per instance). The payload is
    * parsed with the registry schema first; an invalid payload or a thrown
    * PermanentError fails the job without retry; any other error retries with
-   * the queue's exponential backoff until attempts run out.
+   * the queue's exponential backoff until attempts run out; a thrown
+   * JobDeferral puts the job back (delayed, attempt not counted).
    */
   process<N extends QueueName>(name: N, handler: JobHandler<N>, opts: { concurrency: number }): void;
   /** Jobs not yet finished: waiting + delayed + active (backpressure signal). */

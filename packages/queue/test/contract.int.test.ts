@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   createBullmqQueue,
   createInProcessQueue,
+  JobDeferral,
   purgeQueuePrefix,
   QueueClosedError,
   type JobDefaultsOverrides,
@@ -193,6 +194,42 @@ describe.each(adapters)("JobQueue contract: $title", (adapter) => {
     const [first, second, third] = runs.map((r) => r.startedAt) as [number, number, number];
     expect(second - first).toBeGreaterThanOrEqual(45); // 50 ms
     expect(third - second).toBeGreaterThanOrEqual(95); // 100 ms
+    expect(await queue.depth("trace.settle")).toBe(0);
+  });
+
+  it.skipIf(adapter.skip)("tells the handler which attempt it is in, of how many", async () => {
+    const { queue } = await setup(); // 3 attempts
+    const seen: string[] = [];
+    queue.process(
+      "trace.settle",
+      async (_payload, run) => {
+        seen.push(`${run.attempt}/${run.attempts}`);
+        if (run.attempt < 3) throw new Error("transient");
+      },
+      { concurrency: 1 },
+    );
+    await queue.enqueue("trace.settle", settle("p"), { key: traceA, delayMs: 20 });
+    await waitFor(() => seen.length === 3, "three attempts");
+    expect(seen).toEqual(["1/3", "2/3", "3/3"]);
+  });
+
+  it.skipIf(adapter.skip)("a JobDeferral puts the job back after its delay without using up an attempt", async () => {
+    const { queue } = await setup(); // 3 attempts
+    const runs: { attempt: number; at: number }[] = [];
+    queue.process(
+      "trace.settle",
+      async (_payload, run) => {
+        runs.push({ attempt: run.attempt, at: Date.now() });
+        if (runs.length <= 4) throw new JobDeferral(80, "busy");
+      },
+      { concurrency: 1 },
+    );
+    await queue.enqueue("trace.settle", settle("p"), { key: traceA, delayMs: 20 });
+    await waitFor(() => runs.length === 5, "four deferrals and a run", 10_000);
+    await sleep(300);
+    // More deferrals than attempts, every one still attempt 1; each came back no earlier than its delay.
+    expect(runs.map((r) => r.attempt)).toEqual([1, 1, 1, 1, 1]);
+    for (let i = 1; i < runs.length; i++) expect(runs[i]!.at - runs[i - 1]!.at).toBeGreaterThanOrEqual(75);
     expect(await queue.depth("trace.settle")).toBe(0);
   });
 

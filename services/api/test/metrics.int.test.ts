@@ -1,5 +1,5 @@
 import { mulberry32, successRateCI } from "@crux/core";
-import { defaultBootstrapSeed, persistTraceScores, type Database } from "@crux/db";
+import { baselineRepository, defaultBootstrapSeed, persistTraceScores, type Database } from "@crux/db";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, NOW, PROJECT, buildTestApp } from "./harness.ts";
@@ -48,6 +48,8 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     database = await create();
     app = await buildTestApp(database);
     for (const spec of seedSpecs) await persistTraceScores(database, PROJECT, scoreRecord(spec));
+    // Task B has no baseline run: its multiplier is measured against this configured figure when read.
+    await baselineRepository.create(database, PROJECT, { taskId: "B", serviceName: null, tokens: 2000, costUsd: null });
   });
   afterAll(async () => {
     await app.close();
@@ -154,13 +156,16 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     const { status, body } = await get("/api/v1/metrics/cost-multiplier");
     expect(status).toBe(200);
     expect(body.overall).toMatchObject({ runs: 3, baselineRuns: 1, tasks: 2 });
-    expect(body.overall.tokens).toMatchObject({ value: 1.5, runsWithBaseline: 3, source: "mixed", sources: { baseline_run: 2, configured: 1, unknown: 0 } });
+    expect(body.overall.tokens).toMatchObject({ runsWithBaseline: 3, source: "mixed", sources: { baseline_run: 2, configured: 1, unknown: 0 } });
+    expect(body.overall.tokens.value).toBeCloseTo((550 / 300 + 300 / 300 + 1000 / 2000) / 3, 12);
     expect(body.overall.tokens.observed).toBeCloseTo((550 + 300 + 1000) / 3, 9);
-    expect(body.overall.tokens.baseline).toBeCloseTo((275 + 150 + 2000) / 3, 9);
-    expect(body.overall.tokens.ratioOfTotals).toBeCloseTo(1850 / 2425, 12);
-    expect(body.overall.cost).toMatchObject({ value: 4, runsWithBaseline: 1, source: "mixed", sources: { baseline_run: 1, configured: 0, unknown: 2 } });
+    expect(body.overall.tokens.baseline).toBeCloseTo((300 + 300 + 2000) / 3, 9);
+    expect(body.overall.tokens.ratioOfTotals).toBeCloseTo(1850 / 2600, 12);
+    expect(body.overall.cost).toMatchObject({ runsWithBaseline: 2, source: "mixed", sources: { baseline_run: 2, configured: 0, unknown: 1 } });
+    expect(body.overall.cost.value).toBeCloseTo((0.04 / 0.005 + 0.02 / 0.005) / 2, 9);
     const [a, b] = body.tasks;
-    expect(a).toMatchObject({ taskId: "A", runs: 2, baselineRuns: 1, tokens: { value: 2, observed: 425, baseline: 212.5, runsWithBaseline: 2, source: "baseline_run" } });
+    expect(a).toMatchObject({ taskId: "A", runs: 2, baselineRuns: 1, tokens: { observed: 425, baseline: 300, runsWithBaseline: 2, source: "baseline_run" } });
+    expect(a.tokens.value).toBeCloseTo((550 / 300 + 1) / 2, 12);
     expect(b).toMatchObject({ taskId: "B", runs: 1, baselineRuns: 0, tokens: { value: 0.5, observed: 1000, baseline: 2000, source: "configured" } });
     const paged = await get("/api/v1/metrics/cost-multiplier?limit=1");
     expect(paged.body.tasks.map((t: { taskId: string }) => t.taskId)).toEqual(["A"]);

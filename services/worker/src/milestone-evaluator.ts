@@ -13,82 +13,118 @@
  * v2 has built-in guardrails (timeout, stack depth, sequence length) which
  * matter for expressions users write.
  *
- * JSONata v2 evaluates asynchronously while the core evaluator is synchronous,
- * so every expression is evaluated up front and scoring gets a lookup. An
- * expression that fails to compile or evaluate counts as not passed and is
- * logged, never fatal.
+ * User expressions are untrusted for cost: they run in worker threads
+ * (milestone-pool.ts), within budgets:
+ * - per expression (timeoutMs): past it the expression failed (not passed);
+ * - per trace (traceBudgetMs of evaluation in total) and per project
+ *   (projectBudgetMs per minute): once one runs out the remaining checks are
+ *   NOT EVALUATED, which scoring reports as unknown, never as passed or failed.
+ * An expression that fails to compile or evaluate counts as not passed and is
+ * logged, never fatal. Core's evaluator is synchronous, so every expression is
+ * evaluated up front and scoring gets a lookup.
  */
-import { checkResultOf, type MilestoneCheckResult, type MilestoneEvaluator, type MilestoneExpression, type TraceView } from "@crux/core";
+import { checkResultOf, notEvaluatedReasonOf, type MilestoneCheckResult, type MilestoneEvaluator, type MilestoneExpression, type TraceView } from "@crux/core";
 import type { Logger } from "@crux/runtime";
-import jsonata from "jsonata";
+import { createProjectBudget } from "./milestone-budget.ts";
+import { createMilestonePool, type ExpressionLimits, type ThreadMessage } from "./milestone-pool.ts";
+import type { WorkerMetrics } from "./metrics.ts";
 
-export interface ExpressionLimits {
-  /** Evaluation time limit per expression, ms. */
-  timeoutMs: number;
-  /** Maximum evaluation stack depth. */
-  maxDepth: number;
-  /** Maximum length of a sequence an expression builds. */
-  maxSequence: number;
-}
+export type { ExpressionLimits } from "./milestone-pool.ts";
 
 export const defaultExpressionLimits: ExpressionLimits = { timeoutMs: 1_000, maxDepth: 500, maxSequence: 1_000_000 };
 
-type Compiled = { ok: true; expression: jsonata.Expression } | { ok: false; error: string };
-
-const MAX_CACHED = 1_000;
-
-function describe(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  if (typeof err === "object" && err !== null) {
-    const e = err as { code?: unknown; message?: unknown };
-    return `${String(e.code ?? "error")}: ${String(e.message ?? "")}`.trim();
-  }
-  return String(err);
+export interface MilestoneEvaluatorOptions {
+  log: Logger;
+  limits?: Partial<ExpressionLimits>;
+  threads?: number;
+  traceBudgetMs?: number;
+  projectBudgetMs?: number;
+  projectWindowMs?: number;
+  /** Extra time past a limit before a blocked thread is terminated. */
+  graceMs?: number;
+  metrics?: WorkerMetrics;
+  now?: () => number;
 }
 
-/** Compiled expressions are cached by source text across traces (projects reuse the same few checks). */
-export function createMilestoneEvaluator(log: Logger, limits: ExpressionLimits = defaultExpressionLimits) {
-  const cache = new Map<string, Compiled>();
+export interface PrepareContext {
+  projectId: string;
+  traceId?: string;
+}
 
-  function compile(source: string): Compiled {
-    const hit = cache.get(source);
-    if (hit !== undefined) return hit;
-    let compiled: Compiled;
-    try {
-      compiled = { ok: true, expression: jsonata(source, { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence }) };
-    } catch (err) {
-      compiled = { ok: false, error: describe(err) };
-    }
-    if (cache.size >= MAX_CACHED) cache.clear(); // bounded; recompiling is cheap
-    cache.set(source, compiled);
-    return compiled;
-  }
+type NotEvaluated = "trace_budget" | "project_budget";
+
+export function createMilestoneEvaluator(opts: MilestoneEvaluatorOptions) {
+  const log = opts.log;
+  const limits: ExpressionLimits = { ...defaultExpressionLimits, ...opts.limits };
+  const traceBudgetMs = opts.traceBudgetMs ?? 5_000;
+  const budget = createProjectBudget({ budgetMs: opts.projectBudgetMs ?? 30_000, ...(opts.projectWindowMs ? { windowMs: opts.projectWindowMs } : {}), ...(opts.now ? { now: opts.now } : {}) });
+  const pool = createMilestonePool({
+    threads: opts.threads ?? 2,
+    ...(opts.graceMs === undefined ? {} : { graceMs: opts.graceMs }),
+    onThreadTerminated: () => opts.metrics?.milestoneThreadsTerminated.inc(),
+  });
 
   /**
-   * Evaluates every expression over the view, then returns the synchronous
-   * evaluator scoreTrace calls. An expression not evaluated here (not in the
-   * list) does not pass.
+   * Evaluates every expression over the view (in threads, within the
+   * budgets), then returns the synchronous evaluator scoreTrace calls. An
+   * expression not in the list does not pass.
    */
-  async function prepare(expressions: MilestoneExpression[], view: TraceView, context: object = {}): Promise<MilestoneEvaluator<MilestoneExpression>> {
+  async function prepare(expressions: MilestoneExpression[], view: TraceView, context: PrepareContext): Promise<MilestoneEvaluator<MilestoneExpression>> {
     const results = new Map<MilestoneExpression, MilestoneCheckResult>();
-    for (const source of expressions) {
-      const compiled = compile(source);
-      if (!compiled.ok) {
-        log.warn({ ...context, expression: source, error: compiled.error }, "milestone expression does not compile; counted as not passed");
-        results.set(source, false);
-        continue;
+    const sources = [...new Set(expressions)];
+    const viewJson = JSON.stringify(view);
+    const logContext = { projectId: context.projectId, ...(context.traceId ? { traceId: context.traceId } : {}) };
+    let traceUsedMs = 0;
+    let next = 0;
+    let cutBy: NotEvaluated | null = null;
+    while (next < sources.length && cutBy === null) {
+      const traceLeftMs = traceBudgetMs - traceUsedMs;
+      const projectLeftMs = budget.remainingMs(context.projectId);
+      if (traceLeftMs <= 0 || projectLeftMs <= 0) {
+        cutBy = traceLeftMs <= 0 ? "trace_budget" : "project_budget";
+        break;
       }
-      try {
-        results.set(source, checkResultOf(await compiled.expression.evaluate(view)));
-      } catch (err) {
-        log.warn({ ...context, expression: source, error: describe(err) }, "milestone expression failed to evaluate; counted as not passed");
-        results.set(source, false);
+      const batch = sources.slice(next);
+      const offset = next;
+      let answered = 0;
+      await pool.run({ projectId: context.projectId, viewJson, sources: batch, limits, traceLeftMs, projectLeftMs }, (m: ThreadMessage) => {
+        if (m.type === "stopped") cutBy = m.reason;
+        if (m.type !== "done") return;
+        const source = batch[m.index]!;
+        traceUsedMs += m.elapsedMs;
+        budget.charge(context.projectId, m.elapsedMs);
+        answered = Math.max(answered, m.index + 1);
+        const o = m.outcome;
+        if (o.kind === "value") {
+          results.set(source, checkResultOf(o.value));
+        } else if (o.kind === "limit" && o.limitedBy !== "timeout") {
+          results.set(source, { passed: false, notEvaluated: o.limitedBy });
+          cutBy = o.limitedBy;
+        } else {
+          const error = o.kind === "limit" ? `ran past its ${o.limitMs} ms limit` : o.message;
+          const msg = o.kind === "compile_error" ? "milestone expression does not compile; counted as not passed" : "milestone expression failed to evaluate; counted as not passed";
+          log.warn({ ...logContext, expression: source.slice(0, 500), error }, msg);
+          results.set(source, false);
+        }
+      });
+      // A task that ended early (thread terminated or died) continues with the next expression in a new task.
+      next = offset + Math.max(answered, 1);
+      if (answered === 0 && !results.has(batch[0]!)) {
+        log.warn({ ...logContext, expression: batch[0]!.slice(0, 500) }, "milestone evaluation thread failed; counted as not passed");
+        results.set(batch[0]!, false);
       }
+    }
+    if (cutBy !== null) {
+      for (const s of sources) if (!results.has(s)) results.set(s, { passed: false, notEvaluated: cutBy });
+      const skipped = sources.filter((s) => notEvaluatedReasonOf(results.get(s)!) !== null);
+      opts.metrics?.milestoneBudgetExhausted.inc({ budget: cutBy === "trace_budget" ? "trace" : "project" });
+      opts.metrics?.milestoneChecksNotEvaluated.inc({ budget: cutBy === "trace_budget" ? "trace" : "project" }, skipped.length);
+      log.warn({ ...logContext, notEvaluated: skipped.length, of: sources.length, budget: cutBy }, "milestone evaluation budget ran out; remaining checks not evaluated");
     }
     return (check) => results.get(check) ?? false;
   }
 
-  return { prepare };
+  return { prepare, close: () => pool.close(), pool };
 }
 
 export type MilestoneExpressionEvaluator = ReturnType<typeof createMilestoneEvaluator>;

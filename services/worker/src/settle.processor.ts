@@ -49,7 +49,7 @@ export interface SettleDeps {
   log: Logger;
   /** Injected for tests; default Ajv. */
   validateSchema?: SchemaValidator;
-  /** Injected for tests; default JSONata. */
+  /** JSONata in worker threads; createWorker passes one configured from its settings (default: the built-in limits). */
   milestones?: MilestoneExpressionEvaluator;
 }
 
@@ -65,7 +65,7 @@ function pure<T>(what: string, traceId: string, run: () => T): T {
 
 export function createSettleProcessor(deps: SettleDeps) {
   const validateSchema = deps.validateSchema ?? createSchemaValidator(deps.log);
-  const milestones = deps.milestones ?? createMilestoneEvaluator(deps.log);
+  const milestones = deps.milestones ?? createMilestoneEvaluator({ log: deps.log });
 
   return async function settle(payload: Payload<"trace.settle">): Promise<void> {
     const { projectId, traceId } = payload;

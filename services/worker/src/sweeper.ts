@@ -3,7 +3,7 @@
  * long after their last span (their settle job was never enqueued, or was
  * lost) are enqueued again. Postgres is the source of truth.
  */
-import { listDirtyTraces, type Database } from "@crux/db";
+import { describeStorageError, listDirtyTraces, type Database } from "@crux/db";
 import type { JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 
@@ -14,6 +14,8 @@ export interface SweeperOptions {
   quietMs: number;
   batchSize?: number;
   log: Logger;
+  /** Told how many traces each sweep re-enqueued (metrics). */
+  onReenqueued?: (traces: number) => void;
 }
 
 export function createSweeper(opts: SweeperOptions) {
@@ -28,6 +30,7 @@ export function createSweeper(opts: SweeperOptions) {
       dirty.map((t) => ({ payload: { projectId: t.projectId, traceId: t.traceId }, key: `${t.projectId}:${t.traceId}` })),
       { delayMs: 0 },
     );
+    opts.onReenqueued?.(dirty.length);
     opts.log.info({ traces: dirty.length }, "sweeper re-enqueued dirty traces");
     return dirty.length;
   }
@@ -36,7 +39,7 @@ export function createSweeper(opts: SweeperOptions) {
     if (running) return;
     running = sweepOnce()
       .catch((err) => {
-        opts.log.warn({ err: String(err) }, "sweep failed; will retry next interval");
+        opts.log.warn({ error: describeStorageError(err) }, "sweep failed; will retry next interval");
         return 0;
       })
       .finally(() => (running = null));

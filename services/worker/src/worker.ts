@@ -1,8 +1,13 @@
 /** The worker as a unit: queue processors plus the sweeper, from explicit dependencies. */
-import type { Database } from "@crux/db";
-import type { JobQueue } from "@crux/queue";
+import { isPermanent } from "@crux/core";
+import { describeStorageError, type Database } from "@crux/db";
+import { createMetricsRegistry, type Registry } from "@crux/observability";
+import { isJobDeferral, type JobHandler, type JobQueue, type QueueName } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
-import type { WorkerConfig } from "./config.ts";
+import { resolveWorkerConfig, type WorkerConfig } from "./config.ts";
+import { createWorkerMetrics, type JobOutcome, type WorkerMetrics } from "./metrics.ts";
+import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";
+import { createProjectSlots } from "./project-slots.ts";
 import { createSettleProcessor } from "./settle.processor.ts";
 import { createSweeper } from "./sweeper.ts";
 
@@ -11,25 +16,83 @@ export interface WorkerDeps {
   queue: JobQueue;
   config: WorkerConfig;
   log: Logger;
+  /** Where the worker's metrics are registered; the all-in-one process passes its shared one. Default: a fresh registry. */
+  registry?: Registry;
+  /** Default: JSONata in worker threads with the config's limits and budgets. */
+  milestones?: MilestoneExpressionEvaluator;
+}
+
+/** Counts and times every run; a retryable failure leaves without SQL text or parameters (describeStorageError). */
+function instrumented<N extends QueueName>(queue: N, metrics: WorkerMetrics, handler: JobHandler<N>): JobHandler<N> {
+  return async (payload, run) => {
+    const started = performance.now();
+    let outcome: JobOutcome = "completed";
+    try {
+      await handler(payload, run);
+    } catch (err) {
+      if (isJobDeferral(err)) {
+        outcome = "deferred";
+        throw err;
+      }
+      if (isPermanent(err) || run.attempt >= run.attempts) {
+        outcome = "failed";
+        metrics.permanentFailures.inc({ queue, reason: isPermanent(err) ? "permanent" : "exhausted" });
+        if (isPermanent(err)) throw err;
+      } else {
+        outcome = "retry";
+        metrics.retries.inc({ queue });
+      }
+      throw new Error(describeStorageError(err).message, { cause: err });
+    } finally {
+      metrics.jobs.inc({ queue, outcome });
+      metrics.jobDuration.observe({ queue, outcome }, (performance.now() - started) / 1000);
+    }
+  };
 }
 
 export function createWorker(deps: WorkerDeps) {
+  const config = resolveWorkerConfig(deps.config);
+  const registry = deps.registry ?? createMetricsRegistry();
+  const metrics = createWorkerMetrics(registry);
+  const milestones =
+    deps.milestones ??
+    createMilestoneEvaluator({
+      log: deps.log,
+      limits: { timeoutMs: config.CRUX_MILESTONE_TIMEOUT_MS },
+      threads: config.CRUX_MILESTONE_THREADS,
+      traceBudgetMs: config.CRUX_MILESTONE_TRACE_BUDGET_MS,
+      projectBudgetMs: config.CRUX_MILESTONE_PROJECT_BUDGET_MS,
+      metrics,
+    });
+  const settle = createSettleProcessor({ database: deps.database, log: deps.log, milestones });
+  const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
   const sweeper = createSweeper({
     database: deps.database,
     queue: deps.queue,
-    intervalMs: deps.config.CRUX_SWEEP_INTERVAL_MS,
-    quietMs: deps.config.CRUX_SWEEP_QUIET_MS,
+    intervalMs: config.CRUX_SWEEP_INTERVAL_MS,
+    quietMs: config.CRUX_SWEEP_QUIET_MS,
     log: deps.log,
+    onReenqueued: (n) => metrics.sweeperReenqueued.inc(n),
   });
   return {
     sweeper,
+    registry,
+    config,
     start() {
-      deps.queue.process("trace.settle", createSettleProcessor(deps), { concurrency: deps.config.CRUX_WORKER_CONCURRENCY });
+      deps.queue.process(
+        "trace.settle",
+        instrumented("trace.settle", metrics, (payload) => slots.run(payload.projectId, () => settle(payload))),
+        { concurrency: config.CRUX_WORKER_CONCURRENCY },
+      );
       sweeper.start();
     },
     /** Stops the sweeper; the queue's own close() lets in-flight jobs finish. */
     async stop() {
       await sweeper.stop();
+    },
+    /** Ends the evaluation threads; after the queue has closed (in-flight jobs may still evaluate until then). */
+    async close() {
+      await milestones.close();
     },
   };
 }

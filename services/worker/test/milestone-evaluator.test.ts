@@ -1,6 +1,6 @@
 import { buildTraceView, prepareTrace, runTagsOf, scorePreparedTrace, defaultPriceTable, type ScoringConfig } from "@crux/core";
-import { describe, expect, it } from "vitest";
-import { createMilestoneEvaluator } from "../src/milestone-evaluator.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { createMilestoneEvaluator, type MilestoneEvaluatorOptions, type MilestoneExpressionEvaluator } from "../src/milestone-evaluator.ts";
 import { createSchemaValidator } from "../src/schema-validator.ts";
 import { recordingLog, reportTrace } from "./traces.ts";
 
@@ -9,12 +9,25 @@ const t = prepareTrace(spans);
 const view = buildTraceView(t, runTagsOf(t, null));
 const saveSpan = spans.find((s) => s.toolName === "save_file");
 
+const ctx = { projectId: "p" };
+const evaluators: MilestoneExpressionEvaluator[] = [];
+afterAll(async () => {
+  for (const e of evaluators) await e.close();
+});
+function evaluator(opts: Omit<MilestoneEvaluatorOptions, "log"> = {}) {
+  const { log, warnings } = recordingLog();
+  const e = createMilestoneEvaluator({ log, threads: 1, ...opts });
+  evaluators.push(e);
+  return { e, warnings };
+}
+
 describe("JSONata milestone evaluator", () => {
   it("passes truthy results and cites the span an expression returns", async () => {
-    const { log, warnings } = recordingLog();
-    const evaluate = await createMilestoneEvaluator(log).prepare(
+    const { e, warnings } = evaluator();
+    const evaluate = await e.prepare(
       ['spans[tool = "save_file" and $not(isError)]', '$count(steps[agent = "reviewer"]) > 0', 'spans[tool = "deploy"]', 'run.taskId = "heat-pumps"'],
       view,
+      ctx,
     );
     expect(evaluate('spans[tool = "save_file" and $not(isError)]', t)).toEqual({ passed: true, spanId: saveSpan?.spanId });
     expect(evaluate('$count(steps[agent = "reviewer"]) > 0', t)).toBe(true);
@@ -25,10 +38,10 @@ describe("JSONata milestone evaluator", () => {
   });
 
   it("counts expressions that do not compile, throw or run away as not passed, with a warning each", async () => {
-    const { log, warnings } = recordingLog();
+    const { e, warnings } = evaluator({ limits: { timeoutMs: 500, maxDepth: 200, maxSequence: 10_000 } });
     const broken = ["spans[", '$error("boom")', "($f := function($n){ $f($n + 1) }; $f(0))"];
-    const evaluate = await createMilestoneEvaluator(log, { timeoutMs: 500, maxDepth: 200, maxSequence: 10_000 }).prepare(broken, view);
-    for (const e of broken) expect(evaluate(e, t)).toBe(false);
+    const evaluate = await e.prepare(broken, view, ctx);
+    for (const x of broken) expect(evaluate(x, t)).toBe(false);
     expect(warnings.map((w) => w.msg)).toEqual([
       "milestone expression does not compile; counted as not passed",
       "milestone expression failed to evaluate; counted as not passed",
@@ -61,7 +74,7 @@ describe("scoring with Ajv and JSONata injected", () => {
     const s = reportTrace(o);
     const prepared = prepareTrace(s);
     const tags = runTagsOf(prepared, null);
-    const evaluateMilestone = await createMilestoneEvaluator(log).prepare(["spans[tool = \"save_file\" and $not(isError)]", 'steps[agent = "reviewer" and $contains(output, "Approved")]'], buildTraceView(prepared, tags));
+    const evaluateMilestone = await evaluator().e.prepare(["spans[tool = \"save_file\" and $not(isError)]", 'steps[agent = "reviewer" and $contains(output, "Approved")]'], buildTraceView(prepared, tags), ctx);
     return scorePreparedTrace(prepared, {
       projectId: "p", traceId: s[0]!.traceId, version: 1, spans: s, config, outcomeOverride: null, baselineRun: null,
       validateSchema: createSchemaValidator(log), evaluateMilestone,

@@ -67,10 +67,14 @@ export interface TraceScoreRecord {
   goalDrift: number | null;
   milestones: null | {
     setId: string;
-    partialCredit: number;
-    fullSuccess: boolean;
+    /** null when some milestone was not evaluated (budget exhausted). */
+    partialCredit: number | null;
+    fullSuccess: boolean | null;
     furthestIndex: number;
-    detail: { id: string; passed: boolean; spanId: string | null; agent: string | null }[];
+    /** Milestones left not evaluated because an evaluation budget ran out; 0 (or absent) normally. */
+    notEvaluated?: number;
+    /** evaluated false (with the reason): not evaluated, so `passed` false means unknown, not failed; absent = evaluated. */
+    detail: { id: string; passed: boolean; evaluated?: boolean; notEvaluatedReason?: "trace_budget" | "project_budget" | null; spanId: string | null; agent: string | null }[];
   };
   agents: AgentScoreRow[];
   findings: Finding[];

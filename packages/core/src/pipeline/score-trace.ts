@@ -10,7 +10,8 @@
  */
 import { attributeAgents } from "../attribution/index.ts";
 import type { AgentKey } from "../attribution/types.ts";
-import type { MilestoneEvaluator } from "../scorers/milestones.ts";
+import type { MilestoneEvaluator, MilestoneScore } from "../scorers/milestones.ts";
+import type { Signal } from "../scorers/finding.ts";
 import { scoreMilestones } from "../scorers/milestones.ts";
 import { scoreCommunication } from "../scorers/communication.ts";
 import { coordinationScore, redundancyRate, type CoordinationRates } from "../scorers/coordination.ts";
@@ -58,7 +59,8 @@ export function scorePreparedTrace(t: TraceTrajectories, input: ScoreTraceInput)
     config.milestoneSet === null || config.milestoneSet.milestones.length === 0
       ? null
       : scoreMilestones(t, config.milestoneSet.milestones, input.evaluateMilestone);
-  const communication = milestones === null ? null : scoreCommunication(t, milestones);
+  // Milestones hit per message token is unknown while some milestones were not evaluated.
+  const communication = milestones === null || milestones.notEvaluated > 0 ? null : scoreCommunication(t, milestones);
   const drift = scoreGoalDrift(t);
   const mast = detectMast(t, {
     agentContracts: config.agentContracts,
@@ -131,14 +133,22 @@ export function scorePreparedTrace(t: TraceTrajectories, input: ScoreTraceInput)
         ? null
         : {
             setId: config.milestoneSet.id,
-            partialCredit: milestones.partialCredit ?? 0,
+            partialCredit: milestones.notEvaluated > 0 ? null : (milestones.partialCredit ?? 0),
             fullSuccess: milestones.fullSuccess,
             furthestIndex: milestones.furthestIndex,
-            detail: milestones.detail.map((d) => ({ id: d.id, passed: d.passed, spanId: d.spanId, agent: d.agent })),
+            notEvaluated: milestones.notEvaluated,
+            detail: milestones.detail.map((d) => ({
+              id: d.id,
+              passed: d.passed,
+              evaluated: d.evaluated,
+              notEvaluatedReason: d.notEvaluatedReason,
+              spanId: d.spanId,
+              agent: d.agent,
+            })),
           },
     agents,
     findings: mast.findings,
-    signals: mast.signals,
+    signals: milestones === null || milestones.notEvaluated === 0 ? mast.signals : [...mast.signals, notEvaluatedSignal(milestones)],
     errorPaths: usage.errorPaths.map((e) => ({ spanId: e.spanId, stepIndex: e.stepIndex, agent: e.agent, depth: e.depth, path: e.path, errorType: e.errorType })),
     attributions: attributionRows(t, tags.success, mast),
     handoffs: t.handoffs.map((h) => ({
@@ -164,6 +174,19 @@ export function scorePreparedTrace(t: TraceTrajectories, input: ScoreTraceInput)
       })),
     })),
     flags: { orphans: t.flags.orphans.length, multipleRoots: t.flags.multipleRoots, clockSkew: t.flags.clockSkew.length },
+  };
+}
+
+function notEvaluatedSignal(m: MilestoneScore): Signal {
+  const reasons = [...new Set(m.detail.map((d) => d.notEvaluatedReason).filter((r) => r !== null))];
+  const why = reasons.map((r) => (r === "trace_budget" ? "the trace's evaluation budget" : "the project's evaluation budget for this minute")).join(" and ");
+  return {
+    kind: "milestones_not_evaluated",
+    agents: [],
+    spanIds: [],
+    stepIndices: [],
+    confidence: 1,
+    evidence: `${m.notEvaluated} of ${m.detail.length} milestones not evaluated: ${why} ran out (partial credit and full success unknown)`,
   };
 }
 

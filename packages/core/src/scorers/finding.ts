@@ -34,7 +34,8 @@ export function finding(f: Omit<Finding, "category">): Finding {
 }
 
 /** Cross-cutting signals reported next to the modes (mast.md "Cross-cutting"). */
-export type SignalKind = "cascade" | "redundant_work";
+/** milestones_not_evaluated: an evaluation budget ran out, so the milestone results are incomplete. */
+export type SignalKind = "cascade" | "redundant_work" | "milestones_not_evaluated";
 
 export interface Signal {
   kind: SignalKind;

@@ -17,7 +17,14 @@ export interface Milestone<C = unknown> {
   required?: boolean;
 }
 
-export type MilestoneCheckResult = boolean | { passed: boolean; spanId?: string | null };
+/** Why a check was not evaluated (its evaluation budget ran out before it); never a pass or a fail. */
+export type NotEvaluatedReason = "trace_budget" | "project_budget";
+
+export type MilestoneCheckResult = boolean | { passed: boolean; spanId?: string | null } | { passed: false; notEvaluated: NotEvaluatedReason };
+
+export function notEvaluatedReasonOf(r: MilestoneCheckResult): NotEvaluatedReason | null {
+  return typeof r === "object" && "notEvaluated" in r ? r.notEvaluated : null;
+}
 export type MilestoneEvaluator<C = unknown> = (check: C, view: TraceTrajectories) => MilestoneCheckResult;
 
 export interface MilestoneDetail {
@@ -28,6 +35,12 @@ export interface MilestoneDetail {
   checkPassed: boolean;
   /** Required ids that did not pass (gating). */
   missingRequires: string[];
+  /**
+   * False when the check, or a milestone it requires, was not evaluated
+   * (budget exhausted): passed is then false but means "unknown", not "failed".
+   */
+  evaluated: boolean;
+  notEvaluatedReason: NotEvaluatedReason | null;
   passed: boolean;
   spanId: string | null;
   stepIndex: number | null;
@@ -43,9 +56,12 @@ export interface AgentMilestoneCredit {
 }
 
 export interface MilestoneScore {
-  /** Passed weight / total weight; null for an empty set. */
+  /** Passed weight / total weight; null for an empty set, or when any milestone was not evaluated. */
   partialCredit: number | null;
-  fullSuccess: boolean;
+  /** null when any milestone was not evaluated (the outcome is unknown, not a failure). */
+  fullSuccess: boolean | null;
+  /** Milestones whose check (or a requirement's) was not evaluated. */
+  notEvaluated: number;
   /** Index of the last passed milestone, -1 when none passed. */
   furthestIndex: number;
   passedCount: number;
@@ -58,7 +74,9 @@ export interface MilestoneScore {
 export function scoreMilestones<C>(t: TraceTrajectories, milestones: Milestone<C>[], evaluate: MilestoneEvaluator<C>): MilestoneScore {
   const checks = milestones.map((m) => {
     const r = evaluate(m.check, t);
-    return typeof r === "boolean" ? { passed: r, spanId: null } : { passed: r.passed, spanId: r.spanId ?? null };
+    const notEvaluated = notEvaluatedReasonOf(r);
+    if (notEvaluated !== null) return { passed: false, spanId: null, notEvaluated };
+    return typeof r === "boolean" ? { passed: r, spanId: null, notEvaluated } : { passed: r.passed, spanId: ("spanId" in r ? r.spanId : null) ?? null, notEvaluated };
   });
   // Gating to a fixpoint so a "requires" on a later milestone also works.
   const passed = checks.map((c) => c.passed);
@@ -74,6 +92,21 @@ export function scoreMilestones<C>(t: TraceTrajectories, milestones: Milestone<C
       });
       if (!ok) {
         passed[i] = false;
+        changed = true;
+      }
+    });
+  }
+  // Unknown spreads through gating: a milestone whose own check passed but that requires an unknown one is unknown.
+  const unknown: (NotEvaluatedReason | null)[] = checks.map((c) => c.notEvaluated);
+  changed = true;
+  while (changed) {
+    changed = false;
+    milestones.forEach((m, i) => {
+      if (unknown[i] !== null || passed[i] || !checks[i]?.passed) return;
+      const blockers = (m.requires ?? []).map((id) => idIndex.get(id)).filter((j): j is number => j !== undefined && passed[j] !== true);
+      const unknownBlocker = blockers.find((j) => unknown[j] !== null);
+      if (unknownBlocker !== undefined && blockers.every((j) => unknown[j] !== null)) {
+        unknown[i] = unknown[unknownBlocker]!;
         changed = true;
       }
     });
@@ -97,6 +130,8 @@ export function scoreMilestones<C>(t: TraceTrajectories, milestones: Milestone<C
         const j = idIndex.get(id);
         return j === undefined || passed[j] !== true;
       }),
+      evaluated: unknown[i] === null,
+      notEvaluatedReason: unknown[i] ?? null,
       passed: isPassed,
       spanId,
       stepIndex: spanId === null ? null : (t.stepIndexBySpan.get(spanId) ?? null),
@@ -122,9 +157,11 @@ export function scoreMilestones<C>(t: TraceTrajectories, milestones: Milestone<C
     credit.set(d.agent, entry);
   }
   const furthestIndex = passedDetail.length === 0 ? -1 : Math.max(...passedDetail.map((d) => d.index));
+  const notEvaluated = unknown.filter((u) => u !== null).length;
   return {
-    partialCredit: milestones.length === 0 || totalWeight === 0 ? null : passedWeight / totalWeight,
-    fullSuccess: milestones.length > 0 && passedDetail.length === milestones.length,
+    partialCredit: milestones.length === 0 || totalWeight === 0 || notEvaluated > 0 ? null : passedWeight / totalWeight,
+    fullSuccess: notEvaluated > 0 ? null : milestones.length > 0 && passedDetail.length === milestones.length,
+    notEvaluated,
     furthestIndex,
     passedCount: passedDetail.length,
     detail,

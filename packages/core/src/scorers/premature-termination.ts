@@ -6,7 +6,7 @@
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { contractFor, type AgentContract } from "./contracts.ts";
 import { finding, type Finding } from "./finding.ts";
-import type { MilestoneEvaluator, MilestoneScore } from "./milestones.ts";
+import { notEvaluatedReasonOf, type MilestoneEvaluator, type MilestoneScore } from "./milestones.ts";
 import { findCap } from "./termination.ts";
 
 export interface PrematureTerminationOptions {
@@ -22,7 +22,8 @@ export function detectPrematureTermination(t: TraceTrajectories, options: Premat
   const lastStep = t.steps[t.steps.length - 1];
   if (lastStep === undefined || lastStep.isError || root?.isError === true) return []; // a crash is not a decision
   const findings: Finding[] = [];
-  const unmet = (options.milestones?.detail ?? []).filter((d) => d.required && !d.passed);
+  // A milestone left not evaluated (budget) is unknown, not unmet.
+  const unmet = (options.milestones?.detail ?? []).filter((d) => d.required && !d.passed && d.evaluated);
   if (unmet.length > 0) {
     const reached = options.milestones?.detail.filter((d) => d.passed).map((d) => d.id) ?? [];
     findings.push(
@@ -45,7 +46,7 @@ export function detectPrematureTermination(t: TraceTrajectories, options: Premat
       if (last === undefined || last.isError) continue;
       const r = options.evaluate(contract.completionCondition, t);
       const passed = typeof r === "boolean" ? r : r.passed;
-      if (passed) continue;
+      if (passed || notEvaluatedReasonOf(r) !== null) continue;
       findings.push(
         finding({
           mode: "FM-3.1",

@@ -36,6 +36,25 @@ describe("scoreMilestones", () => {
     expect(r.unattributedCredit).toBe(0);
   });
 
+  it("a check left not evaluated (budget) is unknown, not failed: no partial credit or full success, and it spreads through requires", () => {
+    type C = Check | "skip";
+    const withSkip: MilestoneEvaluator<C> = (check) => (check === "skip" ? { passed: false, notEvaluated: "trace_budget" } : evaluate(check, clean()));
+    const milestones: Milestone<C>[] = [
+      { id: "a", weight: 0.5, check: { pass: true } },
+      { id: "b", weight: 0.3, check: "skip" },
+      { id: "c", weight: 0.2, check: { pass: true }, requires: ["b"] },
+      { id: "d", weight: 0, check: { pass: false } },
+    ];
+    const r = scoreMilestones(clean(), milestones, withSkip);
+    expect(r).toMatchObject({ partialCredit: null, fullSuccess: null, notEvaluated: 2, furthestIndex: 0 });
+    expect(r.detail.map((d) => [d.id, d.passed, d.evaluated, d.notEvaluatedReason])).toEqual([
+      ["a", true, true, null],
+      ["b", false, false, "trace_budget"],
+      ["c", false, false, "trace_budget"],
+      ["d", false, true, null],
+    ]);
+  });
+
   it("returns null partial credit for an empty milestone set", () => {
     expect(scoreMilestones(clean(), [], evaluate)).toMatchObject({ partialCredit: null, fullSuccess: false, furthestIndex: -1 });
   });

@@ -1,16 +1,24 @@
 /**
  * Token and cost multipliers against the single-agent baseline (per task and
- * overall), and task success with milestone coverage. Both read the per-trace
- * values the worker stored in trace_scores; baseline-tagged runs are the
- * reference, so they are counted but left out of the multipliers and of the
- * success rate (milestone coverage still covers every scored trace). Both read
- * the hourly rollups (rollups.ts): sums there are exact numerics, so a mean is
- * the sum rounded to float8 divided by the count.
+ * overall), and task success with milestone coverage. Baseline-tagged runs
+ * are the reference, so they are counted but left out of the multipliers.
+ * Baseline runs are also left out of the success rate (milestone coverage
+ * still covers every scored trace). Both read the hourly rollups (rollups.ts): sums there are exact numerics,
+ * so a mean is the sum rounded to float8 divided by the count.
+ *
+ * Multipliers are computed here, against each task's CURRENT baseline
+ * (baselines.ts), never read from what the worker stored: a run scored before
+ * its baseline existed is measured as soon as the baseline is. A run's
+ * baseline depends only on its task and service, so the rollups keep
+ * baseline-independent sums per (hour, service, task) (tokens, cost and its
+ * count over non-baseline runs) and the mean of the runs' multipliers in a
+ * cell group is sum(observed) / baseline.
  */
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
 import { clampLimit, type MetricsFilter } from "./metrics-filter.ts";
 import { rollupRows } from "./rollup-source.ts";
+import { baselineRunsSql, configuredBaselineSql, pickBaselineSql } from "./baselines.ts";
 import { milestoneRollup, taskRollup, traceRollup } from "./rollups.ts";
 import { decodeCursor, encodeCursor, num, numOrNull } from "./sql-util.ts";
 
@@ -73,6 +81,41 @@ function aggregateOf(r: Record<string, unknown>, kind: "token" | "cost"): Multip
 
 const ratio = (a: unknown, b: unknown): number | null => (numOrNull(a) === null || !numOrNull(b) ? null : Number(a) / Number(b));
 
+/**
+ * Per (service, task) groups of a window's runs (alias x: service_name, task_key,
+ * runs, token_sum, cost_sum, cost_n) measured against their current baseline:
+ * the per-run multiplier columns aggregatesSql reads. task_key null = runs without a task id.
+ */
+function measuredSql(projectId: string, groups: SQL): SQL {
+  const measures = (kind: "token" | "cost") => {
+    const [sum, n] = kind === "token" ? ["x.token_sum", "x.runs"] : ["x.cost_sum", "x.cost_n"];
+    const b = `${kind}_base`;
+    return sql.raw(`
+      CASE WHEN ${b} IS NOT NULL AND ${n} > 0 THEN ${sum}::float8 / ${b} ELSE 0 END AS ${kind}_value_sum,
+      CASE WHEN ${b} IS NOT NULL THEN ${n} ELSE 0 END AS ${kind}_known,
+      CASE WHEN ${b} IS NOT NULL THEN ${sum} ELSE 0 END AS ${kind}_observed_sum,
+      CASE WHEN ${b} IS NOT NULL THEN ${n} ELSE 0 END AS ${kind}_observed_n,
+      CASE WHEN ${b} IS NOT NULL THEN ${b} * ${n} ELSE 0 END AS ${kind}_baseline_sum,
+      CASE WHEN ${b} IS NOT NULL THEN ${n} ELSE 0 END AS ${kind}_baseline_n,
+      CASE WHEN ${kind}_src = 'baseline_run' THEN x.runs ELSE 0 END AS ${kind}_src_run,
+      CASE WHEN ${kind}_src = 'configured' THEN x.runs ELSE 0 END AS ${kind}_src_configured,
+      CASE WHEN ${kind}_src = 'unknown' THEN x.runs ELSE 0 END AS ${kind}_src_unknown`);
+  };
+  return sql`(SELECT x.task_key, ${measures("token")}, ${measures("cost")} FROM (
+      SELECT g.*, ${pickBaselineSql("token")}, ${pickBaselineSql("cost")}
+      FROM ${groups} g
+      LEFT JOIN ${baselineRunsSql(projectId)} r ON r.task_id = g.task_key
+      LEFT JOIN ${configuredBaselineSql(projectId, sql`g.task_key`, sql`g.service_name`)} ON true
+    ) x)`;
+}
+
+/** Task cells summed over the window's hours per (service, task): a run's baseline depends on nothing else. */
+function taskGroupsSql(cells: SQL, pageKeys: string[] | null): SQL {
+  const page = pageKeys === null ? sql`` : sql` AND s.task_key = ANY(${sql.param(pageKeys)}::text[])`;
+  return sql`(SELECT s.service_name, s.task_key, sum(s.runs) AS runs, sum(s.token_sum) AS token_sum, sum(s.cost_sum) AS cost_sum, sum(s.cost_n) AS cost_n
+    FROM ${cells} s WHERE s.has_task${page} GROUP BY s.service_name, s.task_key HAVING sum(s.runs) > 0)`;
+}
+
 export async function multiplierMetrics(
   database: Database,
   projectId: string,
@@ -81,29 +124,38 @@ export async function multiplierMetrics(
 ): Promise<MultiplierResult> {
   const db = database.db;
   const cells = rollupRows(taskRollup, projectId, filter, { traceScoped: true });
+  const traceCells = rollupRows(traceRollup, projectId, filter, { traceScoped: true });
   const limit = clampLimit(opts.limit);
   const after = opts.cursor === undefined ? null : decodeCursor(opts.cursor, 1);
-  // Task cells can be as many as traces: find the page's tasks on counts alone, then sum only theirs.
-  const [overallResult, keysResult] = await Promise.all([
-    db.execute(sql`SELECT coalesce(sum(s.runs), 0)::int AS runs, coalesce(sum(s.baseline_runs), 0)::int AS baseline_runs,
-      ${aggregatesSql("token")}, ${aggregatesSql("cost")} FROM ${rollupRows(traceRollup, projectId, filter, { traceScoped: true })} s`),
-    db.execute(sql`WITH k AS (SELECT s.task_key FROM ${cells} s WHERE s.has_task GROUP BY s.task_key HAVING sum(s.trace_rows) > 0)
-      SELECT (SELECT count(*) FROM k)::int AS tasks,
-        ARRAY(SELECT k.task_key FROM k ${after === null ? sql`` : sql`WHERE k.task_key > ${String(after[0])}`} ORDER BY k.task_key LIMIT ${limit + 1}) AS page`),
-  ]);
-  const keys = rowsOf(keysResult)[0] ?? {};
-  const pageKeys = (keys.page as string[] | null) ?? [];
-  // Runs without a task id count in the overall figures only.
+  // Runs without a task id are grouped per service (their only baseline is the service's configured figure).
+  const noTaskGroups = sql`(SELECT s.service_name, NULL::text AS task_key, sum(s.notask_runs) AS runs, sum(s.notask_token_sum) AS token_sum,
+    sum(s.notask_cost_sum) AS cost_sum, sum(s.notask_cost_n) AS cost_n FROM ${traceCells} s GROUP BY s.service_name HAVING sum(s.notask_runs) > 0)`;
+  // Task cells can be as many as traces: one pass over them groups per (service, task) for both the overall
+  // figures and the page's keys; only the page's tasks are then measured per task.
+  const groupCols = sql.raw("g.service_name, g.task_key, g.runs, g.token_sum, g.cost_sum, g.cost_n");
+  const overallResult = await db.execute(sql`WITH g AS MATERIALIZED (
+      SELECT s.service_name, s.task_key, sum(s.trace_rows) AS trace_rows, sum(s.runs) AS runs, sum(s.token_sum) AS token_sum,
+        sum(s.cost_sum) AS cost_sum, sum(s.cost_n) AS cost_n
+      FROM ${cells} s WHERE s.has_task GROUP BY s.service_name, s.task_key),
+    k AS (SELECT g.task_key FROM g GROUP BY g.task_key HAVING sum(g.trace_rows) > 0)
+    SELECT t.runs, t.baseline_runs, a.*, (SELECT count(*) FROM k)::int AS tasks,
+      ARRAY(SELECT k.task_key FROM k ${after === null ? sql`` : sql`WHERE k.task_key > ${String(after[0])}`} ORDER BY k.task_key LIMIT ${limit + 1}) AS page
+    FROM (SELECT coalesce(sum(s.runs), 0)::int AS runs, coalesce(sum(s.baseline_runs), 0)::int AS baseline_runs FROM ${traceCells} s) t,
+      (SELECT ${aggregatesSql("token")}, ${aggregatesSql("cost")}
+        FROM ${measuredSql(projectId, sql`(SELECT ${groupCols} FROM g WHERE g.runs > 0 UNION ALL SELECT * FROM ${noTaskGroups} ng)`)} s) a`);
+  const o: Record<string, unknown> = rowsOf(overallResult)[0] ?? {};
+  const pageKeys = (o.page as string[] | null) ?? [];
   const taskRows =
     pageKeys.length === 0
       ? []
       : rowsOf(
-          await db.execute(sql`SELECT s.task_key AS task_id, sum(s.runs)::int AS runs, sum(s.baseline_runs)::int AS baseline_runs,
-            ${aggregatesSql("token")}, ${aggregatesSql("cost")}
-            FROM ${cells} s WHERE s.has_task AND s.task_key = ANY(${sql.param(pageKeys)}::text[])
-            GROUP BY s.task_key ORDER BY s.task_key`),
+          await db.execute(sql`SELECT c.task_id, c.runs, c.baseline_runs, m.* FROM
+            (SELECT s.task_key AS task_id, sum(s.runs)::int AS runs, sum(s.baseline_runs)::int AS baseline_runs
+              FROM ${cells} s WHERE s.has_task AND s.task_key = ANY(${sql.param(pageKeys)}::text[]) GROUP BY s.task_key) c
+            LEFT JOIN (SELECT s.task_key, ${aggregatesSql("token")}, ${aggregatesSql("cost")}
+              FROM ${measuredSql(projectId, taskGroupsSql(cells, pageKeys))} s GROUP BY s.task_key) m ON m.task_key = c.task_id
+            ORDER BY c.task_id`),
         );
-  const o: Record<string, unknown> = { ...rowsOf(overallResult)[0], tasks: keys.tasks };
   const page = taskRows.slice(0, limit);
   const last = page[page.length - 1];
   return {

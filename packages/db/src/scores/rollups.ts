@@ -28,30 +28,10 @@ export interface Rollup {
 const hourExpr = (col: string) => `(${col} - ((${col} % ${hourNs}) + ${hourNs}) % ${hourNs})`;
 const hourOf = (col: string) => sql.raw(hourExpr(col));
 
-const multiplierCells = (kind: "token" | "cost") => {
-  const k = kind;
-  const known = `NOT s.is_baseline AND s.${k}_multiplier IS NOT NULL`;
-  return `
-    coalesce(sum(s.${k}_multiplier::numeric) FILTER (WHERE NOT s.is_baseline), 0) AS ${k}_value_sum,
-    count(s.${k}_multiplier) FILTER (WHERE NOT s.is_baseline) AS ${k}_known,
-    coalesce(sum(s.${k}_observed::numeric) FILTER (WHERE ${known}), 0) AS ${k}_observed_sum,
-    count(s.${k}_observed) FILTER (WHERE ${known}) AS ${k}_observed_n,
-    coalesce(sum(s.${k}_baseline::numeric) FILTER (WHERE ${known}), 0) AS ${k}_baseline_sum,
-    count(s.${k}_baseline) FILTER (WHERE ${known}) AS ${k}_baseline_n,
-    count(*) FILTER (WHERE NOT s.is_baseline AND s.${k}_baseline_source = 'baseline_run') AS ${k}_src_run,
-    count(*) FILTER (WHERE NOT s.is_baseline AND s.${k}_baseline_source = 'configured') AS ${k}_src_configured,
-    count(*) FILTER (WHERE NOT s.is_baseline AND s.${k}_baseline_source = 'unknown') AS ${k}_src_unknown`;
-};
-const multiplierMeasures = (k: string): [string, string][] =>
-  ["value_sum", "known", "observed_sum", "observed_n", "baseline_sum", "baseline_n", "src_run", "src_configured", "src_unknown"].map((m) => [
-    `${k}_${m}`,
-    m.endsWith("_sum") ? "numeric" : "bigint",
-  ]);
-
 /**
  * Outcome counts (the system's success rate) cover the system's own runs: a run
  * tagged crux.baseline=true is the single-agent reference, not the system, so
- * it is counted in baseline_runs and left out of outcome_* (migration 0005
+ * it is counted in baseline_runs and left out of outcome_* (migration 0008
  * recomputed existing cells).
  */
 const systemRun = "NOT s.is_baseline";
@@ -86,9 +66,9 @@ export const traceRollup: Rollup = {
   keys: [],
   measures: [
     ...counts("traces", "failed", "agent_traces", "outcome_runs", "outcome_ok", "outcome_unknown"),
-    ...counts("runs", "baseline_runs"),
-    ...multiplierMeasures("token"),
-    ...multiplierMeasures("cost"),
+    ...counts("runs", "baseline_runs", "notask_runs"),
+    ...sums("notask_token_sum", "notask_cost_sum"),
+    ...counts("notask_cost_n"),
     ...counts("milestone_traces"),
     ...sums("credit_sum"),
     ...counts("credit_n", "full_sum", "full_n"),
@@ -103,7 +83,10 @@ export const traceRollup: Rollup = {
       count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success) AS outcome_ok,
       count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success IS NULL) AS outcome_unknown,
       count(*) FILTER (WHERE NOT s.is_baseline) AS runs, count(*) FILTER (WHERE s.is_baseline) AS baseline_runs,
-      ${sql.raw(multiplierCells("token"))}, ${sql.raw(multiplierCells("cost"))},
+      count(*) FILTER (WHERE NOT s.is_baseline AND s.task_id IS NULL) AS notask_runs,
+      coalesce(sum(s.total_tokens) FILTER (WHERE NOT s.is_baseline AND s.task_id IS NULL), 0)::numeric AS notask_token_sum,
+      coalesce(sum(s.cost_usd::numeric) FILTER (WHERE NOT s.is_baseline AND s.task_id IS NULL), 0) AS notask_cost_sum,
+      count(s.cost_usd) FILTER (WHERE NOT s.is_baseline AND s.task_id IS NULL) AS notask_cost_n,
       count(s.milestone_set_id) AS milestone_traces,
       coalesce(sum(s.milestone_partial_credit::numeric) FILTER (WHERE s.milestone_set_id IS NOT NULL), 0) AS credit_sum,
       count(s.milestone_partial_credit) FILTER (WHERE s.milestone_set_id IS NOT NULL) AS credit_n,
@@ -120,12 +103,14 @@ export const taskRollup: Rollup = {
     ["task_key", "text"],
     ["has_task", "boolean"],
   ],
-  measures: [...counts("trace_rows", "runs", "baseline_runs"), ...multiplierMeasures("token"), ...multiplierMeasures("cost"), ...counts("outcome_n", "outcome_ok")],
+  measures: [...counts("trace_rows", "runs", "baseline_runs"), ...sums("token_sum", "cost_sum"), ...counts("cost_n", "outcome_n", "outcome_ok")],
   cells: (where) => sql`
     SELECT s.project_id, ${hourOf("s.start_ns")} AS hour_ns, s.service_name,
       coalesce(s.task_id, 'trace:' || s.trace_id) AS task_key, s.task_id IS NOT NULL AS has_task,
       count(*) AS trace_rows, count(*) FILTER (WHERE NOT s.is_baseline) AS runs, count(*) FILTER (WHERE s.is_baseline) AS baseline_runs,
-      ${sql.raw(multiplierCells("token"))}, ${sql.raw(multiplierCells("cost"))},
+      coalesce(sum(s.total_tokens) FILTER (WHERE NOT s.is_baseline), 0)::numeric AS token_sum,
+      coalesce(sum(s.cost_usd::numeric) FILTER (WHERE NOT s.is_baseline), 0) AS cost_sum,
+      count(s.cost_usd) FILTER (WHERE NOT s.is_baseline) AS cost_n,
       count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success IS NOT NULL) AS outcome_n,
       count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success) AS outcome_ok
     FROM trace_scores s WHERE ${where("s")} GROUP BY 1, 2, 3, 4, 5`,
@@ -139,8 +124,10 @@ export const milestoneRollup: Rollup = {
     SELECT s.project_id, ${hourOf("s.start_ns")} AS hour_ns, s.service_name, m->>'id' AS milestone_id,
       count(*) AS traces, count(*) FILTER (WHERE (m->>'passed')::boolean) AS passed
     FROM trace_scores s, jsonb_array_elements(s.milestone_detail) AS m
-    WHERE ${where("s")} AND s.milestone_detail IS NOT NULL GROUP BY 1, 2, 3, 4`,
+    WHERE ${where("s")} AND s.milestone_detail IS NOT NULL AND coalesce((m->>'evaluated')::boolean, true) GROUP BY 1, 2, 3, 4`,
 };
+
+/** (Milestones left not evaluated, `evaluated: false`, count neither as evaluated nor as passed.) */
 
 /** The six finding fact kinds; the flag semantics are those of failure-modes.query.ts. */
 export const findingRollup: Rollup = {

@@ -15,6 +15,7 @@ import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { rowsOf, type Database } from "../client.ts";
 import { agentContracts, baselines, handoffContracts, milestoneSets, outcomeOverrides, prices, traces } from "../schema.ts";
+import { currentBaseline } from "./baselines.ts";
 import { getProjectSettings } from "./config.repository.ts";
 
 /** Rows for the service plus project-wide rows (service null); no service = project-wide only. */
@@ -190,18 +191,17 @@ export async function setOutcomeOverride(
   });
 }
 
-/** Mean totals of the scored baseline-tagged runs of a task; null when there is none. */
+/**
+ * Mean totals of the scored baseline-tagged runs of a task (cost over those with a known cost);
+ * null when there is none. (The worker stores multipliers with it at scoring time; reads measure
+ * against the current baseline instead, see baselines.ts.)
+ */
 export async function findBaselineRun(
   database: Database,
   projectId: string,
   taskId: string,
 ): Promise<{ tokens: number; costUsd: number | null; runs: number } | null> {
-  const [row] = rowsOf(
-    await database.db.execute(sql`
-      SELECT count(*)::int AS runs, avg(total_tokens)::float8 AS tokens, avg(cost_usd)::float8 AS cost
-      FROM trace_scores WHERE project_id = ${projectId} AND task_id = ${taskId} AND is_baseline`),
-  );
-  const runs = Number(row?.runs ?? 0);
-  if (runs === 0) return null;
-  return { tokens: Number(row?.tokens), costUsd: row?.cost === null || row?.cost === undefined ? null : Number(row.cost), runs };
+  const { baselineRun } = await currentBaseline(database, projectId, taskId, null);
+  if (baselineRun === null) return null;
+  return { tokens: baselineRun.tokens ?? 0, costUsd: baselineRun.costUsd, runs: baselineRun.runs };
 }

@@ -10,6 +10,7 @@ import {
   traceTrajectories,
   type TraceScoreRow,
 } from "../schema.ts";
+import { currentMultipliers } from "./baselines.ts";
 import { clampLimit } from "./metrics-filter.ts";
 import { decodeOrdinalCursor, encodeCursor } from "./sql-util.ts";
 
@@ -44,12 +45,25 @@ export async function getTraceScores(
     .where(and(eq(traceScores.projectId, projectId), eq(traceScores.traceId, traceId)))
     .limit(1);
   if (!summary) return null;
+  // Multipliers against the task's baseline as it is now (baselines.ts), as /metrics/cost-multiplier computes them.
+  const m = await currentMultipliers(database, projectId, summary);
+  const current: TraceScoreSummary = {
+    ...summary,
+    tokenMultiplier: m.tokens.value,
+    tokenObserved: m.tokens.observed,
+    tokenBaseline: m.tokens.baseline,
+    tokenBaselineSource: m.tokens.source,
+    costMultiplier: m.cost.value,
+    costObserved: m.cost.observed,
+    costBaseline: m.cost.baseline,
+    costBaselineSource: m.cost.source,
+  };
   const agents = await database.db
     .select()
     .from(traceAgentUsage)
     .where(and(eq(traceAgentUsage.projectId, projectId), eq(traceAgentUsage.traceId, traceId)))
     .orderBy(asc(traceAgentUsage.agent));
-  return { summary, agents };
+  return { summary: current, agents };
 }
 
 export type TraceFindingRow = typeof traceFindings.$inferSelect;

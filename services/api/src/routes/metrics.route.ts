@@ -153,7 +153,7 @@ export function metricsRoutes(deps: { database: Database; now: () => number }): 
         schema: {
           summary: "Token and cost multipliers against the single-agent baseline, per task and overall",
           description:
-            "Per run the worker divides observed totals by the baseline (a baseline run of the task, else a configured figure, else unknown). Here: the mean of the runs' multipliers, the mean observed and baseline figures, and how the baselines were found. Baseline runs are counted, not averaged. Tasks are paginated by task id; runs without a task id count in `overall` only.",
+            "Measured when read: each run's observed totals divided by its task's current baseline (the mean of the task's baseline runs, else a configured figure, else unknown), so a baseline exported after its runs counts at once. Here: the mean of the runs' multipliers, the mean observed and baseline figures, and how the baselines were found. Baseline runs are counted, not averaged. Tasks are paginated by task id; runs without a task id count in `overall` only.",
           tags: ["metrics"],
           querystring: WindowQuery.extend(PageQuery.shape),
           response: { 200: CostMultiplierDto, ...errors },

@@ -48,7 +48,16 @@ const ScoresDto = z.object({
       partialCredit: z.number().nullable(),
       fullSuccess: z.boolean().nullable(),
       furthestIndex: z.number().nullable(),
-      detail: z.array(z.object({ id: z.string(), passed: z.boolean(), spanId: z.string().nullable(), agent: z.string().nullable() })),
+      detail: z.array(
+        z.object({
+          id: z.string(),
+          passed: z.boolean(),
+          spanId: z.string().nullable(),
+          agent: z.string().nullable(),
+          evaluated: z.boolean().optional().describe("false when a budget cut the check: neither passed nor failed"),
+          notEvaluatedReason: z.string().nullable().optional().describe("trace_budget or project_budget"),
+        }),
+      ),
     })
     .nullable(),
   findingCount: z.number(),
@@ -110,7 +119,7 @@ export function traceScoresView(s: TraceScoreSummary, agents: TraceAgentUsageRow
             partialCredit: s.milestonePartialCredit,
             fullSuccess: s.milestoneFullSuccess,
             furthestIndex: s.milestoneFurthestIndex,
-            detail: (s.milestoneDetail ?? []) as { id: string; passed: boolean; spanId: string | null; agent: string | null }[],
+            detail: (s.milestoneDetail ?? []) as { id: string; passed: boolean; spanId: string | null; agent: string | null; evaluated?: boolean; notEvaluatedReason?: string | null }[],
           },
     findingCount: s.findingCount,
     signals: s.signals as Record<string, unknown>[],

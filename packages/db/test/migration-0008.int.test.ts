@@ -1,5 +1,5 @@
 /**
- * Migration 0005 recomputes the outcome counts of existing rollup cells so
+ * Migration 0008 recomputes the outcome counts of existing rollup cells so
  * the success rate leaves out baseline-tagged runs: cells written with the old
  * definition (baseline runs counted) equal a rebuild after it runs.
  */
@@ -15,7 +15,7 @@ import { projectId, traceId } from "./fixtures.ts";
 
 const HOUR = 3_600_000_000_000n;
 const T0 = 1_750_000_000n * 1_000_000_000n - ((1_750_000_000n * 1_000_000_000n) % HOUR);
-const migrationSql = readFileSync(fileURLToPath(new URL("../../../migrations/0005_success_excludes_baselines.sql", import.meta.url)), "utf8");
+const migrationSql = readFileSync(fileURLToPath(new URL("../../../migrations/0008_success_excludes_baselines.sql", import.meta.url)), "utf8");
 
 function rec(n: number, at: bigint, success: boolean | null, taskId: string, isBaseline: boolean): TraceScoreRecord {
   const none = { value: null, observed: 10, baseline: null, source: "unknown" as const };
@@ -36,7 +36,7 @@ async function cells(database: Database, p: string) {
   return { trace: norm(rowsOf(await q("score_trace_hourly"))), task: norm(rowsOf(await q("score_task_hourly"))) };
 }
 
-describe.each(testDatabases())("migration 0005 on $name", ({ create }) => {
+describe.each(testDatabases())("migration 0008 on $name", ({ create }) => {
   let database: Database;
   beforeAll(async () => {
     database = await create();
