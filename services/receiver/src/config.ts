@@ -15,7 +15,8 @@ export const receiverConfigSchema = z.object({
   /** A trace whose root span arrived with all its children settles after this shorter delay. */
   CRUX_SETTLE_ROOT_DELAY_MS: envInt(1_000, 0),
   CRUX_MAX_QUEUE_DEPTH: envInt(100_000, 0),
-  CRUX_MAX_INFLIGHT_REQUESTS: envInt(64, 1),
+  /** Export requests at once, from their headers until their settle enqueue is done; past it 429 + Retry-After. */
+  CRUX_MAX_INFLIGHT_REQUESTS: envInt(16, 1),
   /**
    * Request bytes in flight at once (as received plus decompressed); past it exports get 429 +
    * Retry-After, before their body is read when they declare a Content-Length. Decoding costs

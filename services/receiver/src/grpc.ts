@@ -4,8 +4,9 @@
  * gzip message compression.
  *
  * gRPC carries no body size ahead of the message, so admission is in two
- * steps: a call arriving while the receiver is starting or the in-flight byte
- * budget is already spent is refused on its metadata, before grpc-js reads
+ * steps: a call arriving while the receiver is starting, at the request limit,
+ * above the backlog ceiling or with the in-flight byte budget already spent
+ * is refused on its metadata, before grpc-js reads
  * its message; otherwise the message's size is added to the budget when it
  * has arrived, and refused if that passes the limit.
  */
@@ -79,6 +80,8 @@ export function buildGrpcReceiver(opts: GrpcReceiverOptions) {
         let failure: IngestFailure | null = null;
         try {
           opts.gate.check();
+          const refused = opts.pipeline.refusal();
+          if (refused) throw refused;
           if (opts.budget.full) throw opts.budget.refusal();
         } catch (err) {
           failure = classifyIngestError(err);

@@ -4,7 +4,8 @@
  * google.rpc.Status body (conventions.md §1.4).
  *
  * Admission happens before the body is read: while the receiver is starting
- * (503), and when the request's declared size would pass the in-flight byte
+ * (503), above the backlog ceiling (503), at the in-flight request limit
+ * (429), and when the request's declared size would pass the in-flight byte
  * budget (429). A body without Content-Length is counted as it arrives, an
  * inflated body as it grows.
  */
@@ -15,7 +16,7 @@ import { apiKeyFromHeaders, type Authenticator } from "@crux/runtime";
 import type { ByteBudget, ByteLease, IntakeGate } from "./admission.ts";
 import { decompressBody, parseContentEncoding } from "./decompress.ts";
 import { ThrottledError, classifyIngestError, httpStatusOf, type IngestFailure } from "./errors.ts";
-import type { ExportAttempt, IngestPipeline } from "./ingest.ts";
+import type { ExportAttempt, InFlightSlot, IngestPipeline } from "./ingest.ts";
 import type { ExportReporter } from "./reporting.ts";
 
 export interface HttpReceiverOptions {
@@ -56,6 +57,7 @@ export function formatOfContentType(header: string | undefined): OtlpFormat | nu
 interface ExportContext {
   started: number;
   lease: ByteLease;
+  slot?: InFlightSlot;
   attempt: ExportAttempt;
   failure?: IngestFailure;
   projectId?: string;
@@ -91,10 +93,15 @@ export function buildHttpReceiver(opts: HttpReceiverOptions): FastifyInstance {
     onRequest: async (req, reply) => {
       const ctx: ExportContext = { started: performance.now(), lease: opts.budget.lease(), attempt: {} };
       contexts.set(req, ctx);
-      reply.raw.once("close", () => ctx.lease.release()); // also when the client goes away mid-body
+      reply.raw.once("close", () => {
+        // Also when the client goes away mid-body. A slot handed to the pipeline stays until its enqueue is done.
+        ctx.lease.release();
+        ctx.slot?.release();
+      });
       const format = formatOfContentType(req.headers["content-type"]) ?? "json";
       try {
         opts.gate.check();
+        ctx.slot = opts.pipeline.admit();
       } catch (err) {
         fail(req, reply, format, classifyIngestError(err));
         return reply;
@@ -115,6 +122,7 @@ export function buildHttpReceiver(opts: HttpReceiverOptions): FastifyInstance {
       const ctx = contexts.get(req);
       if (!ctx) return;
       ctx.lease.release();
+      ctx.slot?.release();
       opts.reporter.finished({
         transport: "http",
         status: reply.statusCode,
@@ -148,7 +156,7 @@ export function buildHttpReceiver(opts: HttpReceiverOptions): FastifyInstance {
         }
         const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         body = await decompressBody(raw, encoding, opts.maxBodyBytes, ctx.lease);
-        const outcome = await opts.pipeline.ingest(body, format, auth.projectId, ctx.attempt);
+        const outcome = await opts.pipeline.ingest(body, format, auth.projectId, ctx.attempt, ctx.slot);
         const partial = outcome.rejectedSpans > 0 || outcome.rejectionMessage ? { rejectedSpans: outcome.rejectedSpans, errorMessage: outcome.rejectionMessage } : undefined;
         return reply.code(200).header("content-type", MEDIA_TYPE[format]).send(Buffer.from(encodeExportResponse(format, partial)));
       } catch (err) {

@@ -97,17 +97,37 @@ export function createIngestPipeline(deps: IngestDeps) {
   depthTimer.unref();
 
   /**
-   * Throws PermanentError for an undecodable request (nothing stored) and
-   * OverloadedError when the service is saturated (nothing stored, retry later).
-   * Any other error means the write failed and is retryable.
+   * A place among the requests in flight, or a throw: ThrottledError (429) at
+   * the request limit, OverloadedError (503) above the backlog ceiling. The
+   * HTTP server takes it on the request's headers, before the body is read,
+   * so requests past the limit are answered at once instead of queueing.
    */
-  async function ingest(body: Uint8Array, format: OtlpFormat, projectId: string, attempt: ExportAttempt = {}): Promise<IngestOutcome> {
-    if (inFlight >= deps.maxInFlight) {
-      throw new ThrottledError("inflight_requests", `too many concurrent export requests (limit ${deps.maxInFlight}, CRUX_MAX_INFLIGHT_REQUESTS); retry later`);
-    }
-    if (depth > deps.maxQueueDepth) throw new OverloadedError("processing backlog is above its ceiling", 5);
+  function admit(): InFlightSlot {
+    const refused = refusal();
+    if (refused) throw refused;
     setInFlight(inFlight + 1);
-    let handedOff = false; // once the enqueue runs, it releases the in-flight slot
+    return new InFlightSlot(() => setInFlight(inFlight - 1));
+  }
+
+  /** What admit() would throw now, without taking a place (gRPC refuses on metadata with it). */
+  function refusal(): Error | null {
+    if (inFlight >= deps.maxInFlight) {
+      return new ThrottledError("inflight_requests", `too many concurrent export requests (limit ${deps.maxInFlight}, CRUX_MAX_INFLIGHT_REQUESTS); retry later`);
+    }
+    if (depth > deps.maxQueueDepth) return new OverloadedError("processing backlog is above its ceiling", 5);
+    return null;
+  }
+
+  /**
+   * Throws PermanentError for an undecodable request (nothing stored) and
+   * ThrottledError/OverloadedError when the service is saturated (nothing
+   * stored, retry later). Any other error means the write failed and is
+   * retryable. `slot` (from admit()) is taken when not given; either way the
+   * pipeline keeps it until the settle enqueue after the answer is done.
+   */
+  async function ingest(body: Uint8Array, format: OtlpFormat, projectId: string, attempt: ExportAttempt = {}, slot: InFlightSlot = admit()): Promise<IngestOutcome> {
+    const free = slot.handOff();
+    let handedOff = false; // once the enqueue runs, it frees the slot
     try {
       const decoded = decodeExportRequest(body, format, deps.limits);
       for (const [reason, count] of Object.entries(decoded.rejectedByCode)) metrics.spansRejected.inc({ reason }, count);
@@ -123,7 +143,7 @@ export function createIngestPipeline(deps: IngestDeps) {
         .then((enqueued) => deps.log.info({ ...stored, enqueued }, "export stored"))
         .finally(() => {
           pendingEnqueues.delete(enqueue);
-          setInFlight(inFlight - 1);
+          free();
         });
       pendingEnqueues.add(enqueue);
       handedOff = true;
@@ -134,7 +154,7 @@ export function createIngestPipeline(deps: IngestDeps) {
         rejectionMessage: decoded.rejectionMessage,
       };
     } finally {
-      if (!handedOff) setInFlight(inFlight - 1);
+      if (!handedOff) free();
     }
   }
 
@@ -162,7 +182,35 @@ export function createIngestPipeline(deps: IngestDeps) {
     while (pendingEnqueues.size > 0) await Promise.all(pendingEnqueues);
   }
 
-  return { ingest, drain, inFlight: () => inFlight, queueDepth: () => depth };
+  return { admit, refusal, ingest, drain, inFlight: () => inFlight, queueDepth: () => depth };
+}
+
+/**
+ * One request's place among those in flight. The transport releases it when
+ * the request ends before reaching the pipeline (refused, bad key, client
+ * gone); once handed to ingest(), only the pipeline frees it, after the
+ * settle enqueue. Both are idempotent.
+ */
+export class InFlightSlot {
+  private state: "held" | "handed_off" | "freed" = "held";
+
+  constructor(private readonly free: () => void) {}
+
+  release(): void {
+    if (this.state !== "held") return;
+    this.state = "freed";
+    this.free();
+  }
+
+  handOff(): () => void {
+    if (this.state !== "held") throw new Error("in-flight slot already released or handed off");
+    this.state = "handed_off";
+    return () => {
+      if (this.state === "freed") return;
+      this.state = "freed";
+      this.free();
+    };
+  }
 }
 
 /** Traces of the batch whose root span is in it and whose spans' parents are all in it too. */

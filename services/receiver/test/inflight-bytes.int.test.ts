@@ -158,3 +158,30 @@ describe.each(backends())("in-flight byte budget on $name", (backend) => {
     });
   });
 });
+
+describe.each(backends())("in-flight request limit on $name", (backend) => {
+  it("a request past CRUX_MAX_INFLIGHT_REQUESTS gets 429 on its headers, before its body is read", async () => {
+    const r = await startReceiver(backend, { CRUX_MAX_INFLIGHT_REQUESTS: "1" });
+    try {
+      const held = holdOpen(r.otlpUrl, exportOfSize("held-6", 12, 50_000));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const second = upload(r.otlpUrl, { "content-length": 50_000 });
+      second.req.flushHeaders();
+      const answer = await within(second.answer, 3_000);
+      second.req.destroy();
+      expect(answer).not.toBe("no answer");
+      expect((answer as Answer).status).toBe(429);
+      expect((answer as Answer).headers["retry-after"]).toBe("1");
+      expect(JSON.parse((answer as Answer).body).message).toBe("too many concurrent export requests (limit 1, CRUX_MAX_INFLIGHT_REQUESTS); retry later");
+      held.finish();
+      expect((await held.answer).status).toBe(200);
+      // The slot is freed once the settle enqueue after the answer is done; then the next one passes.
+      await eventually(async () => (r.receiver.pipeline.inFlight() === 0 ? true : undefined));
+      const next = upload(r.otlpUrl, { "content-length": 50_000 });
+      next.req.end(exportOfSize("next-6", 13, 50_000));
+      expect((await next.answer).status).toBe(200);
+    } finally {
+      await r.stop();
+    }
+  });
+});
