@@ -61,6 +61,11 @@ describe("undecodable bodies fail the whole request with PermanentError", () => 
       '{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "startTimeUnixNano": "soon"}]}]}]}',
       'invalid OTLP/JSON at resourceSpans[0].scopeSpans[0].spans[0]: startTimeUnixNano must be an unsigned 64-bit integer (decimal string or number), got "soon"',
     ],
+    [
+      '{"name": "x"}',
+      'invalid OTLP/JSON: no "resourceSpans" field (got "name"), so this is not a trace export; one looks like ' +
+        '{"resourceSpans":[{"resource":{"attributes":[...]},"scopeSpans":[{"scope":{"name":"..."},"spans":[{"traceId":"<32 hex>","spanId":"<16 hex>","name":"...","startTimeUnixNano":"<ns>","endTimeUnixNano":"<ns>"}]}]}]}',
+    ],
   ])("JSON that is not OTLP: %s", (text, message) => {
     const err = thrown(() => decodeExportRequest(enc.encode(text), "json")) as PermanentError;
     expect(err).toBeInstanceOf(PermanentError);
@@ -68,7 +73,47 @@ describe("undecodable bodies fail the whole request with PermanentError", () => 
   });
 });
 
+describe("empty exports are legal", () => {
+  it.each(["{}", '{"resourceSpans": []}', '{"resourceSpans": null}', '{"resource_spans": []}'])("%s decodes to no spans", (text) => {
+    expect(decodeExportRequest(enc.encode(text), "json")).toEqual({ spans: [], rejectedSpans: 0, rejectionMessage: "", rejectedByCode: {} });
+  });
+
+  it("many unknown keys are listed up to five", () => {
+    const err = thrown(() => decodeExportRequest(enc.encode('{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6}'), "json")) as PermanentError;
+    expect(err.message).toContain('(got "a", "b", "c", "d", "e", …)');
+  });
+});
+
 describe("spans rejected one by one", () => {
+  it("a start or end time at or above 2^63 (legal fixed64, not storable) rejects only that span, in protobuf and JSON", () => {
+    const TWO_63 = (2n ** 63n).toString();
+    const MAX_U64 = (2n ** 64n - 1n).toString();
+    const MAX_I64 = (2n ** 63n - 1n).toString();
+    const spans = [
+      { name: "ok", startTimeUnixNano: "1700000000000000000", endTimeUnixNano: "1700000001000000000" },
+      { name: "start-2^63", startTimeUnixNano: TWO_63, endTimeUnixNano: TWO_63 },
+      { name: "end-max", startTimeUnixNano: "1700000000000000000", endTimeUnixNano: MAX_U64 },
+      { name: "edge", startTimeUnixNano: MAX_I64, endTimeUnixNano: MAX_I64 },
+    ];
+    const reason = "start or end time at or after 2^63 ns (year 2262; not storable as a signed 64-bit integer)";
+    const proto = decodeExportRequest(protoRequest(spans.map((s, i) => protoSpan({ ...s, spanId: SPAN_ID.map((b) => b ^ (i + 1)) }))), "protobuf");
+    expect(proto.spans.map((s) => s.name)).toEqual(["ok", "edge"]);
+    expect(proto.spans[1]!.endTimeUnixNano).toBe(2n ** 63n - 1n);
+    expect(proto.rejectionMessage).toBe(`2 spans rejected: 2 ${reason}`);
+    expect(proto.rejectedByCode).toEqual({ time_out_of_range: 2 });
+
+    const jsonSpans = spans.map((s, i) => ({ traceId: "5b8efff798038103d269b633813fc60c", spanId: `eee19b7ec3c1b17${i}`, ...s }));
+    const json = decodeExportRequest(enc.encode(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: jsonSpans }] }] })), "json");
+    expect(json.spans.map((s) => s.name)).toEqual(["ok", "edge"]);
+    expect(json.rejectedSpans).toBe(2);
+    expect(json.rejectionMessage).toBe(`2 spans rejected: 2 ${reason}`);
+  });
+
+  it("reasons are counted by code", () => {
+    const body = protoRequest([protoSpan({ spanId: new Uint8Array(7).fill(1) }), protoSpan({ traceId: new Uint8Array(16) }), protoSpan({ traceId: new Uint8Array(8).fill(1) })]);
+    expect(decodeExportRequest(body, "protobuf").rejectedByCode).toEqual({ invalid_span_id: 1, invalid_trace_id: 2 });
+  });
+
   it("wrong id lengths and zero ids reject only those spans", () => {
     const body = protoRequest([
       protoSpan({ name: "ok-1" }),
@@ -131,7 +176,7 @@ describe("spans rejected one by one", () => {
 
 describe("empty requests", () => {
   it("0 spans for an empty protobuf body, {} and an empty ResourceSpans", () => {
-    const none = { spans: [], rejectedSpans: 0, rejectionMessage: "" };
+    const none = { spans: [], rejectedSpans: 0, rejectionMessage: "", rejectedByCode: {} };
     expect(decodeExportRequest(new Uint8Array(0), "protobuf")).toEqual(none);
     expect(decodeExportRequest(enc.encode("{}"), "json")).toEqual(none);
     expect(decodeExportRequest(Uint8Array.from([0x0a, 0x00]), "protobuf")).toEqual(none);

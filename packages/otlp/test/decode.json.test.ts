@@ -235,7 +235,7 @@ describe("hand-written OTLP/JSON (conventions.md §1.5)", () => {
   });
 
   it("treats an empty body object and empty resourceSpans as zero spans", () => {
-    expect(decodeExportRequest(json({}), "json")).toEqual({ spans: [], rejectedSpans: 0, rejectionMessage: "" });
+    expect(decodeExportRequest(json({}), "json")).toEqual({ spans: [], rejectedSpans: 0, rejectionMessage: "", rejectedByCode: {} });
     expect(decodeExportRequest(json({ resourceSpans: [] }), "json").spans).toEqual([]);
   });
 

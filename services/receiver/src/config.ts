@@ -15,7 +15,14 @@ export const receiverConfigSchema = z.object({
   /** A trace whose root span arrived with all its children settles after this shorter delay. */
   CRUX_SETTLE_ROOT_DELAY_MS: envInt(1_000, 0),
   CRUX_MAX_QUEUE_DEPTH: envInt(100_000, 0),
-  CRUX_MAX_INFLIGHT_REQUESTS: envInt(64, 1),
+  /** Export requests at once, from their headers until their settle enqueue is done; past it 429 + Retry-After. */
+  CRUX_MAX_INFLIGHT_REQUESTS: envInt(16, 1),
+  /**
+   * Request bytes in flight at once (as received plus decompressed); past it exports get 429 +
+   * Retry-After, before their body is read when they declare a Content-Length. Decoding costs
+   * several times the body in heap, so this bounds memory where a request count cannot.
+   */
+  CRUX_MAX_INFLIGHT_BYTES: envInt(256 * 1024 * 1024, 1024),
   CRUX_DEFAULT_PROJECT: z.string().default("default"),
   /** Prepare the ingest statement by name on Postgres; false behind a pooler that cannot keep it. */
   CRUX_PG_NAMED_STATEMENTS: envBoolean(true),
@@ -28,5 +35,7 @@ export const receiverMainConfigSchema = receiverConfigSchema.extend({
   REDIS_URL: z.string().url(),
   CRUX_QUEUE_PREFIX: queuePrefixSetting,
   CRUX_AUTH: envBoolean(true),
+  /** Where the REST API listens, only to point /api/ requests sent to the OTLP port there. */
+  CRUX_API_PORT: envPort(0).transform((p) => (p === 0 ? undefined : p)),
   CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

@@ -3,12 +3,8 @@
  * the inflated data would pass maxBytes, so a gzip bomb is refused without
  * ever being inflated whole.
  */
-import { promisify } from "node:util";
 import zlib from "node:zlib";
-
-const gunzip = promisify(zlib.gunzip);
-const inflate = promisify(zlib.inflate);
-const inflateRaw = promisify(zlib.inflateRaw);
+import type { ByteLease } from "./admission.ts";
 
 export class BodyTooLargeError extends Error {
   override readonly name = "BodyTooLargeError";
@@ -31,28 +27,57 @@ export function parseContentEncoding(header: string | undefined): ContentEncodin
   return null;
 }
 
-export async function decompressBody(body: Buffer, encoding: ContentEncoding, maxBytes: number): Promise<Buffer> {
+/**
+ * The inflated body. Every inflated chunk is added to `lease` as it arrives,
+ * so a small compressed body that inflates to many megabytes is refused (429)
+ * while it grows, not after.
+ */
+export async function decompressBody(body: Buffer, encoding: ContentEncoding, maxBytes: number, lease?: ByteLease): Promise<Buffer> {
   if (encoding === "identity") {
     if (body.length > maxBytes) throw new BodyTooLargeError(maxBytes);
     return body;
   }
-  const opts = { maxOutputLength: maxBytes };
+  if (encoding === "gzip") return inflateBounded(zlib.createGunzip(INFLATE_OPTIONS), body, maxBytes, lease, "gzip");
   try {
-    if (encoding === "gzip") return await gunzip(body, opts);
-    try {
-      return await inflate(body, opts);
-    } catch (err) {
-      // Some clients send raw deflate without the zlib header.
-      if (isTooLarge(err)) throw err;
-      return await inflateRaw(body, opts);
-    }
+    return await inflateBounded(zlib.createInflate(INFLATE_OPTIONS), body, maxBytes, lease, "deflate");
   } catch (err) {
-    if (isTooLarge(err)) throw new BodyTooLargeError(maxBytes);
-    throw new BadEncodingError(`body is not valid ${encoding} data: ${(err as Error).message}`);
+    // Some clients send raw deflate without the zlib header.
+    if (!(err instanceof BadEncodingError)) throw err;
+    return inflateBounded(zlib.createInflateRaw(INFLATE_OPTIONS), body, maxBytes, lease, "deflate");
   }
 }
 
-function isTooLarge(err: unknown): boolean {
-  const code = (err as { code?: string }).code;
-  return code === "ERR_BUFFER_TOO_LARGE" || (err instanceof RangeError && /too large|maxOutputLength/i.test(err.message));
+const INFLATE_OPTIONS: zlib.ZlibOptions = { chunkSize: 64 * 1024 };
+
+function inflateBounded(inflater: zlib.Gunzip | zlib.Inflate | zlib.InflateRaw, input: Buffer, maxBytes: number, lease: ByteLease | undefined, what: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      lease?.shrink(total);
+      inflater.destroy();
+      reject(err);
+    };
+    inflater.on("data", (chunk: Buffer) => {
+      if (settled) return;
+      if (total + chunk.length > maxBytes) return fail(new BodyTooLargeError(maxBytes));
+      try {
+        lease?.grow(chunk.length);
+      } catch (err) {
+        return fail(err as Error);
+      }
+      total += chunk.length;
+      chunks.push(chunk);
+    });
+    inflater.on("error", (err) => fail(new BadEncodingError(`body is not valid ${what} data: ${err.message}`)));
+    inflater.on("end", () => {
+      if (settled) return;
+      settled = true;
+      resolve(Buffer.concat(chunks, total));
+    });
+    inflater.end(input);
+  });
 }

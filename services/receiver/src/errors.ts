@@ -2,36 +2,76 @@
  * One mapping from ingest failures to transport status (habits.md §5), used by
  * both the HTTP and the gRPC server. OTLP retry semantics: 400/401/413/415 are
  * final for the client; 429/503 (gRPC UNAVAILABLE) are retried after
- * Retry-After. conventions.md §1.4.
+ * Retry-After. conventions.md §1.4. Whether a storage failure is permanent or
+ * retryable is decided once, in @crux/db (isDataRejected / isStorageUnavailable).
  */
 import { OverloadedError, PermanentError } from "@crux/core";
+import { describeStorageError, isDataRejected, isStorageUnavailable } from "@crux/db";
 import { BadEncodingError, BodyTooLargeError } from "./decompress.ts";
 
-export type IngestFailure =
-  | { kind: "bad_request"; message: string }
-  | { kind: "unauthenticated"; message: string }
-  | { kind: "too_large"; message: string }
-  | { kind: "unsupported_media_type"; message: string }
-  | { kind: "overloaded"; message: string; retryAfterSeconds: number; throttled: boolean }
-  | { kind: "unavailable"; message: string; retryAfterSeconds: number };
+export type FailureKind = "bad_request" | "unauthenticated" | "too_large" | "unsupported_media_type" | "throttled" | "overloaded" | "unavailable";
 
-// SQLSTATE classes that mean "this data can never be written" (22 data
-// exception, 23 integrity violation); anything else from storage is treated
-// as transient, because dropping spans is worse than a client retry.
-const PERMANENT_SQLSTATE = /^(22|23)/;
+/**
+ * Why an export failed, as a fixed code (logs and metrics): what the sender
+ * sent (invalid_request .. content_encoding), or why the receiver could not
+ * take it now (inflight_requests .. internal).
+ */
+export type FailureReason =
+  | "invalid_request"
+  | "data_rejected"
+  | "unauthenticated"
+  | "body_too_large"
+  | "content_type"
+  | "content_encoding"
+  | "inflight_requests"
+  | "inflight_bytes"
+  | "queue_backlog"
+  | "starting"
+  | "storage_unavailable"
+  | "internal";
+
+export interface IngestFailure {
+  kind: FailureKind;
+  reason: FailureReason;
+  /** Sent to the client: says what is wrong, never SQL or internals. */
+  message: string;
+  /** Set for throttled / overloaded / unavailable (the client retries after it). */
+  retryAfterSeconds?: number;
+}
+
+/** Too much in flight right now (requests or bytes): 429 + Retry-After, the request itself is fine. */
+export class ThrottledError extends OverloadedError {
+  constructor(
+    readonly reason: "inflight_requests" | "inflight_bytes",
+    message: string,
+    retryAfterSeconds = 1,
+  ) {
+    super(message, retryAfterSeconds);
+  }
+}
+
+/** The receiver listens but is not ready to store (database not reached yet, schema not checked). */
+export class NotReadyError extends Error {
+  override readonly name = "NotReadyError";
+}
+
+const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 export function classifyIngestError(err: unknown): IngestFailure {
-  if (err instanceof PermanentError) return { kind: "bad_request", message: err.message };
-  if (err instanceof BodyTooLargeError) return { kind: "too_large", message: err.message };
-  if (err instanceof BadEncodingError) return { kind: "bad_request", message: err.message };
-  if (err instanceof OverloadedError) {
-    return { kind: "overloaded", message: err.message, retryAfterSeconds: err.retryAfterSeconds, throttled: /concurrent/.test(err.message) };
+  if (err instanceof PermanentError) return { kind: "bad_request", reason: "invalid_request", message: err.message };
+  if (err instanceof BodyTooLargeError) return { kind: "too_large", reason: "body_too_large", message: err.message };
+  if (err instanceof BadEncodingError) return { kind: "bad_request", reason: "content_encoding", message: err.message };
+  if (err instanceof ThrottledError) return { kind: "throttled", reason: err.reason, message: err.message, retryAfterSeconds: err.retryAfterSeconds };
+  if (err instanceof OverloadedError) return { kind: "overloaded", reason: "queue_backlog", message: err.message, retryAfterSeconds: err.retryAfterSeconds };
+  if (err instanceof NotReadyError) return { kind: "unavailable", reason: "starting", message: err.message, retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS };
+  if (isDataRejected(err)) {
+    return { kind: "bad_request", reason: "data_rejected", message: `spans could not be stored: ${describeStorageError(err).message}` };
   }
-  const pgError = sqlStateError(err);
-  if (pgError && PERMANENT_SQLSTATE.test(pgError.code)) {
-    return { kind: "bad_request", message: `spans could not be stored: ${pgError.message}` };
+  if (isStorageUnavailable(err)) {
+    return { kind: "unavailable", reason: "storage_unavailable", message: "storage is unavailable, retry later", retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS };
   }
-  return { kind: "unavailable", message: "storage is unavailable, retry later", retryAfterSeconds: 5 };
+  // Unknown: retryable, because dropping spans is worse than a client retry.
+  return { kind: "unavailable", reason: "internal", message: "internal error, retry later", retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS };
 }
 
 export function httpStatusOf(f: IngestFailure): number {
@@ -44,25 +84,10 @@ export function httpStatusOf(f: IngestFailure): number {
       return 413;
     case "unsupported_media_type":
       return 415;
+    case "throttled":
+      return 429;
     case "overloaded":
-      return f.throttled ? 429 : 503;
     case "unavailable":
       return 503;
   }
-}
-
-/** The Postgres error behind a failure, if any: drivers and the ORM wrap it in `cause`. */
-export function sqlStateError(err: unknown): { code: string; message: string } | null {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return { code, message: (e as Error).message };
-  }
-  return null;
-}
-
-/** A short, bounded description of a failure for logs (no SQL text or parameters). */
-export function describeError(err: unknown): { message: string; sqlState?: string } {
-  const pgError = sqlStateError(err);
-  if (pgError) return { message: pgError.message.slice(0, 500), sqlState: pgError.code };
-  return { message: String((err as Error)?.message ?? err).slice(0, 500) };
 }

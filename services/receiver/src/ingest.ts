@@ -14,6 +14,8 @@ import { OverloadedError } from "@crux/core";
 import { insertSpanBatch, type Database } from "@crux/db";
 import { decodeExportRequest, normalizeSpans, type DecodeLimits, type OtlpFormat } from "@crux/otlp";
 import type { JobQueue } from "@crux/queue";
+import { ThrottledError } from "./errors.ts";
+import type { ReceiverMetrics } from "./metrics.ts";
 
 export interface IngestDeps {
   database: Database;
@@ -32,7 +34,16 @@ export interface IngestDeps {
   maxQueueDepth: number;
   /** Max ingest requests processed at once; more are refused with a retryable status. */
   maxInFlight: number;
+  /** How often the settle queue's depth is read in the background (default 1 s). */
+  depthRefreshMs?: number;
+  metrics: ReceiverMetrics;
   log: Logger;
+}
+
+/** Filled in by ingest() as it learns things, so a failure can still be reported with them. */
+export interface ExportAttempt {
+  /** Spans decoded from the request (valid ones). */
+  spans?: number;
 }
 
 export interface Logger {
@@ -49,58 +60,90 @@ export interface IngestOutcome {
   rejectionMessage: string;
 }
 
-const DEPTH_CACHE_MS = 1_000;
+export const defaultDepthRefreshMs = 1_000;
 
 export function createIngestPipeline(deps: IngestDeps) {
   let inFlight = 0;
   const pendingEnqueues = new Set<Promise<void>>();
-  let depthCache = { value: 0, at: 0 };
-  let depthRefresh: Promise<void> | null = null;
+  const { metrics } = deps;
+  const setInFlight = (n: number) => {
+    inFlight = n;
+    metrics.inflightRequests.set(n);
+  };
 
   /**
-   * The settle queue's depth as last measured, refreshed in the background at most once per
-   * DEPTH_CACHE_MS: an export never waits on Redis for it (a stuck Redis would otherwise hold every
-   * request up to the queue's command timeout). Unknown or unreachable counts as 0: ingest still
-   * works without the queue (the sweeper re-enqueues), so that is no reason to shed load.
+   * The settle queue's depth, read on a timer (not when a request arrives: a
+   * reading taken only on demand is stale for the first request after a quiet
+   * spell, which refused exports minutes after a backlog had cleared). An
+   * export never waits on Redis for it. Unknown or unreachable counts as 0:
+   * ingest still works without the queue (the sweeper re-enqueues), so that
+   * is no reason to shed load.
    */
-  function queueDepth(now: number): number {
-    if (now - depthCache.at >= DEPTH_CACHE_MS && depthRefresh === null) {
-      depthRefresh = deps.queue
-        .depth("trace.settle")
-        .catch(() => 0)
-        .then((value) => {
-          depthCache = { value, at: Date.now() };
-          depthRefresh = null;
-        });
+  let depth = 0;
+  let depthReading: Promise<void> | null = null;
+  function readDepth(): void {
+    if (depthReading) return; // a stuck Redis holds one reading at a time, not one per tick
+    depthReading = deps.queue
+      .depth("trace.settle")
+      .catch(() => 0)
+      .then((value) => {
+        depth = value;
+        metrics.queueDepth.set(value);
+        depthReading = null;
+      });
+  }
+  readDepth();
+  const depthTimer = setInterval(readDepth, deps.depthRefreshMs ?? defaultDepthRefreshMs);
+  depthTimer.unref();
+
+  /**
+   * A place among the requests in flight, or a throw: ThrottledError (429) at
+   * the request limit, OverloadedError (503) above the backlog ceiling. The
+   * HTTP server takes it on the request's headers, before the body is read,
+   * so requests past the limit are answered at once instead of queueing.
+   */
+  function admit(): InFlightSlot {
+    const refused = refusal();
+    if (refused) throw refused;
+    setInFlight(inFlight + 1);
+    return new InFlightSlot(() => setInFlight(inFlight - 1));
+  }
+
+  /** What admit() would throw now, without taking a place (gRPC refuses on metadata with it). */
+  function refusal(): Error | null {
+    if (inFlight >= deps.maxInFlight) {
+      return new ThrottledError("inflight_requests", `too many concurrent export requests (limit ${deps.maxInFlight}, CRUX_MAX_INFLIGHT_REQUESTS); retry later`);
     }
-    return depthCache.value;
+    if (depth > deps.maxQueueDepth) return new OverloadedError("processing backlog is above its ceiling", 5);
+    return null;
   }
 
   /**
    * Throws PermanentError for an undecodable request (nothing stored) and
-   * OverloadedError when the service is saturated (nothing stored, retry later).
-   * Any other error means the write failed and is retryable.
+   * ThrottledError/OverloadedError when the service is saturated (nothing
+   * stored, retry later). Any other error means the write failed and is
+   * retryable. `slot` (from admit()) is taken when not given; either way the
+   * pipeline keeps it until the settle enqueue after the answer is done.
    */
-  async function ingest(body: Uint8Array, format: OtlpFormat, projectId: string): Promise<IngestOutcome> {
-    if (inFlight >= deps.maxInFlight) throw new OverloadedError("too many concurrent export requests", 1);
-    if (queueDepth(Date.now()) > deps.maxQueueDepth) {
-      throw new OverloadedError("processing backlog is above its ceiling", 5);
-    }
-    inFlight++;
-    let handedOff = false; // once the enqueue runs, it releases the in-flight slot
+  async function ingest(body: Uint8Array, format: OtlpFormat, projectId: string, attempt: ExportAttempt = {}, slot: InFlightSlot = admit()): Promise<IngestOutcome> {
+    const free = slot.handOff();
+    let handedOff = false; // once the enqueue runs, it frees the slot
     try {
       const decoded = decodeExportRequest(body, format, deps.limits);
+      for (const [reason, count] of Object.entries(decoded.rejectedByCode)) metrics.spansRejected.inc({ reason }, count);
+      attempt.spans = decoded.spans.length;
       if (decoded.spans.length === 0) {
         return { accepted: 0, duplicates: 0, rejectedSpans: decoded.rejectedSpans, rejectionMessage: decoded.rejectionMessage };
       }
       const spans = normalizeSpans(decoded.spans);
       const written = await insertSpanBatch(deps.database, projectId, spans);
+      metrics.spansAccepted.inc(spans.length);
       const stored = { projectId, spans: spans.length, inserted: written.inserted, duplicates: written.duplicates, rejected: decoded.rejectedSpans, traces: written.traceIds.length };
       const enqueue: Promise<void> = enqueueSettle(projectId, written.traceIds, completedTraces(spans))
         .then((enqueued) => deps.log.info({ ...stored, enqueued }, "export stored"))
         .finally(() => {
           pendingEnqueues.delete(enqueue);
-          inFlight--;
+          free();
         });
       pendingEnqueues.add(enqueue);
       handedOff = true;
@@ -111,7 +154,7 @@ export function createIngestPipeline(deps: IngestDeps) {
         rejectionMessage: decoded.rejectionMessage,
       };
     } finally {
-      if (!handedOff) inFlight--;
+      if (!handedOff) free();
     }
   }
 
@@ -133,12 +176,41 @@ export function createIngestPipeline(deps: IngestDeps) {
     }
   }
 
-  /** Resolves once every settle enqueue started so far has finished (shutdown calls it after intake stops). */
+  /** Resolves once every settle enqueue started so far has finished (shutdown calls it after intake stops); stops the depth readings. */
   async function drain(): Promise<void> {
+    clearInterval(depthTimer);
     while (pendingEnqueues.size > 0) await Promise.all(pendingEnqueues);
   }
 
-  return { ingest, drain, inFlight: () => inFlight };
+  return { admit, refusal, ingest, drain, inFlight: () => inFlight, queueDepth: () => depth };
+}
+
+/**
+ * One request's place among those in flight. The transport releases it when
+ * the request ends before reaching the pipeline (refused, bad key, client
+ * gone); once handed to ingest(), only the pipeline frees it, after the
+ * settle enqueue. Both are idempotent.
+ */
+export class InFlightSlot {
+  private state: "held" | "handed_off" | "freed" = "held";
+
+  constructor(private readonly free: () => void) {}
+
+  release(): void {
+    if (this.state !== "held") return;
+    this.state = "freed";
+    this.free();
+  }
+
+  handOff(): () => void {
+    if (this.state !== "held") throw new Error("in-flight slot already released or handed off");
+    this.state = "handed_off";
+    return () => {
+      if (this.state === "freed") return;
+      this.state = "freed";
+      this.free();
+    };
+  }
 }
 
 /** Traces of the batch whose root span is in it and whose spans' parents are all in it too. */

@@ -3,29 +3,51 @@
  * Built from explicit dependencies so main.ts, the all-in-one process and the
  * tests assemble it the same way.
  */
-import type { Database } from "@crux/db";
+import { describeStorageError, type Database } from "@crux/db";
+import { createMetricsRegistry, createReadiness, type ReadinessProbe, type Registry } from "@crux/observability";
 import { defaultDecodeLimits } from "@crux/otlp";
 import type { JobQueue } from "@crux/queue";
 import { createAuthenticator } from "@crux/runtime";
 import type { FastifyBaseLogger } from "fastify";
+import { ByteBudget, IntakeGate } from "./admission.ts";
 import type { ReceiverConfig } from "./config.ts";
-import { describeError } from "./errors.ts";
 import { buildGrpcReceiver } from "./grpc.ts";
+import { registerOpsRoutes } from "./http-ops.ts";
 import { buildHttpReceiver } from "./http.ts";
 import { createIngestPipeline, type Logger } from "./ingest.ts";
+import { createReceiverMetrics } from "./metrics.ts";
+import { createExportReporter } from "./reporting.ts";
 
 export interface ReceiverDeps {
   database: Database;
   queue: JobQueue;
-  config: ReceiverConfig;
+  /** The API port is read, when present, only for the hint of a 404 on an /api/ path. */
+  config: ReceiverConfig & { CRUX_API_PORT?: number };
   authRequired: boolean;
   log: Logger;
-  /** Fastify logger options for the HTTP server (false in tests). */
+  /** Fastify logger options or a pino instance for the HTTP server (false in tests). */
   httpLogger?: boolean | object | FastifyBaseLogger;
+  /** Where the receiver's instruments go (the all-in-one process shares one); default a fresh registry. */
+  registry?: Registry;
+  /**
+   * Start with exports refused (503 + Retry-After) for this reason, until
+   * `intake.open()`: main.ts listens at once and opens once the database is
+   * reachable and its schema checked. Default: open.
+   */
+  closedUntilReady?: string;
+  /** Background reading interval of the settle queue's depth (default 1 s). */
+  depthRefreshMs?: number;
+  /** Window in which identical export failures are counted instead of logged (default 10 s). */
+  failureLogWindowMs?: number;
 }
 
 export function createReceiver(deps: ReceiverDeps) {
   const { config } = deps;
+  const registry = deps.registry ?? createMetricsRegistry();
+  const metrics = createReceiverMetrics(registry);
+  const gate = new IntakeGate(deps.closedUntilReady ?? null);
+  const budget = new ByteBudget(config.CRUX_MAX_INFLIGHT_BYTES, (bytes) => metrics.inflightBytes.set(bytes));
+  const reporter = createExportReporter({ log: deps.log, metrics, windowMs: deps.failureLogWindowMs });
   const pipeline = createIngestPipeline({
     database: deps.database,
     queue: deps.queue,
@@ -39,20 +61,33 @@ export function createReceiver(deps: ReceiverDeps) {
     settleRootDelayMs: config.CRUX_SETTLE_ROOT_DELAY_MS,
     maxQueueDepth: config.CRUX_MAX_QUEUE_DEPTH,
     maxInFlight: config.CRUX_MAX_INFLIGHT_REQUESTS,
+    depthRefreshMs: deps.depthRefreshMs,
+    metrics,
     log: deps.log,
   });
   const authenticate = createAuthenticator({ database: deps.database, required: deps.authRequired, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
-  const http = buildHttpReceiver({ pipeline, authenticate, maxBodyBytes: config.CRUX_MAX_BODY_BYTES, logger: deps.httpLogger ?? false });
-  const grpc = buildGrpcReceiver({
-    pipeline,
-    authenticate,
-    maxBodyBytes: config.CRUX_MAX_BODY_BYTES,
-    onError: (err) => deps.log.error(describeError(err), "grpc ingest failed"),
+  const readiness: ReadinessProbe = createReadiness({
+    intake: async () => {
+      if (gate.closedReason !== null) throw new Error(gate.closedReason);
+    },
+    // The driver's error, not drizzle's "Failed query: <sql>" wrapper.
+    database: () => deps.database.ping().catch((err: unknown) => Promise.reject(new Error(describeStorageError(err).message))),
+    queue: () => deps.queue.ping(),
   });
+  const transport = { pipeline, authenticate, maxBodyBytes: config.CRUX_MAX_BODY_BYTES, gate, budget, reporter };
+  const http = buildHttpReceiver({ ...transport, logger: deps.httpLogger ?? false });
+  registerOpsRoutes(http, { readiness, registry, apiPort: config.CRUX_API_PORT || undefined });
+  const grpc = buildGrpcReceiver(transport);
 
   return {
     http,
     pipeline,
+    registry,
+    readiness,
+    /** Exports are refused with 503 + Retry-After while closed (start-up); open() lets them in. */
+    intake: gate,
+    /** Request bytes held by requests in flight. */
+    inflightBytes: () => budget.inUse,
     /** Starts both servers; returns the bound ports (port 0 picks a free one). */
     async listen(): Promise<{ httpPort: number; grpcPort: number }> {
       await http.listen({ host: config.CRUX_HOST, port: config.CRUX_OTLP_HTTP_PORT });
@@ -65,6 +100,7 @@ export function createReceiver(deps: ReceiverDeps) {
     async close(): Promise<void> {
       await Promise.all([http.close(), grpc.close()]);
       await pipeline.drain();
+      reporter.close();
     },
   };
 }

@@ -9,13 +9,18 @@ import { depthMarker, type DecodeLimits } from "./limits.ts";
 
 export type OtlpFormat = "protobuf" | "json";
 
+/** Why a span was rejected on its own, as a fixed code (metrics label) next to the text of the message. */
+export type RejectCode = "invalid_trace_id" | "invalid_span_id" | "invalid_parent_span_id" | "time_out_of_range" | "end_before_start";
+
 export interface DecodeResult {
   /** Valid spans. */
   spans: DecodedSpan[];
-  /** Spans rejected individually (bad or missing ids, end before start beyond tolerance). */
+  /** Spans rejected individually (bad or missing ids, timestamps out of range, end before start beyond tolerance). */
   rejectedSpans: number;
   /** "" when no span was rejected; else a short English summary with counts per reason. */
   rejectionMessage: string;
+  /** The rejected spans counted by reason code (empty when none was rejected). */
+  rejectedByCode: Partial<Record<RejectCode, number>>;
 }
 
 /** Per-request state, threaded through the decoders. */
@@ -23,19 +28,21 @@ export class DecodeContext {
   readonly depthMarker: string;
   /** Reasons in first-seen order, with how many spans each rejected. */
   private readonly reasons = new Map<string, number>();
+  private readonly codes: Partial<Record<RejectCode, number>> = {};
   private rejected = 0;
 
   constructor(readonly limits: DecodeLimits) {
     this.depthMarker = depthMarker(limits.maxValueDepth);
   }
 
-  reject(reason: string): void {
+  reject(code: RejectCode, reason: string): void {
     this.rejected++;
     this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + 1);
+    this.codes[code] = (this.codes[code] ?? 0) + 1;
   }
 
   result(spans: DecodedSpan[]): DecodeResult {
-    if (this.rejected === 0) return { spans, rejectedSpans: 0, rejectionMessage: "" };
+    if (this.rejected === 0) return { spans, rejectedSpans: 0, rejectionMessage: "", rejectedByCode: {} };
     const parts: string[] = [];
     for (const [reason, count] of this.reasons) parts.push(`${count} ${reason}`);
     const noun = this.rejected === 1 ? "span" : "spans";
@@ -43,6 +50,7 @@ export class DecodeContext {
       spans,
       rejectedSpans: this.rejected,
       rejectionMessage: `${this.rejected} ${noun} rejected: ${parts.join(", ")}`,
+      rejectedByCode: this.codes,
     };
   }
 }
@@ -169,3 +177,16 @@ export function endBeforeStart(start: bigint, end: bigint, tolerance: bigint): b
 }
 
 export const REASON_END_BEFORE_START = "end before start";
+
+/**
+ * Span start and end times are stored as signed 64-bit integers (Postgres
+ * bigint): a fixed64 from 2^63 ns on (after the year 2262) is legal OTLP but
+ * cannot be stored, and one such span must not fail the rest of its batch.
+ */
+export const MAX_STORED_TIME_NS = 2n ** 63n - 1n;
+
+export function timeOutOfRange(start: bigint, end: bigint): boolean {
+  return start > MAX_STORED_TIME_NS || end > MAX_STORED_TIME_NS;
+}
+
+export const REASON_TIME_OUT_OF_RANGE = "start or end time at or after 2^63 ns (year 2262; not storable as a signed 64-bit integer)";

@@ -9,10 +9,12 @@ import {
   AttrBag,
   type DecodeContext,
   REASON_END_BEFORE_START,
+  REASON_TIME_OUT_OF_RANGE,
   endBeforeStart,
   isAllZeroHex,
   limitText,
   normalizeHexId,
+  timeOutOfRange,
 } from "./common.ts";
 import {
   JsonShapeError,
@@ -47,6 +49,23 @@ export function decodeJsonRequest(root: unknown, ctx: DecodeContext): DecodedSpa
   return new JsonSpanDecoder(ctx).request(root);
 }
 
+/**
+ * `{}` is the empty export (proto3 JSON leaves out empty fields) and stays
+ * legal. An object with keys but none of them resourceSpans is some other
+ * JSON posted to the OTLP endpoint: OTLP says unknown fields are ignored,
+ * which would answer 200 and store nothing, so the sender never learns of its
+ * mistake. No OTLP encoder produces such a body; refuse it and show the shape.
+ */
+function noResourceSpans(root: JsonObject): void {
+  const keys = Object.keys(root);
+  if (keys.length === 0) return;
+  const shown = keys.slice(0, 5).map((k) => JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k)).join(", ");
+  throw new JsonShapeError(
+    `no "resourceSpans" field (got ${shown}${keys.length > 5 ? ", …" : ""}), so this is not a trace export; one looks like ` +
+      `{"resourceSpans":[{"resource":{"attributes":[...]},"scopeSpans":[{"scope":{"name":"..."},"spans":[{"traceId":"<32 hex>","spanId":"<16 hex>","name":"...","startTimeUnixNano":"<ns>","endTimeUnixNano":"<ns>"}]}]}]}`,
+  );
+}
+
 /** Adds the enclosing path segment to a JsonShapeError on its way up. */
 function at(segment: string, err: unknown): never {
   if (err instanceof JsonShapeError) err.path = err.path === "" ? segment : `${segment}.${err.path}`;
@@ -62,7 +81,9 @@ class JsonSpanDecoder {
   }
 
   request(root: JsonObject): DecodedSpan[] {
-    const resourceSpans = list(field(root, "resourceSpans", "resource_spans"), "resourceSpans");
+    const resourceSpansJson = field(root, "resourceSpans", "resource_spans");
+    if (resourceSpansJson === undefined) noResourceSpans(root);
+    const resourceSpans = list(resourceSpansJson, "resourceSpans");
     for (let i = 0; i < resourceSpans.length; i++) {
       try {
         this.resourceSpans(resourceSpans[i]);
@@ -133,19 +154,21 @@ class JsonSpanDecoder {
     const spanId = typeof spanIdJson === "string" ? normalizeHexId(spanIdJson, 16) : null;
     const startTime = uint64(field(s, "startTimeUnixNano", "start_time_unix_nano"), "startTimeUnixNano");
     const endTime = uint64(field(s, "endTimeUnixNano", "end_time_unix_nano"), "endTimeUnixNano");
-    if (traceId === null) return this.ctx.reject("invalid trace_id (must be 16 bytes as 32 hex characters)");
-    if (isAllZeroHex(traceId)) return this.ctx.reject("invalid trace_id (all zero)");
-    if (spanId === null) return this.ctx.reject("invalid span_id (must be 8 bytes as 16 hex characters)");
-    if (isAllZeroHex(spanId)) return this.ctx.reject("invalid span_id (all zero)");
+    const ctx = this.ctx;
+    if (traceId === null) return ctx.reject("invalid_trace_id", "invalid trace_id (must be 16 bytes as 32 hex characters)");
+    if (isAllZeroHex(traceId)) return ctx.reject("invalid_trace_id", "invalid trace_id (all zero)");
+    if (spanId === null) return ctx.reject("invalid_span_id", "invalid span_id (must be 8 bytes as 16 hex characters)");
+    if (isAllZeroHex(spanId)) return ctx.reject("invalid_span_id", "invalid span_id (all zero)");
     let parentSpanId: string | null = null;
     if (parentJson !== undefined && parentJson !== null && parentJson !== "") {
       parentSpanId = typeof parentJson === "string" ? normalizeHexId(parentJson, 16) : null;
       if (parentSpanId === null) {
-        return this.ctx.reject("invalid parent_span_id (must be empty or 8 bytes as 16 hex characters)");
+        return ctx.reject("invalid_parent_span_id", "invalid parent_span_id (must be empty or 8 bytes as 16 hex characters)");
       }
       if (isAllZeroHex(parentSpanId)) parentSpanId = null; // some SDKs send zeros for "no parent"
     }
-    if (endBeforeStart(startTime, endTime, limits.maxEndBeforeStartNs)) return this.ctx.reject(REASON_END_BEFORE_START);
+    if (timeOutOfRange(startTime, endTime)) return ctx.reject("time_out_of_range", REASON_TIME_OUT_OF_RANGE);
+    if (endBeforeStart(startTime, endTime, limits.maxEndBeforeStartNs)) return ctx.reject("end_before_start", REASON_END_BEFORE_START);
 
     const truncatedKeys: string[] = [];
     const attrs = new AttrBag(limits.maxAttributesPerSpan);

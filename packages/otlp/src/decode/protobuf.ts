@@ -9,8 +9,10 @@ import {
   AttrBag,
   type DecodeContext,
   REASON_END_BEFORE_START,
+  REASON_TIME_OUT_OF_RANGE,
   allZeroBytes,
   endBeforeStart,
+  timeOutOfRange,
   uint64BigInt,
 } from "./common.ts";
 import { decodeEvent, decodeLink } from "./protobuf-parts.ts";
@@ -348,12 +350,14 @@ class ProtoSpanDecoder {
     const traceLen = traceEnd - traceStart;
     const spanLen = spanEnd - spanStart;
     const parentLen = parentEnd - parentStart;
-    if (traceLen !== 16) return this.ctx.reject("invalid trace_id (must be 16 bytes)");
-    if (allZeroBytes(buf, traceStart, traceEnd)) return this.ctx.reject("invalid trace_id (all zero)");
-    if (spanLen !== 8) return this.ctx.reject("invalid span_id (must be 8 bytes)");
-    if (allZeroBytes(buf, spanStart, spanEnd)) return this.ctx.reject("invalid span_id (all zero)");
-    if (parentLen !== 0 && parentLen !== 8) return this.ctx.reject("invalid parent_span_id (must be empty or 8 bytes)");
-    if (endBeforeStart(startTime, endTime, limits.maxEndBeforeStartNs)) return this.ctx.reject(REASON_END_BEFORE_START);
+    const ctx = this.ctx;
+    if (traceLen !== 16) return ctx.reject("invalid_trace_id", "invalid trace_id (must be 16 bytes)");
+    if (allZeroBytes(buf, traceStart, traceEnd)) return ctx.reject("invalid_trace_id", "invalid trace_id (all zero)");
+    if (spanLen !== 8) return ctx.reject("invalid_span_id", "invalid span_id (must be 8 bytes)");
+    if (allZeroBytes(buf, spanStart, spanEnd)) return ctx.reject("invalid_span_id", "invalid span_id (all zero)");
+    if (parentLen !== 0 && parentLen !== 8) return ctx.reject("invalid_parent_span_id", "invalid parent_span_id (must be empty or 8 bytes)");
+    if (timeOutOfRange(startTime, endTime)) return ctx.reject("time_out_of_range", REASON_TIME_OUT_OF_RANGE);
+    if (endBeforeStart(startTime, endTime, limits.maxEndBeforeStartNs)) return ctx.reject("end_before_start", REASON_END_BEFORE_START);
 
     this.spans.push({
       traceId: hex(r, traceStart, traceEnd),
