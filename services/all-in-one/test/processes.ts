@@ -4,7 +4,7 @@
  * in its own process group so a test can send SIGINT the way a terminal does.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -12,6 +12,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import { emitMultiAgentTrace } from "@crux/testkit";
 
 export const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
+const repoRootReal = realpathSync(repoRoot).replace(/\/$/, "");
 export const pnpmVersion = "10.34.8";
 
 let pnpmEntry: string | undefined;
@@ -36,7 +37,8 @@ export interface CruxProcess {
   signalGroup(signal: NodeJS.Signals): void;
 }
 
-const running = new Set<ChildProcess>();
+/** Process groups started, kept after their leader exits: a child it left behind is still in the group. */
+const groups = new Set<number>();
 
 export function spawnCrux(command: string, args: string[], env: Record<string, string>): CruxProcess {
   const child = spawn(command, args, {
@@ -45,16 +47,13 @@ export function spawnCrux(command: string, args: string[], env: Record<string, s
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // its own process group
   });
-  running.add(child);
+  if (child.pid !== undefined) groups.add(child.pid);
   let out = "";
   let err = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (err += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => {
-      running.delete(child);
-      resolve({ code, signal });
-    }),
+    child.on("exit", (code, signal) => resolve({ code, signal })),
   );
   return {
     child,
@@ -99,16 +98,25 @@ export async function bannerPorts(crux: CruxProcess): Promise<{ otlpHttp: number
   return { otlpHttp: Number(otlpHttp), api: Number(api) };
 }
 
-/** Kills whatever a failed test left running (whole groups: pnpm and its children). */
+/**
+ * Kills whatever a test left running: the processes of every group it started
+ * (pnpm, node, and children orphaned when their parent died). Each process is
+ * checked to be in one of those groups and working in this repository, so a
+ * group number reused by someone else's process is never hit.
+ */
 export function killLeftovers(): void {
-  for (const child of running) {
+  if (groups.size === 0) return;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
     try {
-      process.kill(-child.pid!, "SIGKILL");
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const pgid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      if (groups.has(pgid) && readlinkSync(`/proc/${entry}/cwd`) === repoRootReal) process.kill(Number(entry), "SIGKILL");
     } catch {
-      // already gone
+      // gone meanwhile, or not ours to read
     }
   }
-  running.clear();
+  groups.clear();
 }
 
 /** Exports the testkit's multi-agent trace with the real OTLP/protobuf exporter; resolves once the receiver acknowledged it. */
