@@ -40,10 +40,13 @@ export interface CruxProcess {
 /** Process groups started, kept after their leader exits: a child it left behind is still in the group. */
 const groups = new Set<number>();
 
+/** Starts `command` in its own process group, with `env` over this process's environment. */
 export function spawnCrux(command: string, args: string[], env: Record<string, string>): CruxProcess {
+  // The test run's DATABASE_URL / REDIS_URL are not inherited: without them a process is the embedded default.
+  const { DATABASE_URL: _db, REDIS_URL: _redis, ...inherited } = process.env;
   const child = spawn(command, args, {
     cwd: repoRoot,
-    env: { ...process.env, CRUX_LOG_LEVEL: "info", ...env },
+    env: { ...inherited, CRUX_LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // its own process group
   });
