@@ -5,4 +5,7 @@ RUN npm i -g pnpm@10.34.8
 COPY . .
 RUN pnpm install --frozen-lockfile
 ENV NODE_ENV=production
+# pnpm is PID 1 and passes docker stop's SIGTERM straight to the node process
+# (scripts run in pnpm's shell emulator, see pnpm-workspace.yaml), which shuts
+# down cleanly; with a plain `sh -c` in between the signal never arrived.
 CMD ["pnpm", "start"]

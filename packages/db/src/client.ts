@@ -11,7 +11,10 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import { isStorageUnavailable } from "./errors.ts";
+import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
 import * as schema from "./schema.ts";
+
+export { DataDirLockedError, dataDirLockFileName } from "./data-dir-lock.ts";
 
 export type Schema = typeof schema;
 /** The drizzle instance, typed as what the pg and PGlite drivers have in common. */
@@ -50,7 +53,10 @@ export type CreateDatabaseOptions =
       onConnectionError?: (err: Error) => void;
     }
   | {
-      /** A folder (created if missing) or "memory" for an in-memory database. */
+      /**
+       * A folder (created if missing) or "memory" for an in-memory database. A folder is locked
+       * for this process until close(): opening one in use elsewhere throws DataDirLockedError.
+       */
       dataDir: string;
       /** Start from a dump made by PGlite's dumpDataDir() (tests clone a migrated instance this way). */
       loadDataDir?: Blob;
@@ -85,11 +91,22 @@ export async function createDatabase(opts: CreateDatabaseOptions): Promise<Datab
     };
   }
   const inMemory = opts.dataDir === "memory";
-  if (!inMemory) mkdirSync(opts.dataDir, { recursive: true });
-  const pglite = await PGlite.create({
-    ...(inMemory ? {} : { dataDir: opts.dataDir }),
-    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
-  });
+  let lock: DataDirLock | undefined;
+  if (!inMemory) {
+    mkdirSync(opts.dataDir, { recursive: true });
+    // Before PGlite touches the folder: a second instance would initdb or write over the first.
+    lock = lockDataDir(opts.dataDir);
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({
+      ...(inMemory ? {} : { dataDir: opts.dataDir }),
+      ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    });
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const db = drizzlePglite({ client: pglite, schema, casing: "snake_case" }) as unknown as CruxDb;
   return {
     kind: "pglite",
@@ -97,7 +114,11 @@ export async function createDatabase(opts: CreateDatabaseOptions): Promise<Datab
     db,
     ping: () => pingDb(db),
     async close() {
-      if (!pglite.closed) await pglite.close();
+      try {
+        if (!pglite.closed) await pglite.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

@@ -1,5 +1,7 @@
 export {
   createDatabase,
+  DataDirLockedError,
+  dataDirLockFileName,
   defaultPoolSize,
   type CreateDatabaseOptions,
   type CruxDb,

@@ -63,8 +63,11 @@ interface QueueState {
 
 /**
  * The embedded default: same contract as the BullMQ adapter, held in memory.
- * Pending jobs are lost on close or crash; that is acceptable because every
- * job is re-derivable from Postgres (the sweeper re-enqueues dirty traces).
+ * close() drains: delayed and waiting jobs run at once, within its deadline
+ * (nothing else would run them: memory is all they live in). Jobs still
+ * pending at the deadline, or on a crash, are lost; that is acceptable because
+ * every job is re-derivable from Postgres (the sweeper re-enqueues dirty
+ * traces).
  */
 export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue {
   const log = opts.log ?? (() => {});
@@ -75,6 +78,8 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
   const inFlight = new Set<Promise<void>>();
   let jobCount = 0;
   let closing: Promise<void> | undefined;
+  /** Set once close() stops running jobs (its deadline passed, or it drops instead of draining). */
+  let stopped = false;
 
   function queueState(name: QueueName): QueueState {
     if (!Object.hasOwn(queueRegistry, name)) throw new Error(`unknown queue "${String(name)}"`);
@@ -100,6 +105,12 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
   }
 
   function arm(q: QueueState, job: KeyedJob, delayMs: number): void {
+    if (closing) {
+      // Draining: no waiting out delays (a follow-up run accepted before close()).
+      job.state = "ready";
+      q.ready.add(job);
+      return;
+    }
     job.state = "delayed";
     job.timer = setTimer(() => {
       job.timer = undefined;
@@ -137,7 +148,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
 
   function pump(q: QueueState): void {
     const worker = q.worker;
-    if (!worker || closing) return;
+    if (!worker || stopped) return;
     while (worker.active < worker.concurrency) {
       const first = q.ready.values().next();
       if (first.done) return;
@@ -165,7 +176,8 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
         return;
       }
       job.attemptsMade++;
-      const willRetry = !isPermanent(err) && job.attemptsMade < defaults.attempts;
+      // No backoff while draining: the job is dropped, and its trace stays dirty for the next start.
+      const willRetry = !isPermanent(err) && job.attemptsMade < defaults.attempts && !closing;
       if (willRetry) retryInMs = backoffDelayMs(defaults, job.attemptsMade);
       log("job failed", {
         queue: q.name,
@@ -177,7 +189,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       });
     }
     worker.active--;
-    if (closing) return; // close() already dropped every pending job
+    if (stopped) return; // close() gave up and dropped every pending job
     if (retryInMs !== undefined) {
       arm(q, job, retryInMs);
     } else {
@@ -230,6 +242,33 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
 
     close(timeoutMs = defaultCloseTimeoutMs) {
       closing ??= (async () => {
+        const draining = timeoutMs > 0;
+        let pending = 0;
+        for (const q of queues.values()) {
+          for (const job of q.jobs.values()) {
+            if (job.state === "active") continue;
+            pending++;
+            if (!draining || job.state !== "delayed") continue;
+            // Draining: delays are not waited out; jobs run in enqueue order as slots free.
+            if (job.timer !== undefined) clearTimer(job.timer);
+            job.timer = undefined;
+            job.state = "ready";
+            q.ready.add(job);
+          }
+        }
+        if (draining) for (const q of queues.values()) pump(q);
+        else stopped = true; // close(0): drop at once, as before draining existed
+        log("in-process queue closing", { pendingJobs: pending, inFlight: inFlight.size, draining });
+        let deadline: Timer | undefined;
+        const expired = new Promise<true>((resolve) => (deadline = setTimer(() => resolve(true), timeoutMs)));
+        // A finishing job starts the next ready one before its own promise settles, so inFlight is
+        // empty only once nothing runnable is left (a queue nobody processes keeps its jobs pending).
+        let timedOut = false;
+        while (inFlight.size > 0 && !timedOut) {
+          timedOut = await Promise.race([Promise.allSettled([...inFlight]).then(() => false), expired]);
+        }
+        if (deadline !== undefined) clearTimer(deadline);
+        stopped = true;
         let dropped = 0;
         for (const q of queues.values()) {
           for (const job of q.jobs.values()) {
@@ -240,14 +279,10 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
           q.ready.clear();
         }
         jobCount = 0;
-        log("in-process queue closing", { droppedPendingJobs: dropped, inFlight: inFlight.size });
-        let deadline: Timer | undefined;
-        const finished = await Promise.race([
-          Promise.allSettled([...inFlight]).then(() => true),
-          new Promise<false>((resolve) => (deadline = setTimer(() => resolve(false), timeoutMs))),
-        ]);
-        if (deadline !== undefined) clearTimer(deadline);
-        log("in-process queue closed", finished ? {} : { abandonedInFlight: inFlight.size, timeoutMs });
+        log(
+          "in-process queue closed",
+          dropped > 0 || inFlight.size > 0 ? { droppedPendingJobs: dropped, abandonedInFlight: inFlight.size, timeoutMs } : {},
+        );
       })();
       return closing;
     },

@@ -3,12 +3,17 @@
  * by end-to-end tests, which start it on ephemeral ports.
  */
 import { buildApiApp } from "@crux/api";
-import { createDatabase, ensureProject, migrate, type Database } from "@crux/db";
+import { createDatabase, describeStorageError, ensureProject, listDirtyTraces, migrate, type Database } from "@crux/db";
+import { createMetricsRegistry } from "@crux/observability";
 import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@crux/queue";
 import { createReceiver } from "@crux/receiver";
 import { createAuthenticator, createShutdown, type Logger } from "@crux/runtime";
 import { createWorker, type Worker } from "@crux/worker";
 import type { AllInOneConfig } from "./config.ts";
+import { asPortInUse } from "./ports.ts";
+
+/** Dirty traces enqueued by the start-up sweep at most; the sweeper picks up any beyond. */
+const startupSweepLimit = 10_000;
 
 export interface RunningCrux {
   ports: { otlpHttp: number; otlpGrpc: number; api: number };
@@ -41,22 +46,27 @@ export async function composeCrux(deps: { database: Database; queue: JobQueue; c
   const { database, queue, config, log } = deps;
   const shutdown = createShutdown({ deadlineMs: 15_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
 
-  const receiver = createReceiver({ database, queue, config, authRequired: config.CRUX_AUTH, log: log.child({ service: "receiver" }) });
-  const worker = createWorker({ database, queue, config, log: log.child({ service: "worker" }) });
+  // One registry: the API's /metrics (and the receiver's) show all three services of this process.
+  const registry = createMetricsRegistry();
+  const receiver = createReceiver({ database, queue, config, authRequired: config.CRUX_AUTH, log: log.child({ service: "receiver" }), registry });
+  const worker = createWorker({ database, queue, config, log: log.child({ service: "worker" }), registry });
   const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
-  const api = await buildApiApp({ database, authenticate, queue });
+  const api = await buildApiApp({ database, authenticate, queue, registry });
 
   // Order matters: stop intake, let in-flight writes commit, drain jobs, then close storage.
   shutdown.add("receiver", () => receiver.close());
   shutdown.add("api", () => api.close());
   shutdown.add("worker", () => worker.stop());
   shutdown.add("queue", () => queue.close(10_000));
+  shutdown.add("milestone threads", () => worker.close());
   shutdown.add("database", () => database.close());
 
   try {
     worker.start();
-    const { httpPort, grpcPort } = await receiver.listen();
-    await api.listen({ host: config.CRUX_HOST, port: config.CRUX_API_PORT });
+    // Before intake opens, so only the previous run's leftovers are dirty.
+    if (queue.kind === "in-process") await enqueueLeftoverDirtyTraces(database, queue, log);
+    const { httpPort, grpcPort } = await receiver.listen().catch((err: unknown) => Promise.reject(asPortInUse(err, config)));
+    await api.listen({ host: config.CRUX_HOST, port: config.CRUX_API_PORT }).catch((err: unknown) => Promise.reject(asPortInUse(err, config)));
     const address = api.server.address();
     const apiPort = typeof address === "object" && address ? address.port : config.CRUX_API_PORT;
     return {
@@ -69,5 +79,26 @@ export async function composeCrux(deps: { database: Database; queue: JobQueue; c
   } catch (err) {
     await shutdown.shutdown("failed to start");
     throw err;
+  }
+}
+
+/**
+ * The in-process queue starts empty, so every trace still dirty was left by
+ * the previous run (killed, or jobs cut off at the shutdown deadline): enqueue
+ * them now rather than after the sweeper's quiet period (CRUX_SWEEP_QUIET_MS).
+ * A failure here is not fatal: the sweeper retries on its interval.
+ */
+async function enqueueLeftoverDirtyTraces(database: Database, queue: JobQueue, log: Logger): Promise<void> {
+  try {
+    const dirty = await listDirtyTraces(database, { quietBeforeMs: 0, limit: startupSweepLimit });
+    if (dirty.length === 0) return;
+    await queue.enqueueMany(
+      "trace.settle",
+      dirty.map((t) => ({ payload: { projectId: t.projectId, traceId: t.traceId }, key: `${t.projectId}:${t.traceId}` })),
+      { delayMs: 0 },
+    );
+    log.info({ traces: dirty.length }, "start-up sweep enqueued traces left dirty by the previous run");
+  } catch (err) {
+    log.warn({ err: describeStorageError(err) }, "start-up sweep failed; the sweeper will retry");
   }
 }

@@ -40,7 +40,7 @@ export interface ApiDeps {
    */
   queue?: JobQueue;
   /** Prometheus registry for /metrics (the all-in-one process shares one); a fresh one by default. */
-  metrics?: Registry;
+  registry?: Registry;
   /**
    * False while main.ts still waits for the database at start-up: /api/v1 answers 503 and /readyz
    * says why. Always started when omitted.
@@ -90,7 +90,7 @@ export async function buildApiApp(deps: ApiDeps) {
   app.setErrorHandler(apiErrorHandler);
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: "not_found", message: `no route ${req.method} ${req.url}` }));
 
-  registerOperations(app, { database: deps.database, registry: deps.metrics ?? createMetricsRegistry(), started });
+  registerOperations(app, { database: deps.database, registry: deps.registry ?? createMetricsRegistry(), started });
   const log = deps.log ?? silentLogger();
   await app.register(tracesRoutes({ database: deps.database }), { prefix: "/api/v1" });
   await app.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });

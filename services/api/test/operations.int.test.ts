@@ -74,9 +74,9 @@ describe.each(testDatabases())("probes and metrics on $name", ({ create }) => {
 
   it("/metrics: requests by route pattern (not raw URL) and status class, latency histogram, process metrics", async () => {
     const registry = createMetricsRegistry();
-    const a = await buildTestApp(database, { metrics: registry });
+    const a = await buildTestApp(database, { registry });
     // A second app on the same registry (the all-in-one process shares one) must not fail on duplicate names.
-    const b = await buildTestApp(database, { metrics: registry });
+    const b = await buildTestApp(database, { registry });
     try {
       await a.inject({ method: "GET", url: `/api/v1/traces/${hexTraceId(77)}` });
       await b.inject({ method: "GET", url: `/api/v1/traces/${hexTraceId(78)}` });
