@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 
-// Two projects, by file suffix (habits.md §8): *.test.ts is pure and fast;
+// Two projects, by file suffix (docs/engineering.md §9): *.test.ts is pure and fast;
 // *.int.test.ts talks to real Postgres/Redis (DATABASE_URL, REDIS_URL) and
 // always to the embedded default (PGlite, in-process queue).
 export default defineConfig({

@@ -1,5 +1,5 @@
 /**
- * Config loading shared by every service entry point (habits.md §2): each
+ * Config loading shared by every service entry point (docs/engineering.md §3): each
  * service declares its own zod schema; main.ts parses process.env once and
  * fails fast listing every problem. Nothing below main.ts reads env.
  */

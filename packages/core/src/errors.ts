@@ -1,5 +1,5 @@
 /**
- * Failure kinds, decided once (habits.md §5). A PermanentError means "retrying
+ * Failure kinds, decided once (docs/engineering.md §6). A PermanentError means "retrying
  * the same input will fail the same way": the receiver maps it to 400 or a
  * partial success, the worker to an unrecoverable job. Anything else thrown is
  * retryable: the receiver answers 503 + Retry-After, the worker retries with

@@ -4,7 +4,7 @@
  * DecodedSpan is what packages/otlp produces from an OTLP request (protobuf or
  * JSON): ids as lowercase hex, attributes as plain JS values. NormalizedSpan is
  * a DecodedSpan plus the columns read from whichever GenAI convention the
- * tracer used (conventions.md §6). Both are plain data: no I/O, no classes.
+ * tracer used (docs/conventions.md §4). Both are plain data: no I/O, no classes.
  */
 
 /** An OTLP AnyValue as plain data. int64 values that do not fit a JS number are kept as decimal strings; bytes as base64 strings. */
@@ -69,7 +69,7 @@ export interface DecodedSpan {
 
 export type OperationKind = "agent" | "llm" | "tool" | "handoff" | "other";
 
-/** Which convention produced a span's normalized fields (conventions.md §6.1). */
+/** Which convention produced a span's normalized fields (docs/conventions.md §4.1). */
 export type Convention =
   | "otel_genai"
   | "openinference"

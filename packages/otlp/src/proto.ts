@@ -1,7 +1,7 @@
 /**
  * The OTLP trace protobuf schema, loaded once with protobufjs from the .proto
  * files bundled in packages/otlp/proto (field numbers follow the OTLP spec,
- * conventions.md §1.3). Reading those files at module load is part of loading
+ * docs/conventions.md §2.3). Reading those files at module load is part of loading
  * the code, not request I/O.
  *
  * The ingest hot path does not decode requests through these types (decode/

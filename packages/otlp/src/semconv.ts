@@ -1,6 +1,6 @@
 /**
  * Attribute keys the normalizer reads, grouped by convention. Pinned to the
- * versions in conventions.md §0: OTel semantic-conventions v1.41.0 (GenAI,
+ * versions in docs/conventions.md §1: OTel semantic-conventions v1.41.0 (GenAI,
  * Development) + semantic-conventions-genai registry e8fc5751; OpenInference
  * semconv 0.1.32; OpenLLMetry 0.62.1 (semconv-ai 0.5.2, legacy 0.4.15);
  * Vercel AI SDK ai 7.0.77 (legacy `ai.*` spans of ai 4.x-6.x included);

@@ -17,7 +17,7 @@ const TRACE = "5B8EFFF798038103D269B633813FC60C";
 const SPAN = "EEE19B7EC3C1B174";
 const PARENT = "EEE19B7EC3C1B173";
 
-describe("hand-written OTLP/JSON (conventions.md §1.5)", () => {
+describe("hand-written OTLP/JSON (docs/conventions.md §2.5)", () => {
   it("decodes the spec example with uppercase hex ids, string timestamps and integer enums", () => {
     const body = json(
       request(

@@ -133,7 +133,7 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
 
   function processorFor(name: QueueName, handler: JobHandler<QueueName>) {
     return async (job: Job, token?: string): Promise<void> => {
-      // Permanent failures become UnrecoverableError: failed now, no retry (habits.md §5).
+      // Permanent failures become UnrecoverableError: failed now, no retry (docs/engineering.md §6).
       let payload;
       try {
         payload = parsePayload(name, job.data);

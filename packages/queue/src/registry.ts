@@ -2,7 +2,7 @@ import { PermanentError } from "@crux/core";
 import { z } from "zod";
 
 /**
- * Default options every job of a queue gets (habits.md §4): retries with
+ * Default options every job of a queue gets (docs/engineering.md §5): retries with
  * exponential backoff, and bounded retention of finished jobs in Redis.
  */
 export interface JobDefaults {

@@ -1,5 +1,5 @@
 /**
- * Ordered, idempotent shutdown (habits.md §10): steps run in the order they
+ * Ordered, idempotent shutdown (docs/engineering.md §11): steps run in the order they
  * were registered (stop intake first, close the database last), each bounded
  * by the overall deadline; calling it twice returns the same promise.
  */

@@ -13,7 +13,7 @@ export const MULTI_AGENT_EXPECTED = {
     researcher: { input: 200 + 240, output: 50 + 40 },
     writer: { input: 300, output: 150 },
   },
-  // transfer_to_* tools are handoffs, not tool calls (conventions.md §6.1).
+  // transfer_to_* tools are handoffs, not tool calls (docs/conventions.md §4.1).
   tools: { orchestrator: [], researcher: ["web_search", "web_search"], writer: ["save_file"] },
   handoffs: [
     ["orchestrator", "researcher"],

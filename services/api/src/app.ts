@@ -1,5 +1,5 @@
 /**
- * The API as a Fastify app built from explicit dependencies (habits.md §1):
+ * The API as a Fastify app built from explicit dependencies (docs/engineering.md §2):
  * zod-validated routes, one error shape, OpenAPI at /api/docs, probes and
  * Prometheus metrics outside /api/v1.
  */

@@ -1,4 +1,4 @@
-/** The API's one error body: { code, message, details? } (habits.md §3). */
+/** The API's one error body: { code, message, details? } (docs/engineering.md §4). */
 import { z } from "zod";
 
 export const ErrorBody = z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() });

@@ -1,8 +1,8 @@
 /**
- * One mapping from ingest failures to transport status (habits.md §5), used by
+ * One mapping from ingest failures to transport status (docs/engineering.md §6), used by
  * both the HTTP and the gRPC server. OTLP retry semantics: 400/401/413/415 are
  * final for the client; 429/503 (gRPC UNAVAILABLE) are retried after
- * Retry-After. conventions.md §1.4. Whether a storage failure is permanent or
+ * Retry-After. docs/conventions.md §2.4. Whether a storage failure is permanent or
  * retryable is decided once, in @crux/db (isDataRejected / isStorageUnavailable).
  */
 import { OverloadedError, PermanentError } from "@crux/core";

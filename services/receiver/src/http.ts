@@ -1,7 +1,7 @@
 /**
  * OTLP/HTTP: POST /v1/traces with application/x-protobuf or application/json,
  * optionally gzip/deflate. Responses use the request's encoding; errors carry a
- * google.rpc.Status body (conventions.md §1.4).
+ * google.rpc.Status body (docs/conventions.md §2.4).
  *
  * Admission happens before the body is read: while the receiver is starting
  * (503), above the backlog ceiling (503), at the in-flight request limit

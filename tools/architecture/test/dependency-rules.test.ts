@@ -1,5 +1,5 @@
 /**
- * The dependency rules of habits.md, checked over the source text of every
+ * The dependency rules of docs/architecture.md §4, checked over the source text of every
  * package and service. Each rule lists what it forbids; a violation names the
  * file and the offending import.
  */
@@ -52,7 +52,7 @@ function check(dir: string, forbid: (spec: string, file: string) => string | nul
 const IO_MODULES = /^(pg|drizzle-orm|@electric-sql\/pglite|bullmq|ioredis|fastify|@fastify\/|@grpc\/|node:(fs|net|http|https|child_process|dgram|dns|worker_threads))/;
 const SERVICES = ["@crux/receiver", "@crux/worker", "@crux/api", "@crux/all-in-one", "@crux/admin"];
 
-describe("dependency rules (habits.md)", () => {
+describe("dependency rules (docs/architecture.md §4)", () => {
   it("core imports nothing internal and no I/O", () => {
     expect(check("packages/core/src", (s) => (s.startsWith("@crux/") ? "core imports nothing internal" : IO_MODULES.test(s) ? "I/O module" : null))).toEqual([]);
   });

@@ -1,6 +1,6 @@
 /**
- * Agent attribution over one trace's span tree (metrics.md "Per-agent usage",
- * conventions.md §6.3). Pure: spans in, attribution out.
+ * Agent attribution over one trace's span tree (docs/conventions.md §5,
+ * docs/metrics.md §2). Pure: spans in, attribution out.
  *
  * Owner of a span: itself if it is an agent span, else the nearest ancestor
  * agent span, else its own propagated agent name when that names a known

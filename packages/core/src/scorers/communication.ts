@@ -1,4 +1,4 @@
-/** Communication efficiency: milestones hit per 1,000 tokens of inter-agent messages (metrics.md). */
+/** Communication efficiency: milestones hit per 1,000 tokens of inter-agent messages (docs/metrics.md §7). */
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import type { MilestoneScore } from "./milestones.ts";
 import { estimateTokens } from "./text.ts";

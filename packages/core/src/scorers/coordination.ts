@@ -1,5 +1,5 @@
 /**
- * Coordination rates and score (metrics.md): redundancy, ignored handoffs,
+ * Coordination rates and score (docs/metrics.md §6): redundancy, ignored handoffs,
  * role violations, each in [0,1]; Coord = 1 - Σ w_k p_k.
  */
 import type { TraceTrajectories } from "../trajectory/types.ts";

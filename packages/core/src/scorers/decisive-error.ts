@@ -1,9 +1,9 @@
 /**
  * Decisive-error attribution for a failed trace, code heuristics only
- * (metrics.md "Decisive error"): first failed handoff contract, else first
+ * (docs/failure-modes.md §7): first failed handoff contract, else first
  * unrecovered tool error, else first dropped constraint. Every answer records
  * its method. When no rule fires, a ranked list of suspects with low
- * confidence: attribution is a lead for a person, not a verdict (mast.md).
+ * confidence: attribution is a lead for a person, not a verdict (docs/failure-modes.md §7).
  */
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import type { Finding } from "./finding.ts";

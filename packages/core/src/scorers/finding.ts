@@ -1,4 +1,4 @@
-/** Findings (MAST failure modes found by code) and trace-level signals. See mast.md. */
+/** Findings (MAST failure modes found by code) and trace-level signals. See docs/failure-modes.md §2–4. */
 
 export type MastModeId =
   | "FM-1.1" | "FM-1.2" | "FM-1.3" | "FM-1.4" | "FM-1.5"
@@ -33,7 +33,7 @@ export function finding(f: Omit<Finding, "category">): Finding {
   return { ...f, category: categoryOf(f.mode) };
 }
 
-/** Cross-cutting signals reported next to the modes (mast.md "Cross-cutting"). */
+/** Cross-cutting signals reported next to the modes (docs/failure-modes.md §4). */
 /** milestones_not_evaluated: an evaluation budget ran out, so the milestone results are incomplete. */
 export type SignalKind = "cascade" | "redundant_work" | "milestones_not_evaluated";
 

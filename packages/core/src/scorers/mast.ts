@@ -1,4 +1,4 @@
-/** Runs every code detector of mast.md over one trace and returns findings and signals. */
+/** Runs every code detector of docs/failure-modes.md §3 over one trace and returns findings and signals. */
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import type { AgentContract, HandoffContract, SchemaValidator } from "./contracts.ts";
 import { sortFindings, type Finding, type Signal } from "./finding.ts";

@@ -2,7 +2,7 @@
  * Milestones: ordered (id, weight, check, requires). A milestone passes when
  * its check holds and everything it requires passed (gating). The check is
  * opaque here and evaluated by an injected evaluator (the worker uses an
- * expression library), so core stays pure. metrics.md "Milestones".
+ * expression library), so core stays pure. docs/metrics.md §5.
  */
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { agentNameFromKey } from "../trajectory/build.ts";

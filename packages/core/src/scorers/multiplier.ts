@@ -1,5 +1,5 @@
 /**
- * Token and cost multiplier against a single-agent baseline (metrics.md).
+ * Token and cost multiplier against a single-agent baseline (docs/metrics.md §4).
  * Baseline, in order: a baseline run of the same task, a configured figure,
  * else unknown (never guessed).
  */

@@ -1,5 +1,5 @@
 /**
- * Cross-cutting signals reported next to the modes (mast.md): cascades (an
+ * Cross-cutting signals reported next to the modes (docs/failure-modes.md §4): cascades (an
  * error that later steps build on without re-checking) and redundant work
  * (two agents doing the same sub-task: same tool, same arguments).
  */

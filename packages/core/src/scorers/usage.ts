@@ -1,6 +1,6 @@
 /**
  * Per-agent usage and share of the trace's tokens, and error ancestor paths
- * (metrics.md "Per-agent usage", "Error paths"). Token counting (no double
+ * (docs/metrics.md §2). Token counting (no double
  * counting of nested usage) is decided by the attribution; this reads it.
  */
 import type { AgentKey } from "../attribution/types.ts";
@@ -18,7 +18,7 @@ export interface AgentUsageScore {
   errors: number;
   inputTokens: number;
   outputTokens: number;
-  /** Part of inputTokens served from cache (conventions.md §2.3). */
+  /** Part of inputTokens served from cache (docs/conventions.md §3.2). */
   cachedTokens: number;
   /** input + output. */
   totalTokens: number;

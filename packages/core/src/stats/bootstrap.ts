@@ -1,7 +1,7 @@
 /**
  * Bootstrap confidence intervals over tasks, not runs: runs of one task are
  * correlated, so each resample draws whole tasks with replacement and a
- * task contributes the mean of its runs (metrics.md "Task success rate").
+ * task contributes the mean of its runs (docs/metrics.md §10).
  */
 import type { Rng } from "./rng.ts";
 

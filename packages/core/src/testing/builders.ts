@@ -1,5 +1,5 @@
 /**
- * Deterministic span builders for tests (habits.md §8): fixed ids and
+ * Deterministic span builders for tests (docs/engineering.md §9): fixed ids and
  * timestamps, so the same call builds the same span on every run. Tests set
  * only the fields they are about; everything else is a neutral default.
  * Pure: no clock, no randomness.

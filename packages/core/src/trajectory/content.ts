@@ -1,6 +1,6 @@
 /**
  * Reading content (inputs, outputs, tool arguments, finish reasons) from a
- * span's raw attributes, across conventions (conventions.md §6.2). Content is
+ * span's raw attributes, across conventions (docs/conventions.md §4.3). Content is
  * opt-in for most tracers, so every reader returns null when nothing is found.
  */
 import type { AttrValue, Attributes, NormalizedSpan } from "../span.ts";

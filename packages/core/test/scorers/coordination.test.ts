@@ -6,7 +6,7 @@ import {
 import { clean, cleanSpecs, traj, withSpecs } from "./fixtures.ts";
 
 describe("coordinationScore", () => {
-  it("metrics.md example: equal weights, p = (.1, 0, .2) → .9", () => {
+  it("docs/metrics.md §6 example: equal weights, p = (.1, 0, .2) → .9", () => {
     expect(coordinationScore({ redundancy: 0.1, ignoredHandoffs: 0, roleViolations: 0.2 })).toBeCloseTo(0.9, 12);
   });
   it("uses configured weights and leaves unknown rates out", () => {
@@ -34,7 +34,7 @@ describe("scoreCoordination", () => {
 });
 
 describe("communication efficiency", () => {
-  it("metrics.md example: 4 milestones over 8,000 message tokens → .5", () => {
+  it("docs/metrics.md §7 example: 4 milestones over 8,000 message tokens → .5", () => {
     expect(communicationEfficiency(4, 8000)).toBeCloseTo(0.5, 12);
     expect(communicationEfficiency(4, 0)).toBeNull();
   });

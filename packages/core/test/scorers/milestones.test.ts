@@ -8,7 +8,7 @@ const set = (weights: number[], passing: boolean[], spans: Array<string | undefi
   weights.map((weight, i) => ({ id: `m${i}`, weight, check: { pass: passing[i] ?? false, ...(spans[i] ? { spanId: spans[i] } : {}) }, requires: i === 0 ? [] : [`m${i - 1}`] }));
 
 describe("scoreMilestones", () => {
-  it("metrics.md example: .1 .2 .3 .3 .1 with the first three passing → .6, not full, furthest 2", () => {
+  it("docs/metrics.md §5 example: .1 .2 .3 .3 .1 with the first three passing → .6, not full, furthest 2", () => {
     const r = scoreMilestones(clean(), set([0.1, 0.2, 0.3, 0.3, 0.1], [true, true, true, false, false]), evaluate);
     expect(r.partialCredit).toBeCloseTo(0.6, 12);
     expect(r.fullSuccess).toBe(false);

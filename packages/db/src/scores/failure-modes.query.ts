@@ -1,5 +1,5 @@
 /**
- * Failure-mode rates (metrics.md "Per window and scope"): for a mode and a
+ * Failure-mode rates (docs/metrics.md §11): for a mode and a
  * scope, the share of scored traces in scope with at least one finding of the
  * mode, with numerator and denominator. With an agent filter, the scope is the
  * traces the agent took part in and the numerator counts the agent's findings.

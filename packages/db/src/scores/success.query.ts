@@ -1,5 +1,5 @@
 /**
- * Task success rate with a bootstrap interval over tasks (metrics.md), plus
+ * Task success rate with a bootstrap interval over tasks (docs/metrics.md §10), plus
  * milestone coverage. The rate is the system's: runs tagged crux.baseline=true
  * (the single-agent reference) are left out and counted in baselineRuns.
  */

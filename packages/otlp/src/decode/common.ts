@@ -129,7 +129,7 @@ export function allZeroBytes(buf: Uint8Array, start: number, end: number): boole
 }
 
 /**
- * An OTLP/JSON id (case-insensitive hex, conventions.md §1.5) as lowercase hex,
+ * An OTLP/JSON id (case-insensitive hex, docs/conventions.md §2.5) as lowercase hex,
  * or null when it is not exactly `hexLength` hex characters.
  */
 export function normalizeHexId(value: string, hexLength: number): string | null {

@@ -1,6 +1,6 @@
 /**
  * OTLP trace request decoding (protobuf and JSON) and response encoding.
- * Pure: bytes in, plain objects out (habits.md §1).
+ * Pure: bytes in, plain objects out (docs/engineering.md §1).
  */
 import { Buffer, isAscii } from "node:buffer";
 import { PermanentError } from "@crux/core";

@@ -1,5 +1,5 @@
 /**
- * OTLP/JSON scalars and AnyValue → AttrValue (conventions.md §1.5): 64-bit
+ * OTLP/JSON scalars and AnyValue → AttrValue (docs/conventions.md §2.5): 64-bit
  * integers as decimal strings or numbers, enums as integers or names,
  * lowerCamelCase keys with snake_case accepted leniently. A value of the wrong
  * JSON type throws JsonShapeError, which becomes a 400 for the whole request.

@@ -1,5 +1,5 @@
 /**
- * ExportTraceServiceRequest in OTLP/JSON (conventions.md §1.5) → DecodedSpan[].
+ * ExportTraceServiceRequest in OTLP/JSON (docs/conventions.md §2.5) → DecodedSpan[].
  * Syntax errors and values of the wrong JSON type fail the whole request
  * (JsonShapeError, with the path of the offending field); a span with bad ids
  * or timestamps is rejected on its own.

@@ -1,5 +1,5 @@
 /**
- * Response bodies of the OTLP trace endpoints (conventions.md §1.4): an
+ * Response bodies of the OTLP trace endpoints (docs/conventions.md §2.4): an
  * ExportTraceServiceResponse on success / partial success, a google.rpc.Status
  * on 4xx/5xx, in the request's format.
  */

@@ -1,5 +1,5 @@
 /**
- * Operation-kind classification, conventions.md §6.1: ordered rules, the
+ * Operation-kind classification, docs/conventions.md §4.1: ordered rules, the
  * first that matches wins. `gen_ai.agent.name` alone is never evidence of an
  * agent span (OpenLLMetry, pydantic-ai baggage and handoff spans all copy it
  * onto spans that are not agents).
@@ -231,7 +231,7 @@ export function isHandoffToolName(name: string | null): boolean {
   return lower.includes("delegate_work_to_coworker") || lower.includes("delegate work to coworker");
 }
 
-/** Tool name per conventions.md §6.2 "Tool name". */
+/** Tool name per docs/conventions.md §4.2 "Tool name". */
 export function readToolName(span: DecodedSpan): string | null {
   const a = span.attributes;
   const direct = firstStr(a, [GEN_AI.toolName, OPENINFERENCE.toolName, VERCEL_AI.toolCallName]);

@@ -1,5 +1,5 @@
 /**
- * Error fields (conventions.md §6.2 "Error"): a span is an error when its
+ * Error fields (docs/conventions.md §4.2 "Error"): a span is an error when its
  * status code is ERROR (2), or, unless its status is explicitly OK, when it
  * carries `error.type` or an `exception` event. errorType is read from
  * error.type → exception.type → status.message.

@@ -1,5 +1,5 @@
 /**
- * Field extraction by the precedence table of conventions.md §6.2: for each
+ * Field extraction by the precedence table of docs/conventions.md §4.2: for each
  * concept, read the sources left to right and keep the first non-empty one.
  */
 import type { Attributes, Convention, DecodedSpan, OperationKind } from "@crux/core";
@@ -102,7 +102,7 @@ function readCost(a: Attributes): number | null {
   return prompt === null && completion === null ? null : (prompt ?? 0) + (completion ?? 0);
 }
 
-/** Agent name of an agent span (§6.2 "Agent name"); the span name is the last resort. */
+/** Agent name of an agent span (§4.2 "Agent name"); the span name is the last resort. */
 export function readAgentSpanName(span: DecodedSpan, convention: Convention): string {
   const a = span.attributes;
   const direct = firstStr(a, [GEN_AI.agentName, OPENINFERENCE.agentName, OPENINFERENCE.graphNodeId]);
@@ -147,7 +147,7 @@ function stripQuotes(v: string): string {
 }
 
 /**
- * The agent name a non-agent span carries (§6.2 "Agent of a non-agent
+ * The agent name a non-agent span carries (§4.2 "Agent of a non-agent
  * span"): propagated gen_ai.agent.name, else the LangGraph node. A hint only:
  * the owning agent is decided over the tree by attributeAgents().
  */

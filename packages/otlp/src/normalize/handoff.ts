@@ -1,5 +1,5 @@
 /**
- * Handoff source and target (conventions.md §6.2 "Handoff source / target").
+ * Handoff source and target (docs/conventions.md §4.2 "Handoff source / target").
  * Only called for spans classified as handoffs. When no source is on the
  * span, attributeAgents() falls back to the owning agent.
  */
@@ -42,7 +42,7 @@ export function readHandoff(span: DecodedSpan, toolName: string | null): Handoff
 
   let from = firstStr(a, [GEN_AI.handoffFromAgent, LOGFIRE.fromAgent]);
   if (from === null && isOpenInferenceHandoff) from = openInferenceValue(a[OPENINFERENCE.inputValue], "from_agent");
-  // On a transfer tool span gen_ai.agent.* describes the source agent (§2.8).
+  // On a transfer tool span gen_ai.agent.* describes the source agent (docs/conventions.md §3.4).
   from ??= str(a, GEN_AI.agentName) ?? arrow?.from ?? null;
 
   let to = firstStr(a, [GEN_AI.transferTargetName, GEN_AI.handoffToAgent, LOGFIRE.toAgent]);

@@ -1,6 +1,6 @@
 /**
  * GenAI normalization: reads the columns of NormalizedFields from whichever
- * convention the tracer used (conventions.md §6). Pure and per span; it runs
+ * convention the tracer used (docs/conventions.md §4). Pure and per span; it runs
  * on every span at ingest, so it only looks attributes up by key and parses
  * JSON only on the rare spans that need it (handoff tool arguments,
  * OpenInference LangGraph metadata).
