@@ -3,7 +3,8 @@
  * (`pnpm deps:check`, run by .ci/run). Workspace packages resolve to their
  * source through the pnpm symlinks, so a rule names the package folder.
  */
-const IO = "^(pg|pg-pool|drizzle-orm|@electric-sql/pglite|bullmq|ioredis|fastify|@fastify/|@grpc/|prom-client|pino)($|/)|^node:(fs|net|http|https|child_process|dgram|dns|worker_threads)$|^(fs|net|http|https|child_process|dgram|dns|worker_threads)$";
+const IO =
+  "^(pg|pg-pool|drizzle-orm|@electric-sql/pglite|bullmq|ioredis|fastify|@fastify/|@grpc/|prom-client|pino)($|/)|^node:(fs|net|http|https|child_process|dgram|dns|worker_threads)$|^(fs|net|http|https|child_process|dgram|dns|worker_threads)$";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -85,7 +86,11 @@ module.exports = {
     exclude: { path: "node_modules|/golden/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"], extensions: [".ts", ".js", ".json"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".js", ".json"],
+    },
     combinedDependencies: true,
     preserveSymlinks: false,
   },

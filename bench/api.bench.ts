@@ -83,15 +83,10 @@ async function run(url: string): Promise<void> {
 
     const app = await buildApiApp({ database, authenticate: createAuthenticator({ database, required: false, defaultProjectId: PROJECT }), now: () => NOW_MS });
     const windows = { "24h": "", "7d": `from=${new Date(NOW_MS - 7 * DAY_MS).toISOString()}&to=${new Date(NOW_MS).toISOString()}` };
-    const endpoints = [
-      "failure-modes",
-      "failure-modes?groupBy=agent",
-      "agents",
-      "agents?bucket=1h",
-      "cost-multiplier",
-      "success",
-    ];
-    console.log(`\n${"endpoint".padEnd(34)} ${"window".padEnd(6)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)} ${"base p95".padStart(9)} ${"ratio".padStart(6)}`);
+    const endpoints = ["failure-modes", "failure-modes?groupBy=agent", "agents", "agents?bucket=1h", "cost-multiplier", "success"];
+    console.log(
+      `\n${"endpoint".padEnd(34)} ${"window".padEnd(6)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)} ${"base p95".padStart(9)} ${"ratio".padStart(6)}`,
+    );
     let worst = 0;
     for (const [label, qs] of Object.entries(windows)) {
       const fromNs = BigInt(NOW_MS - (label === "24h" ? DAY_MS : 7 * DAY_MS)) * 1_000_000n;
@@ -99,7 +94,11 @@ async function run(url: string): Promise<void> {
       const base: number[] = [];
       for (let i = 0; i < RUNS; i++) {
         const s = performance.now();
-        await client.query("SELECT count(*) FROM trace_scores WHERE project_id = $1 AND start_ns >= $2 AND start_ns < $3", [PROJECT, fromNs.toString(), toNs.toString()]);
+        await client.query("SELECT count(*) FROM trace_scores WHERE project_id = $1 AND start_ns >= $2 AND start_ns < $3", [
+          PROJECT,
+          fromNs.toString(),
+          toNs.toString(),
+        ]);
         base.push(performance.now() - s);
       }
       for (const ep of endpoints) {

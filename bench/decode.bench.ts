@@ -16,7 +16,6 @@ import { buildPayloads } from "./workload.ts";
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 40);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 
-
 const { payloads, spans } = buildPayloads(BATCHES);
 const jsonPayloads = payloads.map(protobufToOtlpJson);
 const mb = (bodies: Uint8Array[]) => (bodies.reduce((n, b) => n + b.length, 0) / 1e6).toFixed(1);

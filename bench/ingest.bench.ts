@@ -106,7 +106,17 @@ async function bareInsertBaseline(url: string, warmup: Uint8Array[], payloads: U
 /** Starts services/receiver/src/main.ts and waits until its HTTP port answers. */
 async function startReceiverProcess(env: Record<string, string>) {
   const root = fileURLToPath(new URL("..", import.meta.url));
-  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_RECEIVER_FLAGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", "services/receiver/src/main.ts"], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      ...(process.env.BENCH_RECEIVER_FLAGS?.split(" ").filter(Boolean) ?? []),
+      "--import",
+      "tsx",
+      "services/receiver/src/main.ts",
+    ],
+    { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit"] },
+  );
   const url = `http://127.0.0.1:${env.CRUX_OTLP_HTTP_PORT}/healthz`;
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`receiver exited with ${child.exitCode}`);
@@ -171,11 +181,20 @@ async function main() {
     const send = (p: Uint8Array) =>
       new Promise<void>((resolve, reject) => {
         const req = http.request(
-          { host: "127.0.0.1", port, path: "/v1/traces", method: "POST", agent, headers: { "content-type": "application/x-protobuf", "content-length": p.length } },
+          {
+            host: "127.0.0.1",
+            port,
+            path: "/v1/traces",
+            method: "POST",
+            agent,
+            headers: { "content-type": "application/x-protobuf", "content-length": p.length },
+          },
           (res) => {
             const chunks: Buffer[] = [];
             res.on("data", (c: Buffer) => chunks.push(c));
-            res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}: ${Buffer.concat(chunks).toString()}`))));
+            res.on("end", () =>
+              res.statusCode === 200 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}: ${Buffer.concat(chunks).toString()}`)),
+            );
           },
         );
         req.on("error", reject);
@@ -189,7 +208,9 @@ async function main() {
       const targetHalf = await runPaced(sets[2]!.payloads, TARGET_SPANS_PER_SEC / 2 / 512, send);
       const half = await runPaced(sets[3]!.payloads, e2eRate / 2 / 512, send);
       const row = (label: string, rate: number, latencies: number[]) =>
-        console.log(`${label.padEnd(46)} ${fmt(rate).padStart(9)}   ${pct(latencies, 50).toFixed(1).padStart(7)}  ${pct(latencies, 99).toFixed(1).padStart(7)}`);
+        console.log(
+          `${label.padEnd(46)} ${fmt(rate).padStart(9)}   ${pct(latencies, 50).toFixed(1).padStart(7)}  ${pct(latencies, 99).toFixed(1).padStart(7)}`,
+        );
 
       console.log(`${"phase".padEnd(46)} ${"spans/s".padStart(9)}   ${"p50 ms".padStart(7)}  ${"p99 ms".padStart(7)}`);
       console.log(`${"decode only (baseline 1)".padEnd(46)} ${fmt(decodeRate).padStart(9)}`);

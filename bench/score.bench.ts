@@ -48,15 +48,25 @@ function emitTrace(tracer: Tracer, target: number, startMs: number): void {
     return tracer.startSpan(name, { kind, attributes, startTime: (t += 2) }, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT);
   };
   const chat = (parent: Span, i: number, content: string) =>
-    start("chat gpt-4o", parent, {
-      "gen_ai.operation.name": "chat",
-      "gen_ai.request.model": i % 3 === 0 ? "gpt-4o-mini" : "gpt-4o",
-      "gen_ai.usage.input_tokens": 600 + 7 * i,
-      "gen_ai.usage.output_tokens": 90 + i,
-      "gen_ai.output.messages": text(content),
-    }, SpanKind.CLIENT).end((t += 15));
+    start(
+      "chat gpt-4o",
+      parent,
+      {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": i % 3 === 0 ? "gpt-4o-mini" : "gpt-4o",
+        "gen_ai.usage.input_tokens": 600 + 7 * i,
+        "gen_ai.usage.output_tokens": 90 + i,
+        "gen_ai.output.messages": text(content),
+      },
+      SpanKind.CLIENT,
+    ).end((t += 15));
   const goal = "Write a market brief on battery storage in Europe, under 800 words, cite sources";
-  const root = start("invoke_agent orchestrator", null, { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "orchestrator", "input.value": goal, "crux.task.id": "brief-1" });
+  const root = start("invoke_agent orchestrator", null, {
+    "gen_ai.operation.name": "invoke_agent",
+    "gen_ai.agent.name": "orchestrator",
+    "input.value": goal,
+    "crux.task.id": "brief-1",
+  });
   chat(root, 0, "Plan: research each topic, write, review");
   const workers = Math.max(3, Math.round(target / 40));
   for (let w = 0; w < workers && left > 2; w++) {
@@ -107,7 +117,12 @@ const config: ScoringConfig = {
     { agent: "reviewer", role: "review", forbiddenTools: ["write_*"], isVerifier: true },
   ],
   handoffContracts: [
-    { from: "orchestrator", to: "*", jsonSchema: { type: "object", required: ["message"], properties: { message: { type: "string" } } }, requiredConstraints: ["under 800 words", "cite sources"] },
+    {
+      from: "orchestrator",
+      to: "*",
+      jsonSchema: { type: "object", required: ["message"], properties: { message: { type: "string" } } },
+      requiredConstraints: ["under 800 words", "cite sources"],
+    },
   ],
   milestoneSet: {
     id: "brief",
@@ -155,8 +170,15 @@ for (const size of [50, 2_000]) {
   const view = buildTraceView(prepared, tags);
   const evaluateMilestone = await milestones.prepare(expressions, view, { projectId: "bench" });
   const input: ScoreTraceInput = {
-    projectId: "bench", traceId: spans[0]?.traceId ?? "", version: 1, spans, config,
-    outcomeOverride: { success: false }, baselineRun: null, validateSchema, evaluateMilestone,
+    projectId: "bench",
+    traceId: spans[0]?.traceId ?? "",
+    version: 1,
+    spans,
+    config,
+    outcomeOverride: { success: false },
+    baselineRun: null,
+    validateSchema,
+    evaluateMilestone,
   };
   const sample = scoreTrace(input);
   const minIterations = size <= 50 ? 500 : 10;
@@ -169,10 +191,16 @@ for (const size of [50, 2_000]) {
   for (let i = 0; i < jsonataRuns; i++) await milestones.prepare(expressions, buildTraceView(prepared, tags), { projectId: "bench" });
   const jsonataMs = (cpuMs() - c0) / jsonataRuns;
 
-  console.log(`\n${spans.length}-span trace (${sample.agents.length} agents, ${sample.findings.length} findings, ${sample.attributions.length} attribution rows)`);
-  console.log(`  scoreTrace           ${fmt(score.cpuMsPerOp)} ms CPU/trace  ${fmt(1000 / score.cpuMsPerOp, 1)} traces/s per core  (wall ${fmt(score.wallMsPerOp)} ms, ${score.iterations} runs)`);
+  console.log(
+    `\n${spans.length}-span trace (${sample.agents.length} agents, ${sample.findings.length} findings, ${sample.attributions.length} attribution rows)`,
+  );
+  console.log(
+    `  scoreTrace           ${fmt(score.cpuMsPerOp)} ms CPU/trace  ${fmt(1000 / score.cpuMsPerOp, 1)} traces/s per core  (wall ${fmt(score.wallMsPerOp)} ms, ${score.iterations} runs)`,
+  );
   console.log(`  baseline normalize   ${fmt(normalize.cpuMsPerOp)} ms CPU/trace  → scoreTrace = ${fmt(score.cpuMsPerOp / normalize.cpuMsPerOp, 2)}× normalize`);
-  console.log(`  baseline attribute   ${fmt(attribute.cpuMsPerOp)} ms CPU/trace  → scoreTrace = ${fmt(score.cpuMsPerOp / attribute.cpuMsPerOp, 2)}× attributeAgents`);
+  console.log(
+    `  baseline attribute   ${fmt(attribute.cpuMsPerOp)} ms CPU/trace  → scoreTrace = ${fmt(score.cpuMsPerOp / attribute.cpuMsPerOp, 2)}× attributeAgents`,
+  );
   console.log(`  JSONata milestones   ${fmt(jsonataMs)} ms CPU/trace (view + ${expressions.length} expressions, before scoring)`);
   if (size <= 50) {
     const ok = score.cpuMsPerOp < TARGET_CPU_MS_50;

@@ -19,7 +19,18 @@ function emitTrace(tracer: Tracer, startMs: number) {
     return tracer.startSpan(name, { kind, attributes: attrs, startTime: (t += 3) }, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT);
   };
   const chat = (parent: Span, i: number) =>
-    start("chat gpt-4o", parent, { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o", "gen_ai.usage.input_tokens": 500 + i, "gen_ai.usage.output_tokens": 80 + i }, SpanKind.CLIENT).end((t += 20));
+    start(
+      "chat gpt-4o",
+      parent,
+      {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "gpt-4o",
+        "gen_ai.usage.input_tokens": 500 + i,
+        "gen_ai.usage.output_tokens": 80 + i,
+      },
+      SpanKind.CLIENT,
+    ).end((t += 20));
   const root = start("invoke_agent orchestrator", null, { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "orchestrator" });
   chat(root, 0);
   for (const worker of ["researcher", "coder", "reviewer"]) {
@@ -27,7 +38,12 @@ function emitTrace(tracer: Tracer, startMs: number) {
     const agent = start(`invoke_agent ${worker}`, handoff, { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": worker });
     for (let i = 0; i < 7; i++) {
       chat(agent, i);
-      const tool = start("execute_tool search", agent, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": i % 2 ? "search" : "read_file", "gen_ai.tool.call.id": `call_${i}`, "gen_ai.tool.call.arguments": `{"q":"item ${i}"}` });
+      const tool = start("execute_tool search", agent, {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": i % 2 ? "search" : "read_file",
+        "gen_ai.tool.call.id": `call_${i}`,
+        "gen_ai.tool.call.arguments": `{"q":"item ${i}"}`,
+      });
       if (worker === "coder" && i === 3) tool.setStatus({ code: SpanStatusCode.ERROR, message: "tool failed" });
       tool.end((t += 10));
     }

@@ -12,8 +12,7 @@ export const envBoolean = (defaultValue: boolean) =>
     .optional()
     .transform((v) => (v === undefined ? defaultValue : v === "true" || v === "1" || v === "yes"));
 
-export const envInt = (defaultValue: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number().int().min(min).max(max).default(defaultValue);
+export const envInt = (defaultValue: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(defaultValue);
 
 export const envPort = (defaultValue: number) => envInt(defaultValue, 0, 65_535);
 

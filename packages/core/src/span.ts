@@ -70,15 +70,7 @@ export interface DecodedSpan {
 export type OperationKind = "agent" | "llm" | "tool" | "handoff" | "other";
 
 /** Which convention produced a span's normalized fields (docs/conventions.md §4.1). */
-export type Convention =
-  | "otel_genai"
-  | "openinference"
-  | "openllmetry"
-  | "vercel_ai"
-  | "logfire"
-  | "mastra"
-  | "fallback"
-  | "none";
+export type Convention = "otel_genai" | "openinference" | "openllmetry" | "vercel_ai" | "logfire" | "mastra" | "fallback" | "none";
 
 export interface NormalizedFields {
   operation: OperationKind;

@@ -4,8 +4,7 @@ import type { HandoffEdge } from "../src/attribution/types.ts";
 import type { NormalizedSpan } from "../src/span.ts";
 import { agentSpec as agent, handoffSpec as handoff, llmSpec as llm, orderedTrace as trace, toolSpec as tool } from "../src/testing/index.ts";
 
-const edges = (spans: NormalizedSpan[]) =>
-  attributeAgents(spans).handoffs.map((e: HandoffEdge) => [e.from, e.to, e.via, e.spanId]);
+const edges = (spans: NormalizedSpan[]) => attributeAgents(spans).handoffs.map((e: HandoffEdge) => [e.from, e.to, e.via, e.spanId]);
 
 describe("handoff edges", () => {
   it("OpenAI Agents: handoff span under the source, target a later sibling with a back link → one edge", () => {
@@ -44,7 +43,11 @@ describe("handoff edges", () => {
   });
 
   it("a back link that restates the nesting parent adds no second edge", () => {
-    const spans = trace(agent("a", null, "Crew Lead"), tool("t", "a", "ask"), agent("b", "t", "Writer", { attributes: { "graph.node.parent_id": "Crew Lead" } }));
+    const spans = trace(
+      agent("a", null, "Crew Lead"),
+      tool("t", "a", "ask"),
+      agent("b", "t", "Writer", { attributes: { "graph.node.parent_id": "Crew Lead" } }),
+    );
     expect(edges(spans)).toEqual([["Crew Lead", "Writer", "nested_agent", "b"]]);
   });
 
@@ -58,12 +61,7 @@ describe("handoff edges", () => {
   });
 
   it("each explicit edge absorbs one implied edge of its pair; the rest are kept, in time order", () => {
-    const twiceExplicit = trace(
-      agent("a", null, "A"),
-      handoff("h1", "a", { handoffTo: "B" }),
-      handoff("h2", "a", { handoffTo: "B" }),
-      agent("b", "a", "B"),
-    );
+    const twiceExplicit = trace(agent("a", null, "A"), handoff("h1", "a", { handoffTo: "B" }), handoff("h2", "a", { handoffTo: "B" }), agent("b", "a", "B"));
     expect(edges(twiceExplicit)).toEqual([
       ["A", "B", "handoff_span", "h1"],
       ["A", "B", "handoff_span", "h2"],

@@ -76,7 +76,11 @@ describe("ownership", () => {
 describe("tokens are counted once", () => {
   it("agent run totals + llm children: the children win", () => {
     const r = attributeAgents(
-      trace(agent("a", null, "writer", { inputTokens: 150, outputTokens: 30 }), llm("l1", "a", 100, 20, { cost: 0.01 }), llm("l2", "a", 50, 10, { cost: 0.005 })),
+      trace(
+        agent("a", null, "writer", { inputTokens: 150, outputTokens: 30 }),
+        llm("l1", "a", 100, 20, { cost: 0.01 }),
+        llm("l2", "a", 50, 10, { cost: 0.005 }),
+      ),
     );
     expect(r.bySpan.get("a")?.counted).toEqual({ inputTokens: 0, outputTokens: 0, cachedTokens: 0, cost: null });
     expect(r.bySpan.get("l1")?.counted.inputTokens).toBe(100);
@@ -87,7 +91,11 @@ describe("tokens are counted once", () => {
 
   it("wrapper llm + provider llm child: the innermost wins, one call", () => {
     const r = attributeAgents(
-      trace(agent("a", null, "adk"), llm("w", "a", 100, 10, { name: "call_llm", cachedTokens: 40 }), llm("p", "w", 100, 10, { name: "generate_content", cachedTokens: 40 })),
+      trace(
+        agent("a", null, "adk"),
+        llm("w", "a", 100, 10, { name: "call_llm", cachedTokens: 40 }),
+        llm("p", "w", 100, 10, { name: "generate_content", cachedTokens: 40 }),
+      ),
     );
     expect(r.bySpan.get("w")?.counted.inputTokens).toBe(0);
     expect(r.bySpan.get("p")?.counted).toMatchObject({ inputTokens: 100, outputTokens: 10, cachedTokens: 40 });

@@ -19,11 +19,7 @@ export async function ensureProject(database: Database, id: string, name: string
 }
 
 /** Returns the new key in clear, once; the caller shows it to the user. */
-export async function createApiKey(
-  database: Database,
-  projectId: string,
-  name: string,
-): Promise<{ id: string; key: string }> {
+export async function createApiKey(database: Database, projectId: string, name: string): Promise<{ id: string; key: string }> {
   const key = apiKeyPrefix + randomBytes(32).toString("base64url");
   const id = randomUUID();
   await database.db.insert(apiKeys).values({ id, projectId, name, keyHash: hashKey(key), keyPrefix: key.slice(0, 8) });

@@ -19,9 +19,20 @@ export function sqlStateError(err: unknown): { code: string; message: string } |
 // 08 connection exception, 53 insufficient resources (too many connections),
 // 57P01-57P03 admin/crash shutdown and "cannot connect now" (starting up).
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P0[1-3])/;
-const UNAVAILABLE_ERRNO = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ECONNABORTED"]);
+const UNAVAILABLE_ERRNO = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ECONNABORTED",
+]);
 // node-postgres reports these without a code.
-const UNAVAILABLE_MESSAGE = /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed and is not queryable|Cannot use a pool after calling end|the database system is (starting up|shutting down)/i;
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed and is not queryable|Cannot use a pool after calling end|the database system is (starting up|shutting down)/i;
 
 /** True when the failure is the database being unreachable, not the statement or the data. */
 export function isStorageUnavailable(err: unknown): boolean {

@@ -18,15 +18,7 @@ export {
   type InsertSpanBatchResult,
 } from "./insert-spans.ts";
 export { ensureProject, createApiKey, findProjectByApiKey, revokeApiKey, countApiKeys, apiKeyPrefix } from "./api-keys.ts";
-export {
-  listTraces,
-  getTrace,
-  encodeTraceCursor,
-  decodeTraceCursor,
-  maxListTracesLimit,
-  type ListTracesQuery,
-  type TraceSummary,
-} from "./traces.ts";
+export { listTraces, getTrace, encodeTraceCursor, decodeTraceCursor, maxListTracesLimit, type ListTracesQuery, type TraceSummary } from "./traces.ts";
 export { listDirtyTraces, markTraceSettled, updateTraceAgents, type DirtyTrace } from "./settle.ts";
 export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
 export * as schema from "./schema.ts";

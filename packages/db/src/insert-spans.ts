@@ -79,7 +79,10 @@ async function runInsertStatements(database: Database, projectId: string, chunks
     return n;
   } catch (err) {
     // A connection whose ROLLBACK failed is discarded rather than returned to the pool mid-transaction.
-    const rollbackFailed = await client.query("ROLLBACK").then(() => undefined, (e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+    const rollbackFailed = await client.query("ROLLBACK").then(
+      () => undefined,
+      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+    );
     client.release(rollbackFailed);
     throw err;
   }
@@ -102,9 +105,7 @@ const rootWins = `(excluded.root_span_id IS NOT NULL AND (t.root_span_id IS NULL
 
 // Each row is a JSON array in spanColumns order: text via ->>, jsonb via -> (no re-parse), others cast.
 const spanNames = spanColumns.map((c) => c.name).join(", ");
-const rowValues = spanColumns
-  .map((c, i) => (c.type === "jsonb" ? `e.r -> ${i}` : c.type === "text" ? `e.r ->> ${i}` : `(e.r ->> ${i})::${c.type}`))
-  .join(", ");
+const rowValues = spanColumns.map((c, i) => (c.type === "jsonb" ? `e.r -> ${i}` : c.type === "text" ? `e.r ->> ${i}` : `(e.r ->> ${i})::${c.type}`)).join(", ");
 
 // $1 = project id, $2 = the chunk as one JSON array of rows (spanRowsJson). The whole batch travels
 // as ONE jsonb parameter: measured against one array parameter per column (unnest), it halves the
@@ -170,4 +171,3 @@ const insertSpanBatchSql = `
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM up)::int AS traces`;
-

@@ -59,15 +59,10 @@ export async function assertSchemaCurrent(database: Database, opts: MigrateOptio
   const migrationsFolder = opts.migrationsFolder ?? defaultMigrationsFolder;
   const expected = readMigrationFiles({ migrationsFolder });
   const latestExpected = Math.max(0, ...expected.map((m) => m.folderMillis));
-  const tableExists = rowsOf(
-    await database.db.execute(
-      sql`select to_regclass(${`${migrationsSchema}.${migrationsTable}`}) is not null as present`,
-    ),
-  )[0]?.present;
+  const tableExists = rowsOf(await database.db.execute(sql`select to_regclass(${`${migrationsSchema}.${migrationsTable}`}) is not null as present`))[0]
+    ?.present;
   if (tableExists !== true) {
-    throw new Error(
-      `database schema is not initialized (no ${migrationsSchema}.${migrationsTable} table): run the migrate command first`,
-    );
+    throw new Error(`database schema is not initialized (no ${migrationsSchema}.${migrationsTable} table): run the migrate command first`);
   }
   const row = rowsOf(
     await database.db.execute(
@@ -77,9 +72,7 @@ export async function assertSchemaCurrent(database: Database, opts: MigrateOptio
   const latestApplied = Number(row?.latest ?? 0);
   const pending = expected.filter((m) => m.folderMillis > latestApplied).length;
   if (pending > 0 || latestApplied < latestExpected) {
-    throw new Error(
-      `database schema is behind this build: ${pending} migration(s) pending: run the migrate command before starting services`,
-    );
+    throw new Error(`database schema is behind this build: ${pending} migration(s) pending: run the migrate command before starting services`);
   }
 }
 
@@ -113,10 +106,14 @@ export async function waitForDatabase(database: Database, opts: WaitForDatabaseO
     }
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, delay);
-      opts.signal?.addEventListener("abort", () => {
-        clearTimeout(timer);
-        reject(opts.signal!.reason);
-      }, { once: true });
+      opts.signal?.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          reject(opts.signal!.reason);
+        },
+        { once: true },
+      );
     });
     delay = Math.min(maxDelay, delay * 2);
   }

@@ -131,7 +131,10 @@ export const traces = pgTable(
     toolCalls: integer().notNull(),
     rawInputTokens: bigint({ mode: "number" }).notNull(),
     rawOutputTokens: bigint({ mode: "number" }).notNull(),
-    agents: text().array().notNull().default(sql`'{}'::text[]`),
+    agents: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     hasError: boolean().notNull(),
     firstReceivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     // Millisecond precision so a JS Date round-trips exactly (markTraceSettled compares it).
@@ -149,7 +152,9 @@ export const traces = pgTable(
       .on(t.projectId, t.startNs.desc(), t.traceId.desc())
       .where(sql`${t.hasError}`),
     index("traces_agents_gin_idx").using("gin", t.agents),
-    index("traces_dirty_idx").on(t.lastReceivedAt).where(sql`${t.dirty}`),
+    index("traces_dirty_idx")
+      .on(t.lastReceivedAt)
+      .where(sql`${t.dirty}`),
   ],
 );
 
@@ -209,7 +214,9 @@ export const traceScores = pgTable(
     /** [{ id, passed, spanId, agent }] */
     milestoneDetail: jsonb(),
     signals: jsonb().notNull(),
-    errorPaths: jsonb().notNull().default(sql`'[]'::jsonb`),
+    errorPaths: jsonb()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     /** { orphans, multipleRoots, clockSkew } */
     flags: jsonb().notNull(),
     findingCount: integer().notNull(),
@@ -221,7 +228,9 @@ export const traceScores = pgTable(
     index("trace_scores_project_service_start_idx").on(t.projectId, t.serviceName, t.startNs),
     index("trace_scores_project_task_idx").on(t.projectId, t.taskId, t.startNs),
     // The current baseline of a task: its baseline-tagged runs, read on every multiplier read.
-    index("trace_scores_project_baseline_task_idx").on(t.projectId, t.taskId).where(sql`${t.isBaseline}`),
+    index("trace_scores_project_baseline_task_idx")
+      .on(t.projectId, t.taskId)
+      .where(sql`${t.isBaseline}`),
   ],
 );
 

@@ -14,19 +14,11 @@ export interface DirtyTrace {
 }
 
 /** Dirty traces whose last span arrived more than quietBeforeMs ago, oldest first, across projects. */
-export async function listDirtyTraces(
-  database: Database,
-  opts: { quietBeforeMs: number; limit: number },
-): Promise<DirtyTrace[]> {
+export async function listDirtyTraces(database: Database, opts: { quietBeforeMs: number; limit: number }): Promise<DirtyTrace[]> {
   return database.db
     .select({ projectId: traces.projectId, traceId: traces.traceId, lastReceivedAt: traces.lastReceivedAt })
     .from(traces)
-    .where(
-      and(
-        eq(traces.dirty, true),
-        sql`${traces.lastReceivedAt} < now() - ${opts.quietBeforeMs}::double precision * interval '1 millisecond'`,
-      ),
-    )
+    .where(and(eq(traces.dirty, true), sql`${traces.lastReceivedAt} < now() - ${opts.quietBeforeMs}::double precision * interval '1 millisecond'`))
     .orderBy(asc(traces.lastReceivedAt))
     .limit(Math.max(1, Math.trunc(opts.limit)));
 }
@@ -36,12 +28,7 @@ export async function listDirtyTraces(
  * settle_version and sets settled_at. Returns false if a span arrived since
  * (the trace stays dirty and will be settled again) or it was already settled.
  */
-export async function markTraceSettled(
-  database: Database,
-  projectId: string,
-  traceId: string,
-  lastReceivedAtSeen: Date,
-): Promise<boolean> {
+export async function markTraceSettled(database: Database, projectId: string, traceId: string, lastReceivedAtSeen: Date): Promise<boolean> {
   const rows = await database.db
     .update(traces)
     .set({
@@ -50,25 +37,13 @@ export async function markTraceSettled(
       settledAt: sql`now()`,
       settleVersion: sql`${traces.settleVersion} + 1`,
     })
-    .where(
-      and(
-        eq(traces.projectId, projectId),
-        eq(traces.traceId, traceId),
-        eq(traces.dirty, true),
-        eq(traces.lastReceivedAt, lastReceivedAtSeen),
-      ),
-    )
+    .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId), eq(traces.dirty, true), eq(traces.lastReceivedAt, lastReceivedAtSeen)))
     .returning({ traceId: traces.traceId });
   return rows.length > 0;
 }
 
 /** Replaces the trace's agent list with the one attribution computed over the span tree. */
-export async function updateTraceAgents(
-  database: Database,
-  projectId: string,
-  traceId: string,
-  agents: string[],
-): Promise<void> {
+export async function updateTraceAgents(database: Database, projectId: string, traceId: string, agents: string[]): Promise<void> {
   await database.db
     .update(traces)
     .set({ agents })

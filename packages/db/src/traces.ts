@@ -56,11 +56,7 @@ export function decodeTraceCursor(cursor: string): Cursor {
 }
 
 /** Newest first (start_ns desc, trace_id desc); keyset pagination, never OFFSET. */
-export async function listTraces(
-  database: Database,
-  projectId: string,
-  q: ListTracesQuery,
-): Promise<{ items: TraceSummary[]; nextCursor: string | null }> {
+export async function listTraces(database: Database, projectId: string, q: ListTracesQuery): Promise<{ items: TraceSummary[]; nextCursor: string | null }> {
   const limit = Math.max(1, Math.min(Math.trunc(q.limit), maxListTracesLimit));
   const conditions: SQL[] = [eq(traces.projectId, projectId)];
   if (q.service !== undefined) conditions.push(eq(traces.serviceName, q.service));

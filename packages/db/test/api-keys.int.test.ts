@@ -2,15 +2,7 @@ import { createHash } from "node:crypto";
 import { testDatabases } from "@crux/testkit";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  countApiKeys,
-  createApiKey,
-  ensureProject,
-  findProjectByApiKey,
-  revokeApiKey,
-  schema,
-  type Database,
-} from "../src/index.ts";
+import { countApiKeys, createApiKey, ensureProject, findProjectByApiKey, revokeApiKey, schema, type Database } from "../src/index.ts";
 import { projectId } from "./fixtures.ts";
 
 describe.each(testDatabases())("projects and API keys on $name", ({ create }) => {

@@ -25,7 +25,9 @@ describe("storage error classification", () => {
   });
 
   it("describes a failure without the SQL text or parameters drizzle puts in its message", () => {
-    const wrapped = new Error("Failed query: insert into spans values ($1)\nparams: secret-value", { cause: pgErr("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:5432") });
+    const wrapped = new Error("Failed query: insert into spans values ($1)\nparams: secret-value", {
+      cause: pgErr("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:5432"),
+    });
     const d = describeStorageError(wrapped);
     expect(d.message).toBe("ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:5432");
     expect(JSON.stringify(d)).not.toContain("secret-value");

@@ -169,16 +169,71 @@ describe.each(testDatabases())("insertSpanBatch on $name", ({ create }) => {
     const t = traceId(1);
     const at = (i: number) => BASE_NS + BigInt(i) * 1_000_000n;
     const batch1 = [
-      span({ traceId: t, spanId: spanId(2), parentSpanId: spanId(1), operation: "agent", agentName: "coder", startTimeUnixNano: at(2), endTimeUnixNano: at(8) }),
-      span({ traceId: t, spanId: spanId(3), parentSpanId: spanId(2), operation: "llm", inputTokens: 100, outputTokens: 10, startTimeUnixNano: at(3), endTimeUnixNano: at(4) }),
+      span({
+        traceId: t,
+        spanId: spanId(2),
+        parentSpanId: spanId(1),
+        operation: "agent",
+        agentName: "coder",
+        startTimeUnixNano: at(2),
+        endTimeUnixNano: at(8),
+      }),
+      span({
+        traceId: t,
+        spanId: spanId(3),
+        parentSpanId: spanId(2),
+        operation: "llm",
+        inputTokens: 100,
+        outputTokens: 10,
+        startTimeUnixNano: at(3),
+        endTimeUnixNano: at(4),
+      }),
     ];
     const batch2 = [
-      span({ traceId: t, spanId: spanId(4), parentSpanId: spanId(2), operation: "tool", toolName: "run_tests", isError: true, errorType: "Exit1", startTimeUnixNano: at(5), endTimeUnixNano: at(6) }),
-      span({ traceId: t, spanId: spanId(5), parentSpanId: spanId(2), operation: "llm", inputTokens: 50, outputTokens: 5, startTimeUnixNano: at(6), endTimeUnixNano: at(12) }),
+      span({
+        traceId: t,
+        spanId: spanId(4),
+        parentSpanId: spanId(2),
+        operation: "tool",
+        toolName: "run_tests",
+        isError: true,
+        errorType: "Exit1",
+        startTimeUnixNano: at(5),
+        endTimeUnixNano: at(6),
+      }),
+      span({
+        traceId: t,
+        spanId: spanId(5),
+        parentSpanId: spanId(2),
+        operation: "llm",
+        inputTokens: 50,
+        outputTokens: 5,
+        startTimeUnixNano: at(6),
+        endTimeUnixNano: at(12),
+      }),
     ];
     const batch3 = [
-      span({ traceId: t, spanId: spanId(1), name: "supervisor", operation: "agent", agentName: "supervisor", serviceName: "gateway", inputTokens: 150, outputTokens: 15, startTimeUnixNano: at(1), endTimeUnixNano: at(10) }),
-      span({ traceId: t, spanId: spanId(6), parentSpanId: spanId(1), operation: "agent", agentName: "coder", startTimeUnixNano: at(9), endTimeUnixNano: at(9) }),
+      span({
+        traceId: t,
+        spanId: spanId(1),
+        name: "supervisor",
+        operation: "agent",
+        agentName: "supervisor",
+        serviceName: "gateway",
+        inputTokens: 150,
+        outputTokens: 15,
+        startTimeUnixNano: at(1),
+        endTimeUnixNano: at(10),
+      }),
+      span({
+        traceId: t,
+        spanId: spanId(6),
+        parentSpanId: spanId(1),
+        operation: "agent",
+        agentName: "coder",
+        startTimeUnixNano: at(9),
+        endTimeUnixNano: at(9),
+      }),
     ];
     for (const batch of [batch1, batch2, batch3]) await insertSpanBatch(database, p, batch);
 
@@ -251,9 +306,7 @@ describe.each(testDatabases())("insertSpanBatch on $name", ({ create }) => {
     const started = performance.now();
     for (const batch of batches.slice(1)) expect((await insertSpanBatch(database, p, batch)).inserted).toBe(512);
     const perBatchMs = (performance.now() - started) / (batches.length - 1);
-    console.log(
-      `[${database.kind}] 512-span batch: ${perBatchMs.toFixed(1)} ms/batch, ~${Math.round((512 * 1000) / perBatchMs)} spans/s`,
-    );
+    console.log(`[${database.kind}] 512-span batch: ${perBatchMs.toFixed(1)} ms/batch, ~${Math.round((512 * 1000) / perBatchMs)} spans/s`);
     expect((await countRows(database, p)).spans).toBe(512 * batches.length);
   });
 });

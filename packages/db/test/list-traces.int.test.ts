@@ -1,15 +1,7 @@
 import { PermanentError } from "@crux/core";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ensureProject,
-  getTrace,
-  insertSpanBatch,
-  listTraces,
-  type Database,
-  type ListTracesQuery,
-  type TraceSummary,
-} from "../src/index.ts";
+import { ensureProject, getTrace, insertSpanBatch, listTraces, type Database, type ListTracesQuery, type TraceSummary } from "../src/index.ts";
 import { BASE_NS, projectId, span, spanId, traceId } from "./fixtures.ts";
 
 /** 25 traces; start times repeat every 3 traces so ties on start_ns exercise the trace_id tie-break. */

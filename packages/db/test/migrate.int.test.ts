@@ -30,9 +30,7 @@ async function admin(statement: string): Promise<void> {
 }
 
 /** An empty, unmigrated database per backend (testkit only hands out migrated ones). */
-const emptyDatabases: { name: string; create(): Promise<Database> }[] = [
-  { name: "pglite", create: () => createDatabase({ dataDir: "memory" }) },
-];
+const emptyDatabases: { name: string; create(): Promise<Database> }[] = [{ name: "pglite", create: () => createDatabase({ dataDir: "memory" }) }];
 if (adminUrl) {
   emptyDatabases.push({
     name: "postgres",

@@ -20,19 +20,33 @@ const migrationSql = readFileSync(fileURLToPath(new URL("../../../migrations/000
 function rec(n: number, at: bigint, success: boolean | null, taskId: string, isBaseline: boolean): TraceScoreRecord {
   const none = { value: null, observed: 10, baseline: null, source: "unknown" as const };
   return {
-    traceId: traceId(n), version: 1, serviceName: "svc", startNs: at, endNs: at + 1000n,
+    traceId: traceId(n),
+    version: 1,
+    serviceName: "svc",
+    startNs: at,
+    endNs: at + 1000n,
     run: { success, score: null, taskId, variant: null, isBaseline, experimentId: null, seed: null },
     totals: { inputTokens: 10, outputTokens: 0, cachedTokens: 0, totalTokens: 10, costUsd: 0.1, unpricedModels: [] },
     multiplier: { tokens: none, cost: none },
     coordination: { redundancy: null, ignoredHandoffs: null, roleViolations: null, score: null },
-    communicationEfficiency: null, goalDrift: null, milestones: null, agents: [], findings: [], signals: [], errorPaths: [], attributions: [], handoffs: [], trajectories: [],
+    communicationEfficiency: null,
+    goalDrift: null,
+    milestones: null,
+    agents: [],
+    findings: [],
+    signals: [],
+    errorPaths: [],
+    attributions: [],
+    handoffs: [],
+    trajectories: [],
     flags: { orphans: 0, multipleRoots: false, clockSkew: 0 },
   } as TraceScoreRecord;
 }
 
 async function cells(database: Database, p: string) {
   const q = (t: string) => database.db.execute(sql`SELECT * FROM ${sql.identifier(t)} WHERE project_id = ${p} ORDER BY hour_ns`);
-  const norm = (rows: Record<string, unknown>[]) => rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null ? null : String(v)])))).sort();
+  const norm = (rows: Record<string, unknown>[]) =>
+    rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null ? null : String(v)])))).sort();
   return { trace: norm(rowsOf(await q("score_trace_hourly"))), task: norm(rowsOf(await q("score_task_hourly"))) };
 }
 
@@ -56,9 +70,15 @@ describe.each(testDatabases())("migration 0008 on $name", ({ create }) => {
     expect(await successMetrics(database, p, window)).toMatchObject({ runs: 2, successfulRuns: 1, runsWithoutOutcome: 0, baselineRuns: 2 });
 
     // What the previous definition stored: baseline runs counted in the outcome columns.
-    await database.db.execute(sql`UPDATE score_trace_hourly SET outcome_runs = outcome_runs + 1, outcome_ok = outcome_ok + 1 WHERE project_id = ${p} AND hour_ns = ${T0.toString()}::bigint`);
-    await database.db.execute(sql`UPDATE score_trace_hourly SET outcome_unknown = outcome_unknown + 1 WHERE project_id = ${p} AND hour_ns = ${(T0 + HOUR).toString()}::bigint`);
-    await database.db.execute(sql`UPDATE score_task_hourly SET outcome_n = outcome_n + 1, outcome_ok = outcome_ok + 1 WHERE project_id = ${p} AND task_key = 'A'`);
+    await database.db.execute(
+      sql`UPDATE score_trace_hourly SET outcome_runs = outcome_runs + 1, outcome_ok = outcome_ok + 1 WHERE project_id = ${p} AND hour_ns = ${T0.toString()}::bigint`,
+    );
+    await database.db.execute(
+      sql`UPDATE score_trace_hourly SET outcome_unknown = outcome_unknown + 1 WHERE project_id = ${p} AND hour_ns = ${(T0 + HOUR).toString()}::bigint`,
+    );
+    await database.db.execute(
+      sql`UPDATE score_task_hourly SET outcome_n = outcome_n + 1, outcome_ok = outcome_ok + 1 WHERE project_id = ${p} AND task_key = 'A'`,
+    );
     expect(await successMetrics(database, p, window)).toMatchObject({ runs: 3, successfulRuns: 2, runsWithoutOutcome: 1 });
     expect(await cells(database, p)).not.toEqual(expected);
 

@@ -5,7 +5,16 @@ import { testDatabases } from "@crux/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "../src/client.ts";
-import { agentMetrics, failureModeMetrics, multiplierMetrics, persistTraceScores, rebuildScoreRollups, successMetrics, type Database, type MetricsFilter } from "../src/index.ts";
+import {
+  agentMetrics,
+  failureModeMetrics,
+  multiplierMetrics,
+  persistTraceScores,
+  rebuildScoreRollups,
+  successMetrics,
+  type Database,
+  type MetricsFilter,
+} from "../src/index.ts";
 import { projectId, traceId } from "./fixtures.ts";
 
 const HOUR = 3_600_000_000_000n;
@@ -31,31 +40,132 @@ function rec(s: Spec): TraceScoreRecord {
   const m = s.multiplier ?? null;
   const passed = s.milestones;
   return {
-    traceId: traceId(s.n), version: s.version ?? 1, serviceName: s.service === undefined ? "svc-a" : s.service, startNs: s.at, endNs: s.at + 1000n,
-    run: { success: s.success === undefined ? true : s.success, score: null, taskId: s.taskId ?? null, variant: null, isBaseline: s.baseline ?? false, experimentId: null, seed: null },
+    traceId: traceId(s.n),
+    version: s.version ?? 1,
+    serviceName: s.service === undefined ? "svc-a" : s.service,
+    startNs: s.at,
+    endNs: s.at + 1000n,
+    run: {
+      success: s.success === undefined ? true : s.success,
+      score: null,
+      taskId: s.taskId ?? null,
+      variant: null,
+      isBaseline: s.baseline ?? false,
+      experimentId: null,
+      seed: null,
+    },
     totals: { inputTokens: tokens, outputTokens: 0, cachedTokens: 0, totalTokens: tokens, costUsd: 0.1, unpricedModels: [] },
     multiplier: {
-      tokens: m === null ? { value: null, observed: tokens, baseline: null, source: "unknown" } : { value: m, observed: tokens, baseline: tokens / m, source: "baseline_run" },
+      tokens:
+        m === null
+          ? { value: null, observed: tokens, baseline: null, source: "unknown" }
+          : { value: m, observed: tokens, baseline: tokens / m, source: "baseline_run" },
       cost: { value: null, observed: 0.1, baseline: null, source: "unknown" },
     },
     coordination: { redundancy: null, ignoredHandoffs: null, roleViolations: null, score: null },
-    communicationEfficiency: null, goalDrift: null,
-    milestones: passed === undefined ? null : { setId: "ms", partialCredit: passed.filter(Boolean).length / passed.length, fullSuccess: passed.every(Boolean), furthestIndex: passed.lastIndexOf(true),
-      detail: passed.map((p, i) => ({ id: `m${i}`, passed: p, spanId: null, agent: null })) },
-    agents: s.agents.map(([agent, n, cost]) => ({ agent, agentId: null, parentAgent: null, spans: 2, llmCalls: 1, toolCalls: 1, errors: n % 2, inputTokens: n, outputTokens: 1, cachedTokens: 0, costUsd: cost, tokenShare: 1, wallMs: 1, milestoneCredit: null })),
-    findings: (s.findings ?? []).map(([mode, agent, source], i) => ({ mode, category: categoryOf(mode), agent, spanId: i.toString(16).padStart(16, "0"), stepIndex: i, source, confidence: 1, evidence: "e" })),
-    signals: [], errorPaths: [], attributions: [], handoffs: [], trajectories: [], flags: { orphans: 0, multipleRoots: false, clockSkew: 0 },
+    communicationEfficiency: null,
+    goalDrift: null,
+    milestones:
+      passed === undefined
+        ? null
+        : {
+            setId: "ms",
+            partialCredit: passed.filter(Boolean).length / passed.length,
+            fullSuccess: passed.every(Boolean),
+            furthestIndex: passed.lastIndexOf(true),
+            detail: passed.map((p, i) => ({ id: `m${i}`, passed: p, spanId: null, agent: null })),
+          },
+    agents: s.agents.map(([agent, n, cost]) => ({
+      agent,
+      agentId: null,
+      parentAgent: null,
+      spans: 2,
+      llmCalls: 1,
+      toolCalls: 1,
+      errors: n % 2,
+      inputTokens: n,
+      outputTokens: 1,
+      cachedTokens: 0,
+      costUsd: cost,
+      tokenShare: 1,
+      wallMs: 1,
+      milestoneCredit: null,
+    })),
+    findings: (s.findings ?? []).map(([mode, agent, source], i) => ({
+      mode,
+      category: categoryOf(mode),
+      agent,
+      spanId: i.toString(16).padStart(16, "0"),
+      stepIndex: i,
+      source,
+      confidence: 1,
+      evidence: "e",
+    })),
+    signals: [],
+    errorPaths: [],
+    attributions: [],
+    handoffs: [],
+    trajectories: [],
+    flags: { orphans: 0, multipleRoots: false, clockSkew: 0 },
   } as TraceScoreRecord;
 }
 
 // Spread over hours 0..6 of T0, with traces inside the partial edge hours (0 and 5) of the window below.
 const specs: Spec[] = [
   { n: 1, at: T0 + 10n * MIN, agents: [["lead", 100, 0.01]], findings: [["FM-1.3", "lead", "heuristic"]] }, // before the window
-  { n: 2, at: T0 + 30n * MIN, success: false, taskId: "t1", agents: [["lead", 200, 0.02], ["search", 50, null]], findings: [["FM-1.3", "lead", "heuristic"], ["FM-1.5", "lead", "contract"], ["FM-3.2", "search", "heuristic"]], multiplier: 2, milestones: [true, false] },
-  { n: 3, at: T0 + HOUR + 5n * MIN, taskId: "t1", agents: [["lead", 300, 0.03]], findings: [["FM-1.3", null, "heuristic"]], multiplier: 4, milestones: [true, true] },
-  { n: 4, at: T0 + 2n * HOUR, service: null, success: null, agents: [["search", 70, 0.001], ["verify", 30, 0.002]], findings: [["FM-2.5", "verify", "contract"], ["FM-2.5", "verify", "contract"]] },
+  {
+    n: 2,
+    at: T0 + 30n * MIN,
+    success: false,
+    taskId: "t1",
+    agents: [
+      ["lead", 200, 0.02],
+      ["search", 50, null],
+    ],
+    findings: [
+      ["FM-1.3", "lead", "heuristic"],
+      ["FM-1.5", "lead", "contract"],
+      ["FM-3.2", "search", "heuristic"],
+    ],
+    multiplier: 2,
+    milestones: [true, false],
+  },
+  {
+    n: 3,
+    at: T0 + HOUR + 5n * MIN,
+    taskId: "t1",
+    agents: [["lead", 300, 0.03]],
+    findings: [["FM-1.3", null, "heuristic"]],
+    multiplier: 4,
+    milestones: [true, true],
+  },
+  {
+    n: 4,
+    at: T0 + 2n * HOUR,
+    service: null,
+    success: null,
+    agents: [
+      ["search", 70, 0.001],
+      ["verify", 30, 0.002],
+    ],
+    findings: [
+      ["FM-2.5", "verify", "contract"],
+      ["FM-2.5", "verify", "contract"],
+    ],
+  },
   { n: 5, at: T0 + 3n * HOUR + 59n * MIN, service: "svc-b", success: false, taskId: "t2", baseline: true, agents: [["lead", 40, 0.004]], multiplier: null },
-  { n: 6, at: T0 + 4n * HOUR + 20n * MIN, taskId: "t2", agents: [["lead", 90, 0.009], ["search", 10, 0.001]], findings: [["FM-1.5", "search", "heuristic"]], multiplier: 3, milestones: [false, false] },
+  {
+    n: 6,
+    at: T0 + 4n * HOUR + 20n * MIN,
+    taskId: "t2",
+    agents: [
+      ["lead", 90, 0.009],
+      ["search", 10, 0.001],
+    ],
+    findings: [["FM-1.5", "search", "heuristic"]],
+    multiplier: 3,
+    milestones: [false, false],
+  },
   { n: 7, at: T0 + 5n * HOUR + 10n * MIN, service: "svc-b", agents: [["verify", 20, null]], findings: [["FM-3.2", "verify", "contract"]] },
   { n: 8, at: T0 + 5n * HOUR + 50n * MIN, agents: [["lead", 11, 0.5]] }, // after the window
 ];
@@ -68,8 +178,21 @@ async function rollupTables(database: Database, p: string): Promise<Record<strin
   for (const t of ["score_agent_hourly", "score_trace_hourly", "score_task_hourly", "score_milestone_hourly", "score_finding_hourly"]) {
     const rows = rowsOf(await database.db.execute(sql`SELECT * FROM ${sql.identifier(t)} WHERE project_id = ${p}`));
     // Cells a re-score emptied stay as all-zero rows; a rebuild does not create them.
-    const nonZero = rows.filter((r) => Object.entries(r).some(([k, v]) => !["project_id", "hour_ns", "service_name", "agent", "kind", "k1", "k2", "task_key", "has_task", "milestone_id"].includes(k) && Number(v) !== 0));
-    out[t] = nonZero.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === "bigint" || (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v)) ? Number(v) : v])))).sort();
+    const nonZero = rows.filter((r) =>
+      Object.entries(r).some(
+        ([k, v]) =>
+          !["project_id", "hour_ns", "service_name", "agent", "kind", "k1", "k2", "task_key", "has_task", "milestone_id"].includes(k) && Number(v) !== 0,
+      ),
+    );
+    out[t] = nonZero
+      .map((r) =>
+        JSON.stringify(
+          Object.fromEntries(
+            Object.entries(r).map(([k, v]) => [k, typeof v === "bigint" || (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v)) ? Number(v) : v]),
+          ),
+        ),
+      )
+      .sort();
   }
   return out;
 }
@@ -98,7 +221,20 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
   async function seeded(): Promise<string> {
     const p = projectId();
     // Trace 6 first lands elsewhere (other hour, service, agents, findings, outcome), then is re-scored.
-    await persistTraceScores(database, p, rec({ n: 6, at: T0 + HOUR + 30n * MIN, service: "svc-b", success: false, taskId: "t9", agents: [["solo", 500, 0.3]], findings: [["FM-2.1", "solo", "contract"]], milestones: [true] }));
+    await persistTraceScores(
+      database,
+      p,
+      rec({
+        n: 6,
+        at: T0 + HOUR + 30n * MIN,
+        service: "svc-b",
+        success: false,
+        taskId: "t9",
+        agents: [["solo", 500, 0.3]],
+        findings: [["FM-2.1", "solo", "contract"]],
+        milestones: [true],
+      }),
+    );
     for (const s of specs) await persistTraceScores(database, p, rec({ ...s, version: s.n === 6 ? 2 : 1 }));
     // A stale version changes nothing.
     await persistTraceScores(database, p, rec({ n: 6, at: T0, agents: [["stale", 1, 1]], version: 1 }));
@@ -118,7 +254,9 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     const p = await seeded();
     const maintained = await rollupTables(database, p);
     await database.db.execute(sql`UPDATE score_task_hourly SET token_sum = 0, cost_sum = 0, cost_n = 0 WHERE project_id = ${p}`);
-    await database.db.execute(sql`UPDATE score_trace_hourly SET notask_runs = 0, notask_token_sum = 0, notask_cost_sum = 0, notask_cost_n = 0 WHERE project_id = ${p}`);
+    await database.db.execute(
+      sql`UPDATE score_trace_hourly SET notask_runs = 0, notask_token_sum = 0, notask_cost_sum = 0, notask_cost_n = 0 WHERE project_id = ${p}`,
+    );
     expect(await rollupTables(database, p)).not.toEqual(maintained);
     const backfill = readFileSync(new URL("../../../migrations/0007_multiplier_inputs_backfill.sql", import.meta.url), "utf8");
     for (const statement of backfill.split("--> statement-breakpoint")) await database.db.execute(sql.raw(statement));
@@ -136,34 +274,67 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     expect(got.modes.scopeTraces).toBe(scope.n);
     expect(got.modes.failed.traces).toBe(scope.failed);
 
-    const perMode = rowsOf(await database.db.execute(sql`SELECT mode, count(*) FILTER (WHERE first_of_mode)::int AS n FROM trace_findings WHERE ${w} GROUP BY mode`));
+    const perMode = rowsOf(
+      await database.db.execute(sql`SELECT mode, count(*) FILTER (WHERE first_of_mode)::int AS n FROM trace_findings WHERE ${w} GROUP BY mode`),
+    );
     for (const r of perMode) expect(got.modes.rates.find((x) => x.mode === r.mode)?.numerator).toBe(r.n);
     expect(got.modes.rates.find((x) => x.mode === "FM-2.5")?.numerator).toBe(1); // two findings, one trace
     expect(got.categories.rates.find((x) => x.mode === "FC1")?.numerator).toBe(3);
-    const sources = rowsOf(await database.db.execute(sql`SELECT mode, source, count(*)::int AS findings, count(DISTINCT trace_id)::int AS traces FROM trace_findings WHERE ${w} GROUP BY 1, 2 ORDER BY 1, 2`));
+    const sources = rowsOf(
+      await database.db.execute(
+        sql`SELECT mode, source, count(*)::int AS findings, count(DISTINCT trace_id)::int AS traces FROM trace_findings WHERE ${w} GROUP BY 1, 2 ORDER BY 1, 2`,
+      ),
+    );
     expect(got.modes.sources).toEqual(sources);
 
-    const perAgent = rowsOf(await database.db.execute(sql`SELECT agent, count(*)::int AS d, sum(input_tokens + output_tokens)::float8 AS tokens, coalesce(sum(cost_usd), 0)::float8 AS cost, (count(*) - count(cost_usd))::int AS unpriced FROM trace_agent_usage WHERE ${w} GROUP BY agent ORDER BY 3 DESC, 1`));
+    const perAgent = rowsOf(
+      await database.db.execute(
+        sql`SELECT agent, count(*)::int AS d, sum(input_tokens + output_tokens)::float8 AS tokens, coalesce(sum(cost_usd), 0)::float8 AS cost, (count(*) - count(cost_usd))::int AS unpriced FROM trace_agent_usage WHERE ${w} GROUP BY agent ORDER BY 3 DESC, 1`,
+      ),
+    );
     expect(got.agents.agents.map((a) => [a.agent, a.traces, a.totalTokens, a.unpricedRows])).toEqual(perAgent.map((r) => [r.agent, r.d, r.tokens, r.unpriced]));
     perAgent.forEach((r, i) => expect(got.agents.agents[i]!.costUsd).toBeCloseTo(Number(r.cost), 12));
     const distinct = await direct(sql`SELECT count(DISTINCT trace_id)::int AS n FROM trace_agent_usage WHERE ${w}`);
     expect(got.agents.totals.traces).toBe(distinct.n);
-    const series = rowsOf(await database.db.execute(sql`SELECT agent, (start_ns - ${window.fromNs.toString()}::bigint) / ${HOUR.toString()}::bigint AS b, sum(input_tokens + output_tokens)::float8 AS tokens FROM trace_agent_usage WHERE ${w} GROUP BY 1, 2 ORDER BY 2, 1`));
-    expect(got.agents.series!.map((s) => [s.agent, String((s.bucketStartNs - window.fromNs) / HOUR), s.totalTokens])).toEqual(series.map((r) => [r.agent, String(r.b), r.tokens]));
+    const series = rowsOf(
+      await database.db.execute(
+        sql`SELECT agent, (start_ns - ${window.fromNs.toString()}::bigint) / ${HOUR.toString()}::bigint AS b, sum(input_tokens + output_tokens)::float8 AS tokens FROM trace_agent_usage WHERE ${w} GROUP BY 1, 2 ORDER BY 2, 1`,
+      ),
+    );
+    expect(got.agents.series!.map((s) => [s.agent, String((s.bucketStartNs - window.fromNs) / HOUR), s.totalTokens])).toEqual(
+      series.map((r) => [r.agent, String(r.b), r.tokens]),
+    );
 
     // From an hour boundary the series reads hourly cells too.
     const aligned = { ...window, fromNs: T0 + HOUR };
     const alignedSeries = (await agentMetrics(database, p, aligned, { bucketNs: HOUR })).series!;
     const wa = sql`project_id = ${p} AND start_ns >= ${aligned.fromNs.toString()}::bigint AND start_ns < ${aligned.toNs.toString()}::bigint`;
-    const alignedDirect = rowsOf(await database.db.execute(sql`SELECT agent, (start_ns - ${aligned.fromNs.toString()}::bigint) / ${HOUR.toString()}::bigint AS b, sum(input_tokens + output_tokens)::float8 AS tokens, count(*)::int AS n FROM trace_agent_usage WHERE ${wa} GROUP BY 1, 2 ORDER BY 2, 1`));
-    expect(alignedSeries.map((s) => [s.agent, String((s.bucketStartNs - aligned.fromNs) / HOUR), s.totalTokens, s.traces])).toEqual(alignedDirect.map((r) => [r.agent, String(r.b), r.tokens, r.n]));
+    const alignedDirect = rowsOf(
+      await database.db.execute(
+        sql`SELECT agent, (start_ns - ${aligned.fromNs.toString()}::bigint) / ${HOUR.toString()}::bigint AS b, sum(input_tokens + output_tokens)::float8 AS tokens, count(*)::int AS n FROM trace_agent_usage WHERE ${wa} GROUP BY 1, 2 ORDER BY 2, 1`,
+      ),
+    );
+    expect(alignedSeries.map((s) => [s.agent, String((s.bucketStartNs - aligned.fromNs) / HOUR), s.totalTokens, s.traces])).toEqual(
+      alignedDirect.map((r) => [r.agent, String(r.b), r.tokens, r.n]),
+    );
     expect(alignedSeries.length).toBeGreaterThan(3);
 
     const denominators = rowsOf(await database.db.execute(sql`SELECT agent, count(*)::int AS d FROM trace_agent_usage WHERE ${w} GROUP BY 1`));
     for (const r of got.byAgent.rates) expect(r.denominator).toBe(denominators.find((d) => d.agent === r.group)?.d);
-    expect(got.byAgent.rates.map((r) => `${r.group}/${r.mode}=${r.numerator}`)).toEqual(["lead/FM-1.3=1", "lead/FM-1.5=1", "search/FM-1.5=1", "search/FM-3.2=1", "verify/FM-2.5=1", "verify/FM-3.2=1"]);
+    expect(got.byAgent.rates.map((r) => `${r.group}/${r.mode}=${r.numerator}`)).toEqual([
+      "lead/FM-1.3=1",
+      "lead/FM-1.5=1",
+      "search/FM-1.5=1",
+      "search/FM-3.2=1",
+      "verify/FM-2.5=1",
+      "verify/FM-3.2=1",
+    ]);
     expect(got.byService.rates.map((r) => `${r.group}/${r.mode}=${r.numerator}/${r.denominator}`)).toEqual([
-      "null/FM-2.5=1/1", "svc-a/FM-1.3=2/3", "svc-a/FM-1.5=2/3", "svc-a/FM-3.2=1/3", "svc-b/FM-3.2=1/2",
+      "null/FM-2.5=1/1",
+      "svc-a/FM-1.3=2/3",
+      "svc-a/FM-1.5=2/3",
+      "svc-a/FM-3.2=1/3",
+      "svc-b/FM-3.2=1/2",
     ]);
 
     // Multipliers are measured when read against each task's current baseline runs (the stored ones are ignored):
@@ -175,13 +346,21 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     expect(got.multiplier.overall).toMatchObject({ runs: mult.runs, baselineRuns: 1, tasks: mult.tasks });
     expect(got.multiplier.overall.tokens.value).toBeCloseTo(Number(mult.value), 12);
     expect(got.multiplier.overall.tokens.value).toBeCloseTo(2.5, 12);
-    expect(got.multiplier.tasks.map((t) => [t.taskId, t.runs, t.baselineRuns, t.tokens.value, t.tokens.source])).toEqual([["t1", 2, 0, null, "unknown"], ["t2", 1, 1, 2.5, "baseline_run"]]);
+    expect(got.multiplier.tasks.map((t) => [t.taskId, t.runs, t.baselineRuns, t.tokens.value, t.tokens.source])).toEqual([
+      ["t1", 2, 0, null, "unknown"],
+      ["t2", 1, 1, 2.5, "baseline_run"],
+    ]);
 
     // Success counts the system's runs: baseline-tagged runs (trace 5) are left out.
-    const outcomes = await direct(sql`SELECT count(*) FILTER (WHERE success IS NOT NULL AND NOT is_baseline)::int AS runs, count(*) FILTER (WHERE success AND NOT is_baseline)::int AS ok, avg(milestone_partial_credit)::float8 AS credit FROM trace_scores WHERE ${w}`);
+    const outcomes = await direct(
+      sql`SELECT count(*) FILTER (WHERE success IS NOT NULL AND NOT is_baseline)::int AS runs, count(*) FILTER (WHERE success AND NOT is_baseline)::int AS ok, avg(milestone_partial_credit)::float8 AS credit FROM trace_scores WHERE ${w}`,
+    );
     expect(got.success).toMatchObject({ runs: outcomes.runs, successfulRuns: outcomes.ok, runsWithoutOutcome: 1, baselineRuns: 1 });
     expect(got.success.milestones.meanPartialCredit).toBeCloseTo(Number(outcomes.credit), 12);
-    expect(got.success.milestones.perMilestone).toEqual([{ id: "m0", traces: 3, passed: 2, passRate: 2 / 3 }, { id: "m1", traces: 3, passed: 1, passRate: 1 / 3 }]);
+    expect(got.success.milestones.perMilestone).toEqual([
+      { id: "m0", traces: 3, passed: 2, passRate: 2 / 3 },
+      { id: "m1", traces: 3, passed: 1, passRate: 1 / 3 },
+    ]);
   });
 
   it("an agent filter scopes traces to the agent and counts its own findings", async () => {

@@ -1,14 +1,6 @@
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ensureProject,
-  getTrace,
-  insertSpanBatch,
-  listDirtyTraces,
-  markTraceSettled,
-  updateTraceAgents,
-  type Database,
-} from "../src/index.ts";
+import { ensureProject, getTrace, insertSpanBatch, listDirtyTraces, markTraceSettled, updateTraceAgents, type Database } from "../src/index.ts";
 import { projectId, sleep, span, spanId, traceId } from "./fixtures.ts";
 
 describe.each(testDatabases())("dirty and settled traces on $name", ({ create }) => {
@@ -32,9 +24,7 @@ describe.each(testDatabases())("dirty and settled traces on $name", ({ create })
     await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(1) })]);
     await sleep(20);
 
-    expect(await listDirtyTraces(database, { quietBeforeMs: 60_000, limit: 1_000 })).not.toContainEqual(
-      expect.objectContaining({ projectId: p }),
-    );
+    expect(await listDirtyTraces(database, { quietBeforeMs: 60_000, limit: 1_000 })).not.toContainEqual(expect.objectContaining({ projectId: p }));
     const [seen] = await dirtyOf(p);
     expect(seen).toMatchObject({ projectId: p, traceId: t });
 
@@ -98,9 +88,7 @@ describe.each(testDatabases())("dirty and settled traces on $name", ({ create })
     await updateTraceAgents(database, p, t, ["planner", "coder"]);
     expect((await getTrace(database, p, t))!.trace.agents).toEqual(["planner", "coder"]);
 
-    await insertSpanBatch(database, p, [
-      span({ traceId: t, spanId: spanId(2), parentSpanId: spanId(1), operation: "agent", agentName: "reviewer" }),
-    ]);
+    await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(2), parentSpanId: spanId(1), operation: "agent", agentName: "reviewer" })]);
     expect((await getTrace(database, p, t))!.trace.agents).toEqual(["coder", "planner", "reviewer"]);
   });
 });

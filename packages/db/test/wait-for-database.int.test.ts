@@ -61,7 +61,11 @@ describe.runIf(pg)("waitForDatabase on postgres", () => {
     const database = await createDatabase({ url: "postgres://postgres@127.0.0.1:1/none", poolSize: 1 });
     const abort = new AbortController();
     try {
-      const waiting = waitForDatabase(database, { initialDelayMs: 10, signal: abort.signal, onUnavailable: (_e, attempt) => attempt === 2 && abort.abort(new Error("shutting down")) });
+      const waiting = waitForDatabase(database, {
+        initialDelayMs: 10,
+        signal: abort.signal,
+        onUnavailable: (_e, attempt) => attempt === 2 && abort.abort(new Error("shutting down")),
+      });
       await expect(waiting).rejects.toThrow("shutting down");
     } finally {
       await database.close();

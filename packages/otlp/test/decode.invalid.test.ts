@@ -28,9 +28,7 @@ describe("undecodable bodies fail the whole request with PermanentError", () => 
 
   it("a length prefix larger than the body", () => {
     const err = thrown(() => decodeExportRequest(Uint8Array.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x00]), "protobuf"));
-    expect((err as PermanentError).message).toBe(
-      "invalid protobuf ExportTraceServiceRequest: length-delimited field overruns its message",
-    );
+    expect((err as PermanentError).message).toBe("invalid protobuf ExportTraceServiceRequest: length-delimited field overruns its message");
   });
 
   it("invalid JSON, with the parser's message and position", () => {
@@ -53,10 +51,7 @@ describe("undecodable bodies fail the whole request with PermanentError", () => 
     ["[]", "invalid OTLP/JSON: the body must be a JSON object (ExportTraceServiceRequest), got an array"],
     ["null", "invalid OTLP/JSON: the body must be a JSON object (ExportTraceServiceRequest), got null"],
     ['{"resourceSpans": ["x"]}', 'invalid OTLP/JSON at resourceSpans[0]: must be an object, got "x"'],
-    [
-      '{"resourceSpans": [{"scopeSpans": [{"spans": {}}]}]}',
-      "invalid OTLP/JSON at resourceSpans[0].scopeSpans[0]: spans must be an array, got an object",
-    ],
+    ['{"resourceSpans": [{"scopeSpans": [{"spans": {}}]}]}', "invalid OTLP/JSON at resourceSpans[0].scopeSpans[0]: spans must be an array, got an object"],
     [
       '{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "startTimeUnixNano": "soon"}]}]}]}',
       'invalid OTLP/JSON at resourceSpans[0].scopeSpans[0].spans[0]: startTimeUnixNano must be an unsigned 64-bit integer (decimal string or number), got "soon"',
@@ -110,7 +105,11 @@ describe("spans rejected one by one", () => {
   });
 
   it("reasons are counted by code", () => {
-    const body = protoRequest([protoSpan({ spanId: new Uint8Array(7).fill(1) }), protoSpan({ traceId: new Uint8Array(16) }), protoSpan({ traceId: new Uint8Array(8).fill(1) })]);
+    const body = protoRequest([
+      protoSpan({ spanId: new Uint8Array(7).fill(1) }),
+      protoSpan({ traceId: new Uint8Array(16) }),
+      protoSpan({ traceId: new Uint8Array(8).fill(1) }),
+    ]);
     expect(decodeExportRequest(body, "protobuf").rejectedByCode).toEqual({ invalid_span_id: 1, invalid_trace_id: 2 });
   });
 
@@ -166,7 +165,12 @@ describe("spans rejected one by one", () => {
 
   it("an invalid link is dropped and counted, the span is kept", () => {
     const body = protoRequest([
-      protoSpan({ links: [{ traceId: TRACE_ID, spanId: new Uint8Array(3) }, { traceId: TRACE_ID, spanId: SPAN_ID }] }),
+      protoSpan({
+        links: [
+          { traceId: TRACE_ID, spanId: new Uint8Array(3) },
+          { traceId: TRACE_ID, spanId: SPAN_ID },
+        ],
+      }),
     ]);
     const span = decodeExportRequest(body, "protobuf").spans[0]!;
     expect(span.links.map((l) => l.spanId)).toEqual(["eee19b7ec3c1b174"]);

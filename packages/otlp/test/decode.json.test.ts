@@ -7,9 +7,7 @@ const json = (value: unknown): Uint8Array => enc.encode(JSON.stringify(value));
 
 function request(spans: unknown[], resourceAttributes: unknown[] = []): unknown {
   return {
-    resourceSpans: [
-      { resource: { attributes: resourceAttributes }, scopeSpans: [{ scope: { name: "lib", version: "1" }, spans }] },
-    ],
+    resourceSpans: [{ resource: { attributes: resourceAttributes }, scopeSpans: [{ scope: { name: "lib", version: "1" }, spans }] }],
   };
 }
 

@@ -65,11 +65,7 @@ describe.each(["protobuf", "json"] as const)("decode limits (%s)", (format) => {
 
   it("never leaves half a surrogate pair at the cut", () => {
     const limits = { ...defaultDecodeLimits, maxAttributeValueLength: 5 };
-    const span = decodeExportRequest(
-      encode(format, [protoSpan({ attributes: [kv("emoji", { stringValue: "ab😀😀😀" })] })]),
-      format,
-      limits,
-    ).spans[0]!;
+    const span = decodeExportRequest(encode(format, [protoSpan({ attributes: [kv("emoji", { stringValue: "ab😀😀😀" })] })]), format, limits).spans[0]!;
     expect(span.attributes["emoji"]).toBe("ab😀");
   });
 
@@ -95,10 +91,7 @@ describe.each(["protobuf", "json"] as const)("decode limits (%s)", (format) => {
       traceId: TRACE_ID,
       spanId: Uint8Array.from([1, 2, 3, 4, 5, 6, 7, i + 1]),
     }));
-    const span = decodeExportRequest(
-      encode(format, [protoSpan({ events, links, droppedEventsCount: 2, droppedLinksCount: 1 })]),
-      format,
-    ).spans[0]!;
+    const span = decodeExportRequest(encode(format, [protoSpan({ events, links, droppedEventsCount: 2, droppedLinksCount: 1 })]), format).spans[0]!;
     expect(span.events).toHaveLength(256);
     expect(span.events[255]!.name).toBe("e255");
     expect(span.droppedEventsCount).toBe(2 + 44);
@@ -163,10 +156,7 @@ describe("bytes values", () => {
     const span = decodeExportRequest(
       protoRequest([
         protoSpan({
-          attributes: [
-            kv("small", { bytesValue: Uint8Array.from([0, 1, 2]) }),
-            kv("big", { bytesValue: new Uint8Array(100).fill(255) }),
-          ],
+          attributes: [kv("small", { bytesValue: Uint8Array.from([0, 1, 2]) }), kv("big", { bytesValue: new Uint8Array(100).fill(255) })],
         }),
       ]),
       "protobuf",

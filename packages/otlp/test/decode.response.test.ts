@@ -17,7 +17,7 @@ describe("encodeExportResponse", () => {
   });
 
   it("partial success in JSON has rejectedSpans as a decimal string (int64)", () => {
-    const body = text(encodeExportResponse("json", { rejectedSpans: 3, errorMessage: "bad \"ids\"" }));
+    const body = text(encodeExportResponse("json", { rejectedSpans: 3, errorMessage: 'bad "ids"' }));
     expect(body).toBe('{"partialSuccess":{"rejectedSpans":"3","errorMessage":"bad \\"ids\\""}}');
     expect(JSON.parse(body)).toEqual({ partialSuccess: { rejectedSpans: "3", errorMessage: 'bad "ids"' } });
   });

@@ -20,9 +20,15 @@ describe("field numbers derived from the .proto files match the OTLP spec", () =
   });
 
   it("AnyValue and KeyValue", () => {
-    expect(
-      fieldIds(AnyValueType, ["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue"]),
-    ).toEqual({ stringValue: 1, boolValue: 2, intValue: 3, doubleValue: 4, arrayValue: 5, kvlistValue: 6, bytesValue: 7 });
+    expect(fieldIds(AnyValueType, ["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue"])).toEqual({
+      stringValue: 1,
+      boolValue: 2,
+      intValue: 3,
+      doubleValue: 4,
+      arrayValue: 5,
+      kvlistValue: 6,
+      bytesValue: 7,
+    });
     expect(fieldIds(KeyValueType, ["key", "value"])).toEqual({ key: 1, value: 2 });
   });
 
@@ -56,6 +62,11 @@ describe("tagDispatch", () => {
     expect(dispatchCode(table, 0x12)).toBe(0);
     expect(dispatchCode(table, 0x86)).toBe(0);
     expect(dispatchCode(table, 1 << 20)).toBe(0);
-    expect(() => tagDispatch([[0x0a, 1], [0x0a, 2]])).toThrow("bad dispatch entry");
+    expect(() =>
+      tagDispatch([
+        [0x0a, 1],
+        [0x0a, 2],
+      ]),
+    ).toThrow("bad dispatch entry");
   });
 });

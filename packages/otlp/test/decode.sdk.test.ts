@@ -5,8 +5,7 @@ import { decodeExportRequest, type OtlpFormat } from "../src/decode/index.ts";
 import { T0_NS, hrTimeToNs, makeSdkSpans } from "./fixtures/decode/sdk-spans.ts";
 
 function serialize(format: OtlpFormat, spans: ReadableSpan[]): Uint8Array {
-  const bytes =
-    format === "protobuf" ? ProtobufTraceSerializer.serializeRequest(spans) : JsonTraceSerializer.serializeRequest(spans);
+  const bytes = format === "protobuf" ? ProtobufTraceSerializer.serializeRequest(spans) : JsonTraceSerializer.serializeRequest(spans);
   if (!bytes) throw new Error("serializer returned nothing");
   return bytes;
 }

@@ -49,8 +49,9 @@ it("has a golden recording for each recorded framework", () => {
 describe.each(cases)("golden %s", (caseName) => {
   const dir = path.join(goldenRoot, caseName);
   const expected = JSON.parse(readFileSync(path.join(dir, "expected.json"), "utf8")) as Expected;
-  const rawSpanCount = (JSON.parse(readFileSync(path.join(dir, "export.json"), "utf8")) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: unknown[] }> }> })
-    .resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)).length;
+  const rawSpanCount = (
+    JSON.parse(readFileSync(path.join(dir, "export.json"), "utf8")) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: unknown[] }> }> }
+  ).resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)).length;
 
   let spans: NormalizedSpan[] = [];
   let rejected = 0;

@@ -99,26 +99,41 @@ describe("Google ADK", () => {
 
   it("reads call_llm by fallback, with the framework value not taken as provider", () => {
     const s = normalizeSpan(
-      span("call_llm", {
-        "gen_ai.system": "gcp.vertex.agent",
-        "gen_ai.request.model": "gemini-2.0-flash",
-        "gen_ai.usage.input_tokens": 640,
-        "gen_ai.usage.output_tokens": 32,
-        "gcp.vertex.agent.session_id": "sess-42",
-      }, { scope }),
+      span(
+        "call_llm",
+        {
+          "gen_ai.system": "gcp.vertex.agent",
+          "gen_ai.request.model": "gemini-2.0-flash",
+          "gen_ai.usage.input_tokens": 640,
+          "gen_ai.usage.output_tokens": 32,
+          "gcp.vertex.agent.session_id": "sess-42",
+        },
+        { scope },
+      ),
     );
-    expect(s).toMatchObject({ operation: "llm", convention: "fallback", provider: null, model: "gemini-2.0-flash", inputTokens: 640, conversationId: "sess-42" });
+    expect(s).toMatchObject({
+      operation: "llm",
+      convention: "fallback",
+      provider: null,
+      model: "gemini-2.0-flash",
+      inputTokens: 640,
+      conversationId: "sess-42",
+    });
   });
 
   it("reads transfer_to_agent: target from the agent_name argument, `<not specified>` call id ignored", () => {
     const s = normalizeSpan(
-      span("execute_tool transfer_to_agent", {
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": "transfer_to_agent",
-        "gen_ai.tool.type": "FunctionTool",
-        "gen_ai.tool.call.id": "<not specified>",
-        "gcp.vertex.agent.tool_call_args": JSON.stringify({ agent_name: "billing_agent" }),
-      }, { scope }),
+      span(
+        "execute_tool transfer_to_agent",
+        {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": "transfer_to_agent",
+          "gen_ai.tool.type": "FunctionTool",
+          "gen_ai.tool.call.id": "<not specified>",
+          "gcp.vertex.agent.tool_call_args": JSON.stringify({ agent_name: "billing_agent" }),
+        },
+        { scope },
+      ),
     );
     expect(s).toMatchObject({ operation: "handoff", toolName: "transfer_to_agent", handoffTo: "billing_agent", toolCallId: null });
   });
@@ -131,7 +146,9 @@ describe("Google ADK", () => {
 
 describe("Microsoft Agent Framework handoff tools", () => {
   it("takes the target from the handoff_to_ suffix", () => {
-    const s = normalizeSpan(span("execute_tool handoff_to_refund_agent", { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "handoff_to_refund_agent" }));
+    const s = normalizeSpan(
+      span("execute_tool handoff_to_refund_agent", { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "handoff_to_refund_agent" }),
+    );
     expect(s).toMatchObject({ operation: "handoff", handoffTo: "refund_agent" });
   });
 });

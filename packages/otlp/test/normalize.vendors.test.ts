@@ -49,9 +49,7 @@ describe("OpenInference (semconv 0.1.32)", () => {
   });
 
   it("reads OpenAI Agents handoff spans (TOOL named `handoff to X`)", () => {
-    const s = normalizeSpan(
-      span("handoff to Billing", { "openinference.span.kind": "TOOL", "input.value": "Triage", "output.value": "Billing" }),
-    );
+    const s = normalizeSpan(span("handoff to Billing", { "openinference.span.kind": "TOOL", "input.value": "Triage", "output.value": "Billing" }));
     expect(s).toMatchObject({ operation: "handoff", convention: "openinference", handoffFrom: "Triage", handoffTo: "Billing" });
   });
 
@@ -80,9 +78,7 @@ describe("OpenInference (semconv 0.1.32)", () => {
 
   it("names the LangGraph agent by the first checkpoint namespace segment, never an internal node", () => {
     const meta = (ns: string, node: string) => JSON.stringify({ langgraph_checkpoint_ns: ns, langgraph_node: node, langgraph_step: 2 });
-    const inWorker = normalizeSpan(
-      span("ScriptedChatModel", { "openinference.span.kind": "LLM", metadata: meta("research_expert:1f35|agent:4faa", "agent") }),
-    );
+    const inWorker = normalizeSpan(span("ScriptedChatModel", { "openinference.span.kind": "LLM", metadata: meta("research_expert:1f35|agent:4faa", "agent") }));
     expect(inWorker.agentName).toBe("research_expert");
     expect(normalizeSpan(span("__start__", { "openinference.span.kind": "CHAIN", metadata: meta("__start__:19c4", "__start__") })).agentName).toBeNull();
     const traceloop = normalizeSpan(span("tools.task", { "traceloop.association.properties.langgraph_checkpoint_ns": "math_expert:dcbc|tools:3d26" }));
@@ -158,9 +154,11 @@ describe("OpenLLMetry", () => {
   });
 
   it("reads decorator spans: agent, tool, and workflow/task that claim invoke_agent", () => {
-    expect(
-      normalizeSpan(span("research.agent", { "traceloop.span.kind": "agent", "traceloop.entity.name": "research" })),
-    ).toMatchObject({ operation: "agent", convention: "openllmetry", agentName: "research" });
+    expect(normalizeSpan(span("research.agent", { "traceloop.span.kind": "agent", "traceloop.entity.name": "research" }))).toMatchObject({
+      operation: "agent",
+      convention: "openllmetry",
+      agentName: "research",
+    });
     expect(normalizeSpan(span("search.tool", { "traceloop.span.kind": "tool", "traceloop.entity.name": "search" }))).toMatchObject({
       operation: "tool",
       toolName: "search",
@@ -282,7 +280,12 @@ describe("Vercel AI SDK", () => {
 describe("logfire (OpenAI Agents integration)", () => {
   it("classifies by message template and reads names", () => {
     const agent = normalizeSpan(
-      span("Agent run: {name!r}", { "logfire.msg_template": "Agent run: {name!r}", "logfire.msg": "Agent run: 'Triage'", name: "Triage", "gen_ai.system": "openai" }),
+      span("Agent run: {name!r}", {
+        "logfire.msg_template": "Agent run: {name!r}",
+        "logfire.msg": "Agent run: 'Triage'",
+        name: "Triage",
+        "gen_ai.system": "openai",
+      }),
     );
     expect(agent).toMatchObject({ operation: "agent", convention: "logfire", agentName: "Triage" });
     const chat = normalizeSpan(
@@ -313,7 +316,11 @@ describe("Mastra (@mastra/otel-exporter for @mastra/core 0.24.x)", () => {
 
   it("reads agent.run spans: name from gen_ai.agent.id", () => {
     const s = normalizeSpan(
-      span("agent.weatherAgent", { "gen_ai.operation.name": "agent.run", "mastra.span.type": "agent_run", "agent.id": "weatherAgent", "gen_ai.agent.id": "weatherAgent" }, { scope }),
+      span(
+        "agent.weatherAgent",
+        { "gen_ai.operation.name": "agent.run", "mastra.span.type": "agent_run", "agent.id": "weatherAgent", "gen_ai.agent.id": "weatherAgent" },
+        { scope },
+      ),
     );
     expect(s).toMatchObject({ operation: "agent", convention: "mastra", agentName: "weatherAgent", agentId: "weatherAgent" });
   });
@@ -335,12 +342,24 @@ describe("Mastra (@mastra/otel-exporter for @mastra/core 0.24.x)", () => {
         { scope, kind: 3 },
       ),
     );
-    expect(s).toMatchObject({ operation: "llm", convention: "mastra", model: "gpt-4o-mini", provider: "openai", inputTokens: 400, outputTokens: 60, cachedTokens: 256 });
+    expect(s).toMatchObject({
+      operation: "llm",
+      convention: "mastra",
+      model: "gpt-4o-mini",
+      provider: "openai",
+      inputTokens: 400,
+      outputTokens: 60,
+      cachedTokens: 256,
+    });
   });
 
   it("reads tool.execute spans, and model.step spans are structure, not calls", () => {
     const tool = normalizeSpan(
-      span("tool.execute weatherTool", { "gen_ai.operation.name": "tool.execute", "mastra.span.type": "tool_call", "gen_ai.tool.name": "weatherTool" }, { scope }),
+      span(
+        "tool.execute weatherTool",
+        { "gen_ai.operation.name": "tool.execute", "mastra.span.type": "tool_call", "gen_ai.tool.name": "weatherTool" },
+        { scope },
+      ),
     );
     expect(tool).toMatchObject({ operation: "tool", convention: "mastra", toolName: "weatherTool" });
     const step = normalizeSpan(span("model.step", { "gen_ai.operation.name": "model.step", "mastra.span.type": "model_step" }, { scope }));
@@ -359,7 +378,17 @@ describe("Mastra (@mastra/otel-exporter for @mastra/core 0.24.x)", () => {
 
   it("reads Mastra error info", () => {
     const s = normalizeSpan(
-      span("tool.execute weatherTool", { "gen_ai.operation.name": "tool.execute", "gen_ai.tool.name": "weatherTool", error: true, "error.type": "TOOL_EXECUTION_FAILED", "error.message": "timeout" }, { scope, status: { code: 2, message: "timeout" } }),
+      span(
+        "tool.execute weatherTool",
+        {
+          "gen_ai.operation.name": "tool.execute",
+          "gen_ai.tool.name": "weatherTool",
+          error: true,
+          "error.type": "TOOL_EXECUTION_FAILED",
+          "error.message": "timeout",
+        },
+        { scope, status: { code: 2, message: "timeout" } },
+      ),
     );
     expect(s).toMatchObject({ operation: "tool", isError: true, errorType: "TOOL_EXECUTION_FAILED" });
   });

@@ -1,23 +1,8 @@
 import { isPermanent, OverloadedError } from "@crux/core";
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from "bullmq";
 import { Redis } from "ioredis";
-import {
-  defaultCloseTimeoutMs,
-  describeError,
-  isJobDeferral,
-  QueueClosedError,
-  type JobHandler,
-  type JobQueue,
-  type QueueLog,
-} from "./job-queue.ts";
-import {
-  jobDefaultsFor,
-  parsePayload,
-  queueNames,
-  queueRegistry,
-  type JobDefaultsOverrides,
-  type QueueName,
-} from "./registry.ts";
+import { defaultCloseTimeoutMs, describeError, isJobDeferral, QueueClosedError, type JobHandler, type JobQueue, type QueueLog } from "./job-queue.ts";
+import { jobDefaultsFor, parsePayload, queueNames, queueRegistry, type JobDefaultsOverrides, type QueueName } from "./registry.ts";
 import { createRepeatSuppressingLog, withDeadline } from "./timing.ts";
 
 export interface BullmqQueueOptions {
@@ -227,9 +212,7 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
 
     async depth(name) {
       const queue = queueFor(name);
-      const counts = await redisCall(`depth ${name}`, () =>
-        queue.getJobCounts("wait", "prioritized", "delayed", "active"),
-      );
+      const counts = await redisCall(`depth ${name}`, () => queue.getJobCounts("wait", "prioritized", "delayed", "active"));
       return Object.values(counts).reduce((sum, n) => sum + n, 0);
     },
 
@@ -249,7 +232,11 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
         // Both connections are ours (BullMQ leaves caller-owned clients open).
         for (const client of [producer, workerConnection]) {
           if (!client) continue;
-          if (client.status === "ready") await withDeadline(client.quit().catch(() => "OK"), 500);
+          if (client.status === "ready")
+            await withDeadline(
+              client.quit().catch(() => "OK"),
+              500,
+            );
           client.disconnect();
         }
         log("bullmq queue closed", { elapsedMs: Date.now() - startedAt });

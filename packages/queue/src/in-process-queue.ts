@@ -1,21 +1,6 @@
 import { isPermanent, OverloadedError } from "@crux/core";
-import {
-  defaultCloseTimeoutMs,
-  describeError,
-  isJobDeferral,
-  QueueClosedError,
-  type JobHandler,
-  type JobQueue,
-  type QueueLog,
-} from "./job-queue.ts";
-import {
-  backoffDelayMs,
-  jobDefaultsFor,
-  parsePayload,
-  queueRegistry,
-  type JobDefaultsOverrides,
-  type QueueName,
-} from "./registry.ts";
+import { defaultCloseTimeoutMs, describeError, isJobDeferral, QueueClosedError, type JobHandler, type JobQueue, type QueueLog } from "./job-queue.ts";
+import { backoffDelayMs, jobDefaultsFor, parsePayload, queueRegistry, type JobDefaultsOverrides, type QueueName } from "./registry.ts";
 
 export interface InProcessQueueOptions {
   log?: QueueLog;
@@ -279,10 +264,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
           q.ready.clear();
         }
         jobCount = 0;
-        log(
-          "in-process queue closed",
-          dropped > 0 || inFlight.size > 0 ? { droppedPendingJobs: dropped, abandonedInFlight: inFlight.size, timeoutMs } : {},
-        );
+        log("in-process queue closed", dropped > 0 || inFlight.size > 0 ? { droppedPendingJobs: dropped, abandonedInFlight: inFlight.size, timeoutMs } : {});
       })();
       return closing;
     },

@@ -50,11 +50,7 @@ export interface JobQueue {
    */
   enqueue<N extends QueueName>(name: N, payload: Payload<N>, opts: { key: string; delayMs: number }): Promise<void>;
   /** Same as enqueue for many keys of one queue, in one round trip; all payloads are validated before any is enqueued. */
-  enqueueMany<N extends QueueName>(
-    name: N,
-    jobs: readonly { payload: Payload<N>; key: string }[],
-    opts: { delayMs: number },
-  ): Promise<void>;
+  enqueueMany<N extends QueueName>(name: N, jobs: readonly { payload: Payload<N>; key: string }[], opts: { delayMs: number }): Promise<void>;
   /**
    * Start processing `name` (once per queue per instance). The payload is
    * parsed with the registry schema first; an invalid payload or a thrown

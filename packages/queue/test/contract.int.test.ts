@@ -95,7 +95,10 @@ describe.each(adapters)("JobQueue contract: $title", (adapter) => {
     expect((error as PermanentError).code).toBe("invalid_payload");
     expect((error as Error).message).toMatch(/traceId/);
     // enqueueMany validates the whole batch before enqueuing any of it
-    const batch = [{ payload: settle("p"), key: "ok" }, { payload: bad, key: "bad" }];
+    const batch = [
+      { payload: settle("p"), key: "ok" },
+      { payload: bad, key: "bad" },
+    ];
     await expect(queue.enqueueMany("trace.settle", batch, { delayMs: 50 })).rejects.toBeInstanceOf(PermanentError);
     expect(await queue.depth("trace.settle")).toBe(0);
   });
@@ -115,7 +118,10 @@ describe.each(adapters)("JobQueue contract: $title", (adapter) => {
     await sleep(200); // nothing else may arrive
     const runsOfA = runs.filter((r) => r.payload.traceId === traceA);
     const timeline = runs.map((r) => `${r.payload.projectId}@${r.startedAt - lastEnqueueAt}ms`).join(" ");
-    expect(runsOfA.map((r) => r.payload.projectId), `runs relative to the last enqueue: ${timeline}`).toEqual(["p3"]);
+    expect(
+      runsOfA.map((r) => r.payload.projectId),
+      `runs relative to the last enqueue: ${timeline}`,
+    ).toEqual(["p3"]);
     expect(runsOfA[0]!.startedAt - lastEnqueueAt).toBeGreaterThanOrEqual(delayMs - 5);
     expect(runs.filter((r) => r.payload.traceId === traceB)).toHaveLength(1);
   });
@@ -281,7 +287,11 @@ describe.each(adapters)("JobQueue contract: $title", (adapter) => {
       running--;
     });
     const keys = ["c".repeat(32), "d".repeat(32), "e".repeat(32), "f".repeat(32)];
-    await queue.enqueueMany("trace.settle", keys.map((k) => ({ payload: settle("p", k), key: k })), { delayMs: 20 });
+    await queue.enqueueMany(
+      "trace.settle",
+      keys.map((k) => ({ payload: settle("p", k), key: k })),
+      { delayMs: 20 },
+    );
     await waitFor(() => runs.length === 2, "two runs");
     await sleep(150);
     expect(runs).toHaveLength(2);
@@ -329,7 +339,10 @@ describe("bullmq adapter with Redis unreachable", () => {
         () => queue.ping(),
       ]) {
         const startedAt = Date.now();
-        const error = await call().then(() => undefined, (e: unknown) => e);
+        const error = await call().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(OverloadedError);
         expect(Date.now() - startedAt).toBeLessThan(2_500);
       }

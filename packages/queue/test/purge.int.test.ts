@@ -15,7 +15,11 @@ describe.skipIf(unavailable !== null)("purgeQueuePrefix", () => {
     const kept = `test-${randomUUID()}`;
     for (const prefix of [doomed, kept]) {
       const queue = createBullmqQueue({ redisUrl: testRedisUrl, prefix });
-      await queue.enqueueMany("trace.settle", ["1", "2"].map((d) => ({ payload: { projectId: "p", traceId: d.repeat(32) }, key: `p:${d}` })), { delayMs: 60_000 });
+      await queue.enqueueMany(
+        "trace.settle",
+        ["1", "2"].map((d) => ({ payload: { projectId: "p", traceId: d.repeat(32) }, key: `p:${d}` })),
+        { delayMs: 60_000 },
+      );
       await queue.close();
     }
     expect((await redis.keys(`${doomed}:*`)).length).toBeGreaterThan(0);

@@ -9,7 +9,10 @@ import type { Tracer } from "@opentelemetry/api";
 
 export function recordSpans(emit: (tracer: Tracer) => void, serviceName = "payload-test"): ReadableSpan[] {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": serviceName }), spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ "service.name": serviceName }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
   emit(provider.getTracer("crux-testkit"));
   return exporter.getFinishedSpans();
 }

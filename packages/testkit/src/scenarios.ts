@@ -63,7 +63,16 @@ export function emitMultiAgentTrace(tracer: Tracer, opts: ScenarioOptions): { tr
   const agent = (parent: Span | null, name: string) =>
     tracer.startSpan(
       `invoke_agent ${name}`,
-      { kind: SpanKind.INTERNAL, startTime: at(5), attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name, "gen_ai.agent.id": `agent_${name}`, "gen_ai.provider.name": "openai" } },
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: at(5),
+        attributes: {
+          "gen_ai.operation.name": "invoke_agent",
+          "gen_ai.agent.name": name,
+          "gen_ai.agent.id": `agent_${name}`,
+          "gen_ai.provider.name": "openai",
+        },
+      },
       parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT,
     );
 

@@ -10,14 +10,24 @@ import { backends, getJson, startTestCrux, type TestCrux } from "./harness.ts";
 
 const PROTO = "application/x-protobuf";
 const JSON_CT = "application/json";
-const statusType = protobuf.parse(`syntax = "proto3"; package google.rpc; message Status { int32 code = 1; string message = 2; }`).root.lookupType("google.rpc.Status");
+const statusType = protobuf
+  .parse(`syntax = "proto3"; package google.rpc; message Status { int32 code = 1; string message = 2; }`)
+  .root.lookupType("google.rpc.Status");
 const responseType = protobuf
   .parse(`syntax = "proto3"; message R { P partial_success = 1; } message P { int64 rejected_spans = 1; string error_message = 2; }`)
   .root.lookupType("R");
 
 const hex = (n: number, seed: number) => Array.from({ length: n }, (_, i) => ((i * 7 + seed) % 16).toString(16)).join("");
 function jsonSpan(over: Record<string, unknown> = {}) {
-  return { traceId: hex(32, 1), spanId: hex(16, 2), name: "s", kind: 1, startTimeUnixNano: "1700000000000000000", endTimeUnixNano: "1700000001000000000", ...over };
+  return {
+    traceId: hex(32, 1),
+    spanId: hex(16, 2),
+    name: "s",
+    kind: 1,
+    startTimeUnixNano: "1700000000000000000",
+    endTimeUnixNano: "1700000001000000000",
+    ...over,
+  };
 }
 const jsonRequest = (spans: object[], resourceAttrs: object[] = [{ key: "service.name", value: { stringValue: "bad-input" } }]) =>
   JSON.stringify({ resourceSpans: [{ resource: { attributes: resourceAttrs }, scopeSpans: [{ scope: { name: "t" }, spans }] }] });
@@ -127,7 +137,10 @@ describe.each(backends())("bad input on $name", (backend) => {
   it("a 5 MB string: truncated to the limit and recorded", async () => {
     const traceId = hex(32, 9);
     const big = "x".repeat(5 * 1024 * 1024);
-    const res = await post(jsonRequest([jsonSpan({ traceId, spanId: hex(16, 10), attributes: [{ key: "input.value", value: { stringValue: big } }] })]), JSON_CT);
+    const res = await post(
+      jsonRequest([jsonSpan({ traceId, spanId: hex(16, 10), attributes: [{ key: "input.value", value: { stringValue: big } }] })]),
+      JSON_CT,
+    );
     expect(res.status).toBe(200);
     const [span] = await spansOf(traceId);
     expect(span.attributes["input.value"].length).toBe(crux.config.CRUX_MAX_ATTRIBUTE_VALUE_LENGTH);

@@ -106,7 +106,10 @@ describe("docker-compose.yml", () => {
 
   it("publishes the ports the services listen on", () => {
     const receiver = loadConfig(receiverMainConfigSchema, services.receiver!.environment!);
-    expect(services.receiver!.ports).toEqual([`${receiver.CRUX_OTLP_HTTP_PORT}:${receiver.CRUX_OTLP_HTTP_PORT}`, `${receiver.CRUX_OTLP_GRPC_PORT}:${receiver.CRUX_OTLP_GRPC_PORT}`]);
+    expect(services.receiver!.ports).toEqual([
+      `${receiver.CRUX_OTLP_HTTP_PORT}:${receiver.CRUX_OTLP_HTTP_PORT}`,
+      `${receiver.CRUX_OTLP_GRPC_PORT}:${receiver.CRUX_OTLP_GRPC_PORT}`,
+    ]);
     const api = loadConfig(apiMainConfigSchema, services.api!.environment!);
     expect(services.api!.ports).toEqual([`${api.CRUX_API_PORT}:${api.CRUX_API_PORT}`]);
   });
@@ -126,7 +129,11 @@ describe("docker-compose.yml", () => {
         expect([kind, command, flag], name).toEqual(["CMD", "node", "-e"]);
         expect(script, name).toContain(`http://127.0.0.1:${readinessPort[name]}/readyz`);
         const local = script!.replace(`:${readinessPort[name]}/`, `:${port}/`);
-        const run = () => promisify(execFile)(process.execPath, ["-e", local]).then(() => 0, (err: { code: number }) => err.code);
+        const run = () =>
+          promisify(execFile)(process.execPath, ["-e", local]).then(
+            () => 0,
+            (err: { code: number }) => err.code,
+          );
         status = 200;
         expect(await run(), `${name} on 200`).toBe(0);
         status = 503;
@@ -136,7 +143,10 @@ describe("docker-compose.yml", () => {
       server.close();
       // Nothing listening: fails rather than hanging.
       const [, , , script] = services.api!.healthcheck!.test;
-      const refused = await promisify(execFile)(process.execPath, ["-e", script!.replace(`:${readinessPort.api}/`, `:${port}/`)]).then(() => 0, (err: { code: number }) => err.code);
+      const refused = await promisify(execFile)(process.execPath, ["-e", script!.replace(`:${readinessPort.api}/`, `:${port}/`)]).then(
+        () => 0,
+        (err: { code: number }) => err.code,
+      );
       expect(refused).toBe(1);
     } finally {
       server.close();

@@ -23,7 +23,8 @@ export function backends(): Backend[] {
   const dbs = testDatabases();
   const list: Backend[] = [];
   const pglite = dbs.find((d) => d.name === "pglite");
-  if (pglite) list.push({ name: "embedded", createDatabase: () => pglite.create(), createQueue: () => ({ queue: createInProcessQueue(), purge: async () => {} }) });
+  if (pglite)
+    list.push({ name: "embedded", createDatabase: () => pglite.create(), createQueue: () => ({ queue: createInProcessQueue(), purge: async () => {} }) });
   const pg = dbs.find((d) => d.name === "postgres");
   const redisUrl = process.env.REDIS_URL;
   if (pg && redisUrl) {

@@ -45,17 +45,26 @@ describe.each(backends())("operations on $name", (backend) => {
   });
 
   it("backlog above its ceiling: 503 with Retry-After, nothing stored", async () => {
-    const crux = await startTestCrux(backend, { CRUX_MAX_QUEUE_DEPTH: "0", CRUX_SETTLE_DELAY_MS: "60000", CRUX_SETTLE_ROOT_DELAY_MS: "60000", CRUX_SWEEP_INTERVAL_MS: "3600000" });
+    const crux = await startTestCrux(backend, {
+      CRUX_MAX_QUEUE_DEPTH: "0",
+      CRUX_SETTLE_DELAY_MS: "60000",
+      CRUX_SETTLE_ROOT_DELAY_MS: "60000",
+      CRUX_SWEEP_INTERVAL_MS: "3600000",
+    });
     try {
       const first = oneSpanTrace("first");
       expect((await fetch(crux.otlpUrl, { method: "POST", body: first.body, headers: { "content-type": "application/json" } })).status).toBe(200);
       // The depth is re-read in the background at most once a second, never while a request waits:
       // the ceiling takes effect within a couple of readings.
-      const refused = await eventually(async () => {
-        const next = oneSpanTrace("next");
-        const res = await fetch(crux.otlpUrl, { method: "POST", body: next.body, headers: { "content-type": "application/json" } });
-        return res.status === 503 ? { res, traceId: next.traceId } : undefined;
-      }, 5_000, 250);
+      const refused = await eventually(
+        async () => {
+          const next = oneSpanTrace("next");
+          const res = await fetch(crux.otlpUrl, { method: "POST", body: next.body, headers: { "content-type": "application/json" } });
+          return res.status === 503 ? { res, traceId: next.traceId } : undefined;
+        },
+        5_000,
+        250,
+      );
       expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(0);
       expect((await getJson(`${crux.apiUrl}/api/v1/traces/${refused.traceId}`)).status).toBe(404);
     } finally {
@@ -92,24 +101,29 @@ describe.each(backends())("operations on $name", (backend) => {
   });
 
   // BullMQ only: the in-process queue keeps nothing across a stop (the sweeper covers it there).
-  if (backend.name === "postgres+redis") it("shutdown right after an answer still enqueues that export's settle job", async () => {
-    const prefix = `test-${randomUUID()}`;
-    const redisUrl = process.env.REDIS_URL!;
-    const crux = await startTestCrux(backend, { CRUX_SETTLE_DELAY_MS: "60000", CRUX_SETTLE_ROOT_DELAY_MS: "60000", CRUX_SWEEP_INTERVAL_MS: "3600000" }, createBullmqQueue({ redisUrl, prefix }));
-    const { body } = oneSpanTrace();
-    const res = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
-    expect(res.status).toBe(200);
-    // Stop at once: the job must land on the normal shutdown path. (That close() waits for an enqueue
-    // still in flight is pinned down by services/receiver/test/answer-before-enqueue.int.test.ts.)
-    await crux.stop();
-    const sameQueue = createBullmqQueue({ redisUrl, prefix });
-    try {
-      expect(await sameQueue.depth("trace.settle")).toBe(1);
-    } finally {
-      await sameQueue.close();
-      await purgeQueuePrefix(redisUrl, prefix);
-    }
-  });
+  if (backend.name === "postgres+redis")
+    it("shutdown right after an answer still enqueues that export's settle job", async () => {
+      const prefix = `test-${randomUUID()}`;
+      const redisUrl = process.env.REDIS_URL!;
+      const crux = await startTestCrux(
+        backend,
+        { CRUX_SETTLE_DELAY_MS: "60000", CRUX_SETTLE_ROOT_DELAY_MS: "60000", CRUX_SWEEP_INTERVAL_MS: "3600000" },
+        createBullmqQueue({ redisUrl, prefix }),
+      );
+      const { body } = oneSpanTrace();
+      const res = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
+      expect(res.status).toBe(200);
+      // Stop at once: the job must land on the normal shutdown path. (That close() waits for an enqueue
+      // still in flight is pinned down by services/receiver/test/answer-before-enqueue.int.test.ts.)
+      await crux.stop();
+      const sameQueue = createBullmqQueue({ redisUrl, prefix });
+      try {
+        expect(await sameQueue.depth("trace.settle")).toBe(1);
+      } finally {
+        await sameQueue.close();
+        await purgeQueuePrefix(redisUrl, prefix);
+      }
+    });
 
   it("queue down at ingest: export still succeeds, the sweeper settles the dirty trace later", async () => {
     // A BullMQ producer pointed at a closed port stands in for Redis being down.
@@ -124,7 +138,8 @@ describe.each(backends())("operations on $name", (backend) => {
       expect(stored.body.trace.settled).toBe(false);
 
       // Redis is back: a worker with a working queue sweeps and settles.
-      const liveQueue = backend.name === "embedded" ? createInProcessQueue() : createBullmqQueue({ redisUrl: process.env.REDIS_URL!, prefix: `sweep-${traceId}` });
+      const liveQueue =
+        backend.name === "embedded" ? createInProcessQueue() : createBullmqQueue({ redisUrl: process.env.REDIS_URL!, prefix: `sweep-${traceId}` });
       const worker = createWorker({
         database: crux.database,
         queue: liveQueue,

@@ -19,9 +19,7 @@ let pnpmEntry: string | undefined;
 
 /** The pinned pnpm's entry script (fetched once by npx, as the README does), to run `pnpm <script>` without npx in between. */
 export function pnpmBin(): string {
-  pnpmEntry ??= realpathSync(
-    execFileSync("npx", ["--yes", "-p", `pnpm@${pnpmVersion}`, "-c", "command -v pnpm"], { cwd: repoRoot, encoding: "utf8" }).trim(),
-  );
+  pnpmEntry ??= realpathSync(execFileSync("npx", ["--yes", "-p", `pnpm@${pnpmVersion}`, "-c", "command -v pnpm"], { cwd: repoRoot, encoding: "utf8" }).trim());
   return pnpmEntry;
 }
 
@@ -127,7 +125,10 @@ export async function exportMultiAgentTrace(otlpUrl: string, headers: Record<str
   const exporter = new OTLPTraceExporter({ url: otlpUrl, headers });
   // Recorded first, then sent in one export call, so the result says whether this request was acknowledged.
   const recorder = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": "research-crew" }), spanProcessors: [new SimpleSpanProcessor(recorder)] });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ "service.name": "research-crew" }),
+    spanProcessors: [new SimpleSpanProcessor(recorder)],
+  });
   const { traceId } = emitMultiAgentTrace(provider.getTracer("crux-test"), { startMs: Date.now() - 10_000 });
   const result = await new Promise<{ code: number; error?: Error }>((resolve) => exporter.export(recorder.getFinishedSpans(), resolve));
   await exporter.shutdown();

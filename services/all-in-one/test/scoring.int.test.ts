@@ -22,10 +22,27 @@ function emitFlawedRun(tracer: Tracer, startMs: number) {
     (ids[name] ??= []).push(s.spanContext().spanId);
     return s;
   };
-  const agent = (name: string, parent: Span | null) => open(`invoke_agent ${name}`, parent, { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name });
+  const agent = (name: string, parent: Span | null) =>
+    open(`invoke_agent ${name}`, parent, { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name });
   const chat = (parent: Span, input: number, output: number) =>
-    open("chat test-model", parent, { "gen_ai.operation.name": "chat", "gen_ai.request.model": "test-model", "gen_ai.provider.name": "openai", "gen_ai.usage.input_tokens": input, "gen_ai.usage.output_tokens": output }, SpanKind.CLIENT).end((t += 30));
-  const tool = (parent: Span, name: string, args: object) => open(`execute_tool ${name}`, parent, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.arguments": JSON.stringify(args) });
+    open(
+      "chat test-model",
+      parent,
+      {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "test-model",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.usage.input_tokens": input,
+        "gen_ai.usage.output_tokens": output,
+      },
+      SpanKind.CLIENT,
+    ).end((t += 30));
+  const tool = (parent: Span, name: string, args: object) =>
+    open(`execute_tool ${name}`, parent, {
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": name,
+      "gen_ai.tool.call.arguments": JSON.stringify(args),
+    });
 
   const planner = agent("planner", null);
   planner.setAttributes({
@@ -143,14 +160,30 @@ describe.each(backends())("scoring end to end on $name", (backend) => {
     const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": `${SERVICE}-late` }), spanProcessors: [] });
     const tracer = provider.getTracer("late-test");
     const start = Date.now() - 30_000;
-    const root = tracer.startSpan("invoke_agent lead", { startTime: start, attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "lead" } });
+    const root = tracer.startSpan("invoke_agent lead", {
+      startTime: start,
+      attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "lead" },
+    });
     const ctx = trace.setSpan(ROOT_CONTEXT, root);
     const part = (n: number) => {
-      const s = tracer.startSpan("chat test-model", { startTime: start + n * 100, attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": "test-model", "gen_ai.usage.input_tokens": 10 * n, "gen_ai.usage.output_tokens": n } }, ctx);
+      const s = tracer.startSpan(
+        "chat test-model",
+        {
+          startTime: start + n * 100,
+          attributes: {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "test-model",
+            "gen_ai.usage.input_tokens": 10 * n,
+            "gen_ai.usage.output_tokens": n,
+          },
+        },
+        ctx,
+      );
       s.end(start + n * 100 + 50);
       return s as unknown as import("@opentelemetry/sdk-trace-base").ReadableSpan;
     };
-    const send = (spans: import("@opentelemetry/sdk-trace-base").ReadableSpan[]) => new Promise<void>((resolve, reject) => exporter.export(spans, (r) => (r.code === 0 ? resolve() : reject(r.error))));
+    const send = (spans: import("@opentelemetry/sdk-trace-base").ReadableSpan[]) =>
+      new Promise<void>((resolve, reject) => exporter.export(spans, (r) => (r.code === 0 ? resolve() : reject(r.error))));
     const traceId = root.spanContext().traceId;
     const scores = async () => (await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}/scores`)).body;
 

@@ -44,7 +44,11 @@ export function apiErrorHandler(err: FastifyError, req: FastifyRequest, reply: F
   } else if (hasZodFastifySchemaValidationErrors(err)) {
     status = 400;
     const issues = err.validation.map((v) => ({ path: v.instancePath || "", message: v.message }));
-    body = { code: "invalid_request", message: issues.map((i) => `${err.validationContext ?? "request"}${i.path ? ` ${i.path}` : ""}: ${i.message}`).join("; "), details: issues };
+    body = {
+      code: "invalid_request",
+      message: issues.map((i) => `${err.validationContext ?? "request"}${i.path ? ` ${i.path}` : ""}: ${i.message}`).join("; "),
+      details: issues,
+    };
   } else if (isStorageUnavailable(err)) {
     status = 503;
     body = { code: "unavailable", message: "the database is unreachable; retry later" };
@@ -59,7 +63,10 @@ export function apiErrorHandler(err: FastifyError, req: FastifyRequest, reply: F
     // Still the request's value, so 400, and logged so the missing check gets added.
     status = 400;
     body = { code: "invalid_request", message: "a value in the request cannot be stored or compared by the database" };
-    req.log.warn({ errorClass: logContext(err, req).errorClass, sqlState: sqlStateError(err)?.code, method: req.method, route: routeOf(req) }, "request value rejected by the database");
+    req.log.warn(
+      { errorClass: logContext(err, req).errorClass, sqlState: sqlStateError(err)?.code, method: req.method, route: routeOf(req) },
+      "request value rejected by the database",
+    );
   } else {
     req.log.error(logContext(err, req), "unhandled API error");
   }

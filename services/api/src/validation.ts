@@ -53,15 +53,13 @@ export const JsonValue = z.unknown().superRefine((v, ctx) => {
 export const minTimeMs = 0;
 export const maxTimeMs = 9_223_372_036_854; // 2262-04-11T23:47:16.854Z
 
-export const IsoTime = z.iso
-  .datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-11-30T12:00:00Z" })
-  .refine(
-    (s) => {
-      const ms = Date.parse(s);
-      return ms >= minTimeMs && ms <= maxTimeMs;
-    },
-    { message: "must be between 1970-01-01T00:00:00Z and 2262-04-11T23:47:16Z (times are nanoseconds since 1970 in 64 bits)" },
-  );
+export const IsoTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-11-30T12:00:00Z" }).refine(
+  (s) => {
+    const ms = Date.parse(s);
+    return ms >= minTimeMs && ms <= maxTimeMs;
+  },
+  { message: "must be between 1970-01-01T00:00:00Z and 2262-04-11T23:47:16Z (times are nanoseconds since 1970 in 64 bits)" },
+);
 
 /** Page size 1..max (default 50). */
 export function limitParam(max = 500, fallback = 50) {

@@ -49,7 +49,9 @@ describe.each(testDatabases())("configuration CRUD on $name", ({ create }) => {
 
   it("agent and handoff contracts: a service's row wins over the project-wide one; invalid JSON Schema is 400 with Ajv's message", async () => {
     expect((await call("POST", "/api/v1/agent-contracts", { agent: "reviewer", role: "review", forbiddenTools: ["write_*"] })).status).toBe(201);
-    expect((await call("POST", "/api/v1/agent-contracts", { serviceName: "svc", agent: "reviewer", role: "strict review", isVerifier: true })).status).toBe(201);
+    expect((await call("POST", "/api/v1/agent-contracts", { serviceName: "svc", agent: "reviewer", role: "strict review", isVerifier: true })).status).toBe(
+      201,
+    );
     expect((await call("POST", "/api/v1/agent-contracts", { agent: "planner", role: "plan", completionCondition: "$count(steps) > 0" })).status).toBe(201);
     const badCondition = await call("POST", "/api/v1/agent-contracts", { agent: "x", role: "y", completionCondition: "$count(" });
     expect(badCondition.status).toBe(400);
@@ -93,7 +95,11 @@ describe.each(testDatabases())("configuration CRUD on $name", ({ create }) => {
     const badExpr = await call("POST", "/api/v1/milestone-sets", { serviceName: "x", name: "bad", milestones: [{ id: "a", weight: 1, check: "steps[" }] });
     expect(badExpr.status).toBe(400);
     expect(badExpr.body.code).toBe("invalid_expression");
-    const badReq = await call("POST", "/api/v1/milestone-sets", { serviceName: "x", name: "bad", milestones: [{ id: "a", weight: 1, check: "true", requires: ["zzz"] }] });
+    const badReq = await call("POST", "/api/v1/milestone-sets", {
+      serviceName: "x",
+      name: "bad",
+      milestones: [{ id: "a", weight: 1, check: "true", requires: ["zzz"] }],
+    });
     expect(badReq.status).toBe(400);
     expect(badReq.body.message).toContain("unknown milestone id 'zzz'");
     expect((await call("POST", "/api/v1/milestone-sets", { name: "again", milestones })).status).toBe(409);

@@ -19,10 +19,50 @@ const at = (ms: number) => base + BigInt(ms) * 1_000_000n;
 
 // lead (gpt-4o: 1M input, 100k output → 2.5 + 1.0 = 3.5 USD) hands to search (an unpriced model → null).
 const spans = [
-  normalizedSpan({ traceId, spanId: spanIdOf(1), parentSpanId: null, name: "lead", operation: "agent", agentName: "lead", startTimeUnixNano: at(0), endTimeUnixNano: at(100) }),
-  normalizedSpan({ traceId, spanId: spanIdOf(2), parentSpanId: spanIdOf(1), name: "chat", operation: "llm", model: "gpt-4o", inputTokens: 1_000_000, outputTokens: 100_000, startTimeUnixNano: at(1), endTimeUnixNano: at(10) }),
-  normalizedSpan({ traceId, spanId: spanIdOf(3), parentSpanId: spanIdOf(1), name: "search", operation: "agent", agentName: "search", startTimeUnixNano: at(20), endTimeUnixNano: at(90) }),
-  normalizedSpan({ traceId, spanId: spanIdOf(4), parentSpanId: spanIdOf(3), name: "chat", operation: "llm", model: "house-model-x", inputTokens: 500, outputTokens: 50, startTimeUnixNano: at(21), endTimeUnixNano: at(30) }),
+  normalizedSpan({
+    traceId,
+    spanId: spanIdOf(1),
+    parentSpanId: null,
+    name: "lead",
+    operation: "agent",
+    agentName: "lead",
+    startTimeUnixNano: at(0),
+    endTimeUnixNano: at(100),
+  }),
+  normalizedSpan({
+    traceId,
+    spanId: spanIdOf(2),
+    parentSpanId: spanIdOf(1),
+    name: "chat",
+    operation: "llm",
+    model: "gpt-4o",
+    inputTokens: 1_000_000,
+    outputTokens: 100_000,
+    startTimeUnixNano: at(1),
+    endTimeUnixNano: at(10),
+  }),
+  normalizedSpan({
+    traceId,
+    spanId: spanIdOf(3),
+    parentSpanId: spanIdOf(1),
+    name: "search",
+    operation: "agent",
+    agentName: "search",
+    startTimeUnixNano: at(20),
+    endTimeUnixNano: at(90),
+  }),
+  normalizedSpan({
+    traceId,
+    spanId: spanIdOf(4),
+    parentSpanId: spanIdOf(3),
+    name: "chat",
+    operation: "llm",
+    model: "house-model-x",
+    inputTokens: 500,
+    outputTokens: 50,
+    startTimeUnixNano: at(21),
+    endTimeUnixNano: at(30),
+  }),
 ];
 
 describe.each(testDatabases())("costs and prices on $name", ({ create }) => {
@@ -50,8 +90,15 @@ describe.each(testDatabases())("costs and prices on $name", ({ create }) => {
 
     const config = await loadScoringConfig(database, PROJECT, "svc", null);
     const record = scoreTrace({
-      projectId: PROJECT, traceId, version: 1, spans, config, outcomeOverride: null, baselineRun: null,
-      validateSchema: () => ({ valid: true, errors: [] }), evaluateMilestone: () => false,
+      projectId: PROJECT,
+      traceId,
+      version: 1,
+      spans,
+      config,
+      outcomeOverride: null,
+      baselineRun: null,
+      validateSchema: () => ({ valid: true, errors: [] }),
+      evaluateMilestone: () => false,
     });
     await persistTraceScores(database, PROJECT, record);
 
@@ -72,7 +119,14 @@ describe.each(testDatabases())("costs and prices on $name", ({ create }) => {
     expect(initial.length).toBeGreaterThan(20);
     expect(initial.every((p) => p.source === "default" && p.id === null)).toBe(true);
     expect(initial.find((p) => p.model === "gpt-4o")).toEqual({
-      model: "gpt-4o", inputPerMTok: 2.5, outputPerMTok: 10, cachedInputPerMTok: 1.25, source: "default", id: null, createdAt: null, updatedAt: null,
+      model: "gpt-4o",
+      inputPerMTok: 2.5,
+      outputPerMTok: 10,
+      cachedInputPerMTok: 1.25,
+      source: "default",
+      id: null,
+      createdAt: null,
+      updatedAt: null,
     });
 
     const override = await app.inject({ method: "POST", url: "/api/v1/prices", payload: { model: "GPT-4o", inputPerMTok: 5, outputPerMTok: 20 } });
@@ -82,13 +136,20 @@ describe.each(testDatabases())("costs and prices on $name", ({ create }) => {
 
     const after = (await get("/api/v1/prices")).items as { model: string; source: string; id: string | null; inputPerMTok: number }[];
     expect(after).toHaveLength(initial.length + 1);
-    expect(after.filter((p) => p.model === "gpt-4o")).toEqual([expect.objectContaining({ source: "project", id: override.json().id, inputPerMTok: 5, cachedInputPerMTok: null })]);
+    expect(after.filter((p) => p.model === "gpt-4o")).toEqual([
+      expect.objectContaining({ source: "project", id: override.json().id, inputPerMTok: 5, cachedInputPerMTok: null }),
+    ]);
     expect(after.find((p) => p.model === "house-model-x")).toMatchObject({ source: "project", id: added.json().id });
     // The list is what scoring applies.
     const applied = (await loadScoringConfig(database, PROJECT, null, null)).prices;
-    expect(new Set(applied.map((p) => `${p.model}:${p.inputPerMTok}:${p.outputPerMTok}`))).toEqual(new Set(after.map((p) => `${p.model}:${p.inputPerMTok}:${(p as unknown as { outputPerMTok: number }).outputPerMTok}`)));
+    expect(new Set(applied.map((p) => `${p.model}:${p.inputPerMTok}:${p.outputPerMTok}`))).toEqual(
+      new Set(after.map((p) => `${p.model}:${p.inputPerMTok}:${(p as unknown as { outputPerMTok: number }).outputPerMTok}`)),
+    );
 
     expect((await app.inject({ method: "DELETE", url: `/api/v1/prices/${override.json().id}` })).statusCode).toBe(204);
-    expect(((await get("/api/v1/prices")).items as { model: string; source: string }[]).find((p) => p.model === "gpt-4o")).toMatchObject({ source: "default", inputPerMTok: 2.5 });
+    expect(((await get("/api/v1/prices")).items as { model: string; source: string }[]).find((p) => p.model === "gpt-4o")).toMatchObject({
+      source: "default",
+      inputPerMTok: 2.5,
+    });
   });
 });

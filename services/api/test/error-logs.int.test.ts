@@ -34,7 +34,14 @@ describe.each(testDatabases())("error logs on $name", ({ create }) => {
     const errorLines = captured.lines.filter((l) => l.includes("unhandled API error"));
     expect(errorLines).toHaveLength(1);
     const entry = JSON.parse(errorLines[0]!);
-    expect(entry).toMatchObject({ level: 50, errorClass: expect.any(String), sqlState: "42P01", method: "POST", route: "/api/v1/prices", reqId: expect.any(String) });
+    expect(entry).toMatchObject({
+      level: 50,
+      errorClass: expect.any(String),
+      sqlState: "42P01",
+      method: "POST",
+      route: "/api/v1/prices",
+      reqId: expect.any(String),
+    });
     expect(entry.error).toMatch(/relation "prices" does not exist/);
     expect(errorLines[0]!.length).toBeLessThan(1_000);
     const everything = captured.text();

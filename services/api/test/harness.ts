@@ -26,7 +26,11 @@ export function capturedLogger(level: "info" | "warn" = "info"): { log: Logger; 
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk, _enc, done) {
-      lines.push(...String(chunk).split("\n").filter((l) => l.length > 0));
+      lines.push(
+        ...String(chunk)
+          .split("\n")
+          .filter((l) => l.length > 0),
+      );
       done();
     },
   });

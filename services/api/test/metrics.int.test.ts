@@ -8,29 +8,49 @@ import { scoreRecord, type RecordSpec } from "./score-records.ts";
 /** Four traces in the default window (the 24 h before NOW) and one older; see each expectation for the arithmetic. */
 export const seedSpecs: RecordSpec[] = [
   {
-    n: 1, startMs: NOW - 1 * HOUR, success: false, taskId: "A",
-    agents: [{ agent: "lead", input: 100, output: 50, cost: 0.01 }, { agent: "search", input: 300, output: 100, cost: 0.03 }],
-    findings: [{ mode: "FM-1.3", agent: "search" }, { mode: "FM-1.3", agent: "search" }, { mode: "FM-3.2", agent: "lead", source: "contract" }],
+    n: 1,
+    startMs: NOW - 1 * HOUR,
+    success: false,
+    taskId: "A",
+    agents: [
+      { agent: "lead", input: 100, output: 50, cost: 0.01 },
+      { agent: "search", input: 300, output: 100, cost: 0.03 },
+    ],
+    findings: [
+      { mode: "FM-1.3", agent: "search" },
+      { mode: "FM-1.3", agent: "search" },
+      { mode: "FM-3.2", agent: "lead", source: "contract" },
+    ],
     tokenMultiplier: { value: 2, baseline: 275, source: "baseline_run" },
     costMultiplier: { value: 4, baseline: 0.01, source: "baseline_run" },
     milestones: { partialCredit: 0.6, fullSuccess: false, furthestIndex: 2, passed: [true, true, true, false, false] },
   },
   {
-    n: 2, startMs: NOW - 2 * HOUR, success: true, taskId: "A",
+    n: 2,
+    startMs: NOW - 2 * HOUR,
+    success: true,
+    taskId: "A",
     agents: [{ agent: "lead", input: 200, output: 100, cost: 0.02 }],
     findings: [{ mode: "FM-3.2", agent: "lead" }],
     tokenMultiplier: { value: 2, baseline: 150, source: "baseline_run" },
     milestones: { partialCredit: 1, fullSuccess: true, furthestIndex: 4, passed: [true, true, true, true, true] },
   },
   {
-    n: 3, startMs: NOW - 3 * HOUR, service: "other", success: false, taskId: "B",
+    n: 3,
+    startMs: NOW - 3 * HOUR,
+    service: "other",
+    success: false,
+    taskId: "B",
     agents: [{ agent: "lead", input: 1000, output: 0, cost: null }],
     findings: [{ mode: "FM-1.3", agent: "lead" }],
     tokenMultiplier: { value: 0.5, baseline: 2000, source: "configured" },
   },
   { n: 4, startMs: NOW - 4 * HOUR, success: true, taskId: "A", isBaseline: true, agents: [{ agent: "solo", input: 250, output: 50, cost: 0.005 }] },
   {
-    n: 5, startMs: NOW - 30 * HOUR, success: false, taskId: "C",
+    n: 5,
+    startMs: NOW - 30 * HOUR,
+    success: false,
+    taskId: "C",
     agents: [{ agent: "lead", input: 5000, output: 5000 }],
     findings: [{ mode: "FM-1.1", agent: "lead" }],
   },
@@ -220,7 +240,14 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
   it("the metrics routes are in the OpenAPI document", async () => {
     const res = await app.inject({ method: "GET", url: "/api/docs/json" });
     const paths = Object.keys(res.json().paths);
-    for (const p of ["/api/v1/metrics/failure-modes", "/api/v1/metrics/agents", "/api/v1/metrics/cost-multiplier", "/api/v1/metrics/success", "/api/v1/traces/{traceId}/outcome", "/api/v1/prices/{id}"]) {
+    for (const p of [
+      "/api/v1/metrics/failure-modes",
+      "/api/v1/metrics/agents",
+      "/api/v1/metrics/cost-multiplier",
+      "/api/v1/metrics/success",
+      "/api/v1/traces/{traceId}/outcome",
+      "/api/v1/prices/{id}",
+    ]) {
       expect(paths).toContain(p);
     }
   });

@@ -38,8 +38,28 @@ const cases = testDatabases().flatMap((db) => queues.map((q) => ({ name: `${db.n
 async function storeTrace(database: Database, traceId: string): Promise<void> {
   const base = 1_760_000_000_000_000_000n;
   await insertSpanBatch(database, PROJECT, [
-    normalizedSpan({ traceId, spanId: spanIdOf(1), parentSpanId: null, name: "lead", operation: "agent", agentName: "lead", startTimeUnixNano: base, endTimeUnixNano: base + 5_000_000n }),
-    normalizedSpan({ traceId, spanId: spanIdOf(2), parentSpanId: spanIdOf(1), name: "chat", operation: "llm", model: "gpt-4o", inputTokens: 10, outputTokens: 5, startTimeUnixNano: base + 1_000n, endTimeUnixNano: base + 2_000_000n }),
+    normalizedSpan({
+      traceId,
+      spanId: spanIdOf(1),
+      parentSpanId: null,
+      name: "lead",
+      operation: "agent",
+      agentName: "lead",
+      startTimeUnixNano: base,
+      endTimeUnixNano: base + 5_000_000n,
+    }),
+    normalizedSpan({
+      traceId,
+      spanId: spanIdOf(2),
+      parentSpanId: spanIdOf(1),
+      name: "chat",
+      operation: "llm",
+      model: "gpt-4o",
+      inputTokens: 10,
+      outputTokens: 5,
+      startTimeUnixNano: base + 1_000n,
+      endTimeUnixNano: base + 2_000_000n,
+    }),
   ]);
 }
 
@@ -50,8 +70,15 @@ async function settle(database: Database, projectId: string, traceId: string): P
   const override = await getOutcomeOverride(database, projectId, traceId);
   const config = await loadScoringConfig(database, projectId, found.trace.serviceName, override?.taskId ?? null);
   const record = scoreTrace({
-    projectId, traceId, version: found.trace.settleVersion + 1, spans: found.spans, config, outcomeOverride: override, baselineRun: null,
-    validateSchema: () => ({ valid: true, errors: [] }), evaluateMilestone: () => false,
+    projectId,
+    traceId,
+    version: found.trace.settleVersion + 1,
+    spans: found.spans,
+    config,
+    outcomeOverride: override,
+    baselineRun: null,
+    validateSchema: () => ({ valid: true, errors: [] }),
+    evaluateMilestone: () => false,
   });
   await persistTraceScores(database, projectId, record);
   await markTraceSettled(database, projectId, traceId, found.trace.lastReceivedAt);
@@ -77,10 +104,14 @@ describe.each(cases)("outcome re-score on $name", ({ db, q }) => {
   beforeAll(async () => {
     database = await db.create();
     ({ queue, purge } = q.make());
-    queue.process("trace.settle", async (p) => {
-      await settle(database, p.projectId, p.traceId);
-      settled.push(p.traceId);
-    }, { concurrency: 1 });
+    queue.process(
+      "trace.settle",
+      async (p) => {
+        await settle(database, p.projectId, p.traceId);
+        settled.push(p.traceId);
+      },
+      { concurrency: 1 },
+    );
     app = await buildTestApp(database, { queue });
   });
   afterAll(async () => {
@@ -102,10 +133,14 @@ describe.each(cases)("outcome re-score on $name", ({ db, q }) => {
     expect(res.statusCode).toBe(202);
     expect(res.json()).toMatchObject({ traceId, rescore: "pending", queued: true });
 
-    const run = await until("scores with the outcome", async () => {
-      const body = (await app.inject({ method: "GET", url: `/api/v1/traces/${traceId}/scores` })).json();
-      return body.scored ? body.scores.run : undefined;
-    }, 5_000);
+    const run = await until(
+      "scores with the outcome",
+      async () => {
+        const body = (await app.inject({ method: "GET", url: `/api/v1/traces/${traceId}/scores` })).json();
+        return body.scored ? body.scores.run : undefined;
+      },
+      5_000,
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(run).toMatchObject({ success: true, taskId: "t-1" });
     expect((await getTrace(database, PROJECT, traceId))!.trace.dirty).toBe(false);
@@ -115,10 +150,14 @@ describe.each(cases)("outcome re-score on $name", ({ db, q }) => {
 
     // A second outcome re-scores again.
     await app.inject({ method: "POST", url: `/api/v1/traces/${traceId}/outcome`, payload: { success: false } });
-    await until("the second outcome scored", async () => {
-      const body = (await app.inject({ method: "GET", url: `/api/v1/traces/${traceId}/scores` })).json();
-      return body.scores.run.success === false ? true : undefined;
-    }, 5_000);
+    await until(
+      "the second outcome scored",
+      async () => {
+        const body = (await app.inject({ method: "GET", url: `/api/v1/traces/${traceId}/scores` })).json();
+        return body.scores.run.success === false ? true : undefined;
+      },
+      5_000,
+    );
   });
 });
 

@@ -90,8 +90,12 @@ export function scoreRecord(spec: RecordSpec): TraceScoreRecord {
     },
     totals: { inputTokens: input, outputTokens: output, cachedTokens: cached, totalTokens: total, costUsd: cost, unpricedModels: [] },
     multiplier: {
-      tokens: tm ? { value: tm.value, observed: total, baseline: tm.baseline, source: tm.source } : { value: null, observed: total, baseline: null, source: "unknown" },
-      cost: cm ? { value: cm.value, observed: cost, baseline: cm.baseline, source: cm.source } : { value: null, observed: cost, baseline: null, source: "unknown" },
+      tokens: tm
+        ? { value: tm.value, observed: total, baseline: tm.baseline, source: tm.source }
+        : { value: null, observed: total, baseline: null, source: "unknown" },
+      cost: cm
+        ? { value: cm.value, observed: cost, baseline: cm.baseline, source: cm.source }
+        : { value: null, observed: cost, baseline: null, source: "unknown" },
     },
     coordination: { redundancy: 0.1, ignoredHandoffs: 0, roleViolations: 0.2, score: 0.9 },
     communicationEfficiency: null,
@@ -110,12 +114,46 @@ export function scoreRecord(spec: RecordSpec): TraceScoreRecord {
     signals: [],
     errorPaths: [],
     attributions: findings.length
-      ? [{ method: "first_unrecovered_tool_error", rank: 1, agent: findings[0]!.agent, stepIndex: 0, spanId: findings[0]!.spanId, reason: "tool failed and nobody retried", confidence: 0.6 }]
+      ? [
+          {
+            method: "first_unrecovered_tool_error",
+            rank: 1,
+            agent: findings[0]!.agent,
+            stepIndex: 0,
+            spanId: findings[0]!.spanId,
+            reason: "tool failed and nobody retried",
+            confidence: 0.6,
+          },
+        ]
       : [],
-    handoffs: spec.agents.length > 1 ? [{ index: 0, sender: spec.agents[0]!.agent, receiver: spec.agents[1]!.agent, spanId: hexSpanId(50), via: "tool_call", message: "please search", startNs: startNs + 1_000n }] : [],
+    handoffs:
+      spec.agents.length > 1
+        ? [
+            {
+              index: 0,
+              sender: spec.agents[0]!.agent,
+              receiver: spec.agents[1]!.agent,
+              spanId: hexSpanId(50),
+              via: "tool_call",
+              message: "please search",
+              startNs: startNs + 1_000n,
+            },
+          ]
+        : [],
     trajectories: spec.agents.map((a, i) => ({
       agent: a.agent,
-      steps: [{ index: i, spanId: hexSpanId(200 + i), kind: "llm", toolName: null, isError: false, inputTokens: a.input, outputTokens: a.output, startNs: startNs + BigInt(i) }],
+      steps: [
+        {
+          index: i,
+          spanId: hexSpanId(200 + i),
+          kind: "llm",
+          toolName: null,
+          isError: false,
+          inputTokens: a.input,
+          outputTokens: a.output,
+          startNs: startNs + BigInt(i),
+        },
+      ],
     })),
     flags: { orphans: 0, multipleRoots: false, clockSkew: 0 },
   };

@@ -5,9 +5,19 @@ import { HOUR, NOW, PROJECT, buildTestApp, storeTraceSpan } from "./harness.ts";
 import { hexTraceId, scoreRecord, type RecordSpec } from "./score-records.ts";
 
 const first: RecordSpec = {
-  n: 1, startMs: NOW - HOUR, success: false, taskId: "A",
-  agents: [{ agent: "lead", input: 100, output: 50, cost: 0.01 }, { agent: "search", input: 300, output: 100, cost: 0.03 }],
-  findings: [{ mode: "FM-1.3", agent: "search" }, { mode: "FM-1.5", agent: "lead" }, { mode: "FM-3.2", agent: "lead" }],
+  n: 1,
+  startMs: NOW - HOUR,
+  success: false,
+  taskId: "A",
+  agents: [
+    { agent: "lead", input: 100, output: 50, cost: 0.01 },
+    { agent: "search", input: 300, output: 100, cost: 0.03 },
+  ],
+  findings: [
+    { mode: "FM-1.3", agent: "search" },
+    { mode: "FM-1.5", agent: "lead" },
+    { mode: "FM-3.2", agent: "lead" },
+  ],
 };
 
 describe.each(testDatabases())("per-trace score endpoints on $name", ({ create }) => {
@@ -51,7 +61,13 @@ describe.each(testDatabases())("per-trace score endpoints on $name", ({ create }
 
     const attribution = await get(`/api/v1/traces/${t1}/attribution`);
     expect(attribution.body.items).toEqual([
-      expect.objectContaining({ method: "first_unrecovered_tool_error", agent: "search", stepIndex: 0, spanId: "0000000000000064", reason: "tool failed and nobody retried" }),
+      expect.objectContaining({
+        method: "first_unrecovered_tool_error",
+        agent: "search",
+        stepIndex: 0,
+        spanId: "0000000000000064",
+        reason: "tool failed and nobody retried",
+      }),
     ]);
     const handoffs = await get(`/api/v1/traces/${t1}/handoffs`);
     expect(handoffs.body.items).toEqual([expect.objectContaining({ index: 0, sender: "lead", receiver: "search", via: "tool_call" })]);
@@ -76,7 +92,13 @@ describe.each(testDatabases())("per-trace score endpoints on $name", ({ create }
   });
 
   it("replaces the whole set atomically: a second persist leaves only its rows; an older version is ignored", async () => {
-    const second = scoreRecord({ ...first, version: 2, success: true, agents: [{ agent: "solo", input: 10, output: 5 }], findings: [{ mode: "FM-2.5", agent: "solo" }] });
+    const second = scoreRecord({
+      ...first,
+      version: 2,
+      success: true,
+      agents: [{ agent: "solo", input: 10, output: 5 }],
+      findings: [{ mode: "FM-2.5", agent: "solo" }],
+    });
     await persistTraceScores(database, PROJECT, second);
     const findings = await get(`/api/v1/traces/${t1}/findings`);
     expect(findings.body.items.map((f: { mode: string }) => f.mode)).toEqual(["FM-2.5"]);

@@ -56,7 +56,13 @@ describe.each(testDatabases())("request validation on $name", ({ create }) => {
   });
 
   it("a NUL byte in service or agent is 400, on the trace list and every metrics endpoint", async () => {
-    for (const path of ["/api/v1/traces", "/api/v1/metrics/failure-modes", "/api/v1/metrics/agents", "/api/v1/metrics/cost-multiplier", "/api/v1/metrics/success"]) {
+    for (const path of [
+      "/api/v1/traces",
+      "/api/v1/metrics/failure-modes",
+      "/api/v1/metrics/agents",
+      "/api/v1/metrics/cost-multiplier",
+      "/api/v1/metrics/success",
+    ]) {
       await expect400(`${path}?service=a%00b`, /service: must not contain a NUL character/);
       await expect400(`${path}?agent=%00`, /agent: must not contain a NUL character/);
     }
@@ -91,7 +97,13 @@ describe.each(testDatabases())("request validation on $name", ({ create }) => {
   });
 
   it("a window from year 1 to 9999 (outside int64 nanoseconds) is 400 saying the range", async () => {
-    for (const path of ["/api/v1/traces", "/api/v1/metrics/failure-modes", "/api/v1/metrics/agents", "/api/v1/metrics/cost-multiplier", "/api/v1/metrics/success"]) {
+    for (const path of [
+      "/api/v1/traces",
+      "/api/v1/metrics/failure-modes",
+      "/api/v1/metrics/agents",
+      "/api/v1/metrics/cost-multiplier",
+      "/api/v1/metrics/success",
+    ]) {
       await expect400(`${path}?from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z`, /from: must be between 1970-01-01T00:00:00Z and 2262-04-11T23:47:16Z/);
       await expect400(`${path}?to=2263-01-01T00:00:00Z`, /to: must be between/);
     }
@@ -117,9 +129,16 @@ describe.each(testDatabases())("request validation on $name", ({ create }) => {
   it("bodies: a NUL in a name, an expression or inside a JSON Schema is 400 (nothing stored)", async () => {
     await expect400("/api/v1/prices", /model: must not contain a NUL/, "POST", { model: "gpt\u0000x", inputPerMTok: 1, outputPerMTok: 1 });
     await expect400("/api/v1/agent-contracts", /agent: must not contain a NUL/, "POST", { agent: "a\u0000", role: "r" });
-    await expect400("/api/v1/handoff-contracts", /jsonSchema: must not contain a NUL/, "POST", { from: "a", to: "b", jsonSchema: { type: "object", properties: { "k\u0000": { type: "string" } } } });
+    await expect400("/api/v1/handoff-contracts", /jsonSchema: must not contain a NUL/, "POST", {
+      from: "a",
+      to: "b",
+      jsonSchema: { type: "object", properties: { "k\u0000": { type: "string" } } },
+    });
     await expect400("/api/v1/handoff-contracts", /requiredConstraints/, "POST", { from: "a", to: "b", requiredConstraints: ["x\u0000"] });
-    await expect400("/api/v1/milestone-sets", /check: must not contain a NUL/, "POST", { name: "s", milestones: [{ id: "m", weight: 1, check: "true\u0000" }] });
+    await expect400("/api/v1/milestone-sets", /check: must not contain a NUL/, "POST", {
+      name: "s",
+      milestones: [{ id: "m", weight: 1, check: "true\u0000" }],
+    });
     await expect400(`/api/v1/traces/${hexTraceId(1)}/outcome`, /taskId: must not contain a NUL/, "POST", { taskId: "t\u0000" });
     // 5,000 levels of JSON Schema: Ajv recursed per level and overflowed the stack (a 500).
     for (const depth of [65, 5_000]) {
@@ -139,7 +158,26 @@ describe.each(testDatabases())("request validation on $name", ({ create }) => {
   it("no value of any query parameter or path id gives a 500", async () => {
     await app.ready();
     const doc = app.swagger() as { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>> };
-    const nasty = ["%00", "a%00", "%FF", "%ED%A0%80", "%F0%9F%98%80", "-1", "0", "1e400", "NaN", "-Infinity", "9".repeat(30), "x".repeat(5000), "%5B%5D", "true", "null", " ", "1.7976931348623157e309", "0x1F"];
+    const nasty = [
+      "%00",
+      "a%00",
+      "%FF",
+      "%ED%A0%80",
+      "%F0%9F%98%80",
+      "-1",
+      "0",
+      "1e400",
+      "NaN",
+      "-Infinity",
+      "9".repeat(30),
+      "x".repeat(5000),
+      "%5B%5D",
+      "true",
+      "null",
+      " ",
+      "1.7976931348623157e309",
+      "0x1F",
+    ];
     const ids = ["%00", "%FF", "x".repeat(300), "0".repeat(33), "..%2F..", "%20"];
     let requests = 0;
     for (const [path, methods] of Object.entries(doc.paths)) {

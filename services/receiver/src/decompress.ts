@@ -49,7 +49,13 @@ export async function decompressBody(body: Buffer, encoding: ContentEncoding, ma
 
 const INFLATE_OPTIONS: zlib.ZlibOptions = { chunkSize: 64 * 1024 };
 
-function inflateBounded(inflater: zlib.Gunzip | zlib.Inflate | zlib.InflateRaw, input: Buffer, maxBytes: number, lease: ByteLease | undefined, what: string): Promise<Buffer> {
+function inflateBounded(
+  inflater: zlib.Gunzip | zlib.Inflate | zlib.InflateRaw,
+  input: Buffer,
+  maxBytes: number,
+  lease: ByteLease | undefined,
+  what: string,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;

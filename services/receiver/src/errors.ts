@@ -68,7 +68,12 @@ export function classifyIngestError(err: unknown): IngestFailure {
     return { kind: "bad_request", reason: "data_rejected", message: `spans could not be stored: ${describeStorageError(err).message}` };
   }
   if (isStorageUnavailable(err)) {
-    return { kind: "unavailable", reason: "storage_unavailable", message: "storage is unavailable, retry later", retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS };
+    return {
+      kind: "unavailable",
+      reason: "storage_unavailable",
+      message: "storage is unavailable, retry later",
+      retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS,
+    };
   }
   // Unknown: retryable, because dropping spans is worse than a client retry.
   return { kind: "unavailable", reason: "internal", message: "internal error, retry later", retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS };

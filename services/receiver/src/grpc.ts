@@ -129,7 +129,8 @@ export function buildGrpcReceiver(opts: GrpcReceiverOptions) {
       }
       projectId = auth.projectId;
       const outcome = await opts.pipeline.ingest(call.request, "protobuf", auth.projectId, attempt);
-      const partial = outcome.rejectedSpans > 0 || outcome.rejectionMessage ? { rejectedSpans: outcome.rejectedSpans, errorMessage: outcome.rejectionMessage } : undefined;
+      const partial =
+        outcome.rejectedSpans > 0 || outcome.rejectionMessage ? { rejectedSpans: outcome.rejectedSpans, errorMessage: outcome.rejectionMessage } : undefined;
       report(started, undefined, { projectId, attempt });
       return { ok: true, response: Buffer.from(encodeExportResponse("protobuf", partial)) };
     } catch (err) {

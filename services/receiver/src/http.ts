@@ -84,7 +84,10 @@ export function buildHttpReceiver(opts: HttpReceiverOptions): FastifyInstance {
       ctx.error = error;
     }
     if (f.retryAfterSeconds !== undefined) reply.header("retry-after", String(f.retryAfterSeconds));
-    return reply.code(httpStatusOf(f)).header("content-type", MEDIA_TYPE[format]).send(Buffer.from(encodeRpcStatus(format, RPC_CODE[f.kind], f.message)));
+    return reply
+      .code(httpStatusOf(f))
+      .header("content-type", MEDIA_TYPE[format])
+      .send(Buffer.from(encodeRpcStatus(format, RPC_CODE[f.kind], f.message)));
   }
 
   app.route({
@@ -157,8 +160,12 @@ export function buildHttpReceiver(opts: HttpReceiverOptions): FastifyInstance {
         const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         body = await decompressBody(raw, encoding, opts.maxBodyBytes, ctx.lease);
         const outcome = await opts.pipeline.ingest(body, format, auth.projectId, ctx.attempt, ctx.slot);
-        const partial = outcome.rejectedSpans > 0 || outcome.rejectionMessage ? { rejectedSpans: outcome.rejectedSpans, errorMessage: outcome.rejectionMessage } : undefined;
-        return reply.code(200).header("content-type", MEDIA_TYPE[format]).send(Buffer.from(encodeExportResponse(format, partial)));
+        const partial =
+          outcome.rejectedSpans > 0 || outcome.rejectionMessage ? { rejectedSpans: outcome.rejectedSpans, errorMessage: outcome.rejectionMessage } : undefined;
+        return reply
+          .code(200)
+          .header("content-type", MEDIA_TYPE[format])
+          .send(Buffer.from(encodeExportResponse(format, partial)));
       } catch (err) {
         const f = classifyIngestError(err);
         if (f.reason === "invalid_request" && format === "protobuf" && body && looksLikeJson(body)) {
@@ -169,15 +176,22 @@ export function buildHttpReceiver(opts: HttpReceiverOptions): FastifyInstance {
     },
   });
 
-  app.route({ method: ["GET", "PUT", "DELETE", "PATCH"], url: "/v1/traces", handler: async (req, reply) =>
-    reply.code(405).header("allow", "POST").send({ code: 5, message: `method ${req.method} not allowed, supported: [POST]` }),
+  app.route({
+    method: ["GET", "PUT", "DELETE", "PATCH"],
+    url: "/v1/traces",
+    handler: async (req, reply) =>
+      reply
+        .code(405)
+        .header("allow", "POST")
+        .send({ code: 5, message: `method ${req.method} not allowed, supported: [POST]` }),
   });
 
   // Fastify's own errors (body over the limit, aborted requests) in OTLP form.
   app.setErrorHandler((err: { statusCode?: number; message: string }, req, reply) => {
     const format = formatOfContentType(req.headers["content-type"]) ?? "json";
     if (err instanceof ThrottledError) return fail(req, reply, format, classifyIngestError(err));
-    if (err.statusCode === 413) return fail(req, reply, format, { kind: "too_large", reason: "body_too_large", message: `request body is larger than ${opts.maxBodyBytes} bytes` });
+    if (err.statusCode === 413)
+      return fail(req, reply, format, { kind: "too_large", reason: "body_too_large", message: `request body is larger than ${opts.maxBodyBytes} bytes` });
     if (err.statusCode && err.statusCode < 500) return fail(req, reply, format, { kind: "bad_request", reason: "invalid_request", message: err.message });
     req.log.error({ err }, "unexpected receiver error");
     return fail(req, reply, format, { kind: "unavailable", reason: "internal", message: "internal error, retry later", retryAfterSeconds: 5 }, err);

@@ -112,7 +112,10 @@ export function createIngestPipeline(deps: IngestDeps) {
   /** What admit() would throw now, without taking a place (gRPC refuses on metadata with it). */
   function refusal(): Error | null {
     if (inFlight >= deps.maxInFlight) {
-      return new ThrottledError("inflight_requests", `too many concurrent export requests (limit ${deps.maxInFlight}, CRUX_MAX_INFLIGHT_REQUESTS); retry later`);
+      return new ThrottledError(
+        "inflight_requests",
+        `too many concurrent export requests (limit ${deps.maxInFlight}, CRUX_MAX_INFLIGHT_REQUESTS); retry later`,
+      );
     }
     if (depth > deps.maxQueueDepth) return new OverloadedError("processing backlog is above its ceiling", 5);
     return null;
@@ -125,7 +128,13 @@ export function createIngestPipeline(deps: IngestDeps) {
    * retryable. `slot` (from admit()) is taken when not given; either way the
    * pipeline keeps it until the settle enqueue after the answer is done.
    */
-  async function ingest(body: Uint8Array, format: OtlpFormat, projectId: string, attempt: ExportAttempt = {}, slot: InFlightSlot = admit()): Promise<IngestOutcome> {
+  async function ingest(
+    body: Uint8Array,
+    format: OtlpFormat,
+    projectId: string,
+    attempt: ExportAttempt = {},
+    slot: InFlightSlot = admit(),
+  ): Promise<IngestOutcome> {
     const free = slot.handOff();
     let handedOff = false; // once the enqueue runs, it frees the slot
     try {
@@ -138,7 +147,14 @@ export function createIngestPipeline(deps: IngestDeps) {
       const spans = normalizeSpans(decoded.spans);
       const written = await insertSpanBatch(deps.database, projectId, spans);
       metrics.spansAccepted.inc(spans.length);
-      const stored = { projectId, spans: spans.length, inserted: written.inserted, duplicates: written.duplicates, rejected: decoded.rejectedSpans, traces: written.traceIds.length };
+      const stored = {
+        projectId,
+        spans: spans.length,
+        inserted: written.inserted,
+        duplicates: written.duplicates,
+        rejected: decoded.rejectedSpans,
+        traces: written.traceIds.length,
+      };
       const enqueue: Promise<void> = enqueueSettle(projectId, written.traceIds, completedTraces(spans))
         .then((enqueued) => deps.log.info({ ...stored, enqueued }, "export stored"))
         .finally(() => {

@@ -65,7 +65,9 @@ async function becomeReady(): Promise<boolean> {
       if (!config.CRUX_AUTH) {
         log.warn("auth is OFF (CRUX_AUTH=false): every export is accepted into the default project");
       } else if ((await countApiKeys(database)) === 0) {
-        await fatal("no API keys exist: create one with `pnpm crux keys create --project <id>` or start with CRUX_AUTH=false to accept unauthenticated exports");
+        await fatal(
+          "no API keys exist: create one with `pnpm crux keys create --project <id>` or start with CRUX_AUTH=false to accept unauthenticated exports",
+        );
       }
       return true;
     } catch (err) {

@@ -16,7 +16,8 @@ export function createReceiverMetrics(registry: Registry) {
   return {
     spansAccepted: metric(
       "crux_receiver_spans_accepted_total",
-      () => new Counter({ name: "crux_receiver_spans_accepted_total", help: "Spans committed to storage (including exact duplicates of stored spans)", registers }),
+      () =>
+        new Counter({ name: "crux_receiver_spans_accepted_total", help: "Spans committed to storage (including exact duplicates of stored spans)", registers }),
     ),
     spansRejected: metric(
       "crux_receiver_spans_rejected_total",
@@ -59,7 +60,12 @@ export function createReceiverMetrics(registry: Registry) {
     ),
     queueDepth: metric(
       "crux_receiver_queue_depth",
-      () => new Gauge({ name: "crux_receiver_queue_depth", help: "Settle jobs pending at the last background reading (the backlog ceiling compares against it)", registers }),
+      () =>
+        new Gauge({
+          name: "crux_receiver_queue_depth",
+          help: "Settle jobs pending at the last background reading (the backlog ceiling compares against it)",
+          registers,
+        }),
     ),
   };
 }

@@ -36,7 +36,12 @@ describe("ByteBudget", () => {
 
   it("a refusal is a 429 with Retry-After naming the setting", () => {
     const f = classifyIngestError(new ByteBudget(5).refusal());
-    expect(f).toEqual({ kind: "throttled", reason: "inflight_bytes", message: "too many request bytes in flight (limit 5, CRUX_MAX_INFLIGHT_BYTES); retry later", retryAfterSeconds: 1 });
+    expect(f).toEqual({
+      kind: "throttled",
+      reason: "inflight_bytes",
+      message: "too many request bytes in flight (limit 5, CRUX_MAX_INFLIGHT_BYTES); retry later",
+      retryAfterSeconds: 1,
+    });
   });
 });
 

@@ -25,7 +25,13 @@ describe.each(backends())("failed exports are logged on $name", (backend) => {
       const bomb = gzipSync(Buffer.alloc(1_000_000));
       expect((await fetch(r.otlpUrl, { method: "POST", body: bomb, headers: { ...JSON_CT, "content-encoding": "gzip" } })).status).toBe(413);
       const grpcError = await new Promise<grpc.ServiceError | null>((resolve) =>
-        client.makeUnaryRequest(EXPORT_METHOD_PATH, (b: Buffer) => b, (b: Buffer) => b, Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]), (err) => resolve(err)),
+        client.makeUnaryRequest(
+          EXPORT_METHOD_PATH,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]),
+          (err) => resolve(err),
+        ),
       );
       expect(grpcError?.code).toBe(grpc.status.INVALID_ARGUMENT);
 
@@ -85,7 +91,15 @@ describe.each(backends())("failed exports are logged on $name", (backend) => {
         expect(res.status).toBe(503);
         expect(res.headers.get("retry-after")).toBe("5");
         const [line] = failures(lines);
-        expect(line).toMatchObject({ level: 50, transport: "http", status: 503, kind: "unavailable", reason: "storage_unavailable", project: "default", spans: 3 });
+        expect(line).toMatchObject({
+          level: 50,
+          transport: "http",
+          status: 503,
+          kind: "unavailable",
+          reason: "storage_unavailable",
+          project: "default",
+          spans: 3,
+        });
         expect(line!.error.message).toMatch(/ECONNREFUSED|terminated|connect/i);
         const text = JSON.stringify(line);
         expect(text).not.toMatch(/insert|select|secret-span-name|\$1/i);

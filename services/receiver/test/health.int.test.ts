@@ -60,7 +60,13 @@ describe.each(backends())("health endpoints on $name", (backend) => {
     const client = new grpc.Client(r.grpcAddress, grpc.credentials.createInsecure());
     const viaGrpc = () =>
       new Promise<grpc.ServiceError | null>((resolve) =>
-        client.makeUnaryRequest(EXPORT_METHOD_PATH, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(protoExport([jsonSpan(2)])), (err) => resolve(err)),
+        client.makeUnaryRequest(
+          EXPORT_METHOD_PATH,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          Buffer.from(protoExport([jsonSpan(2)])),
+          (err) => resolve(err),
+        ),
       );
     const viaHttp = () => fetch(r.otlpUrl, { method: "POST", body: jsonExport([jsonSpan(1)]), headers: { "content-type": "application/json" } });
     try {

@@ -126,7 +126,13 @@ describe.each(backends())("in-flight byte budget on $name", (backend) => {
 
     const exportGrpc = (body: Uint8Array) =>
       new Promise<{ error: grpc.ServiceError | null }>((resolve) =>
-        client.makeUnaryRequest(EXPORT_METHOD_PATH, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(body), (error) => resolve({ error })),
+        client.makeUnaryRequest(
+          EXPORT_METHOD_PATH,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          Buffer.from(body),
+          (error) => resolve({ error }),
+        ),
       );
 
     it("a message that would pass the budget: UNAVAILABLE with retry-after; accepted once the bytes are answered", async () => {

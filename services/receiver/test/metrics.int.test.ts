@@ -26,12 +26,20 @@ describe.each(backends())("receiver metrics on $name", (backend) => {
     try {
       const ok = await fetch(r.otlpUrl, { method: "POST", body: jsonExport([jsonSpan(1), jsonSpan(2), jsonSpan(3)]), headers: JSON_CT });
       expect(ok.status).toBe(200);
-      const partial = await fetch(r.otlpUrl, { method: "POST", body: jsonExport([jsonSpan(4), jsonSpan(5, { spanId: "00" }), jsonSpan(6, { traceId: "0".repeat(32) })]), headers: JSON_CT });
+      const partial = await fetch(r.otlpUrl, {
+        method: "POST",
+        body: jsonExport([jsonSpan(4), jsonSpan(5, { spanId: "00" }), jsonSpan(6, { traceId: "0".repeat(32) })]),
+        headers: JSON_CT,
+      });
       expect(partial.status).toBe(200);
       expect((await fetch(r.otlpUrl, { method: "POST", body: "{", headers: JSON_CT })).status).toBe(400);
       await new Promise<void>((resolve, reject) =>
-        client.makeUnaryRequest(EXPORT_METHOD_PATH, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(protoExport([jsonSpan(7), jsonSpan(8, { endTimeUnixNano: (2n ** 63n).toString() })])), (err) =>
-          err ? reject(err) : resolve(),
+        client.makeUnaryRequest(
+          EXPORT_METHOD_PATH,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          Buffer.from(protoExport([jsonSpan(7), jsonSpan(8, { endTimeUnixNano: (2n ** 63n).toString() })])),
+          (err) => (err ? reject(err) : resolve()),
         ),
       );
       // The in-flight slot is held until the settle enqueue after the answer is done.

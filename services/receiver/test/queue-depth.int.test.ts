@@ -13,7 +13,11 @@ describe.each(backends())("queue depth reading on $name", (backend) => {
   it("refreshes without requests: the first request after the backlog cleared is accepted", async () => {
     const { queue, purge } = backend.createQueue();
     // Settle jobs of accepted exports are due at once, so the worker below clears them too.
-    const r = await startReceiver(backend, { CRUX_MAX_QUEUE_DEPTH: "5", CRUX_SETTLE_DELAY_MS: "0", CRUX_SETTLE_ROOT_DELAY_MS: "0" }, { queue, depthRefreshMs: 50 });
+    const r = await startReceiver(
+      backend,
+      { CRUX_MAX_QUEUE_DEPTH: "5", CRUX_SETTLE_DELAY_MS: "0", CRUX_SETTLE_ROOT_DELAY_MS: "0" },
+      { queue, depthRefreshMs: 50 },
+    );
     let n = 0;
     const post = () =>
       fetch(r.otlpUrl, { method: "POST", body: jsonExport([jsonSpan(n++, { traceId: traceIdOf(n) })]), headers: { "content-type": "application/json" } });

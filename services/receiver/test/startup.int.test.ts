@@ -48,11 +48,15 @@ function startReceiverProcess(env: Record<string, string>): Started {
 }
 
 async function listeningPort(s: Started): Promise<number> {
-  const line = await eventually(async () => {
-    const found = s.lines.find((l) => String(l.msg).startsWith("receiver listening"));
-    if (!found && s.child.exitCode !== null) throw new Error(`the receiver exited with ${s.child.exitCode} before listening:\n${s.output().slice(-2_000)}`);
-    return found;
-  }, 60_000, 100);
+  const line = await eventually(
+    async () => {
+      const found = s.lines.find((l) => String(l.msg).startsWith("receiver listening"));
+      if (!found && s.child.exitCode !== null) throw new Error(`the receiver exited with ${s.child.exitCode} before listening:\n${s.output().slice(-2_000)}`);
+      return found;
+    },
+    60_000,
+    100,
+  );
   return line.httpPort as number;
 }
 
@@ -93,7 +97,11 @@ describe.runIf(postgres && redisUrl)("production receiver started while Postgres
     const port = await listeningPort(s);
     const url = `http://127.0.0.1:${port}`;
     const exportOnce = () =>
-      fetch(`${url}/v1/traces`, { method: "POST", body: jsonExport([jsonSpan(1, { name: "after-outage" })]), headers: { "content-type": "application/json", authorization: `Bearer ${key}` } });
+      fetch(`${url}/v1/traces`, {
+        method: "POST",
+        body: jsonExport([jsonSpan(1, { name: "after-outage" })]),
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      });
 
     // A log line per attempt while it waits.
     await eventually(async () => (s.lines.filter((l) => l.msg?.startsWith("database unavailable")).length >= 2 ? true : undefined), 20_000, 100);
@@ -118,10 +126,14 @@ describe.runIf(postgres && redisUrl)("production receiver started while Postgres
     expect(s.child.exitCode).toBeNull();
 
     await proxy.up();
-    const accepted = await eventually(async () => {
-      const res = await exportOnce();
-      return res.status === 200 ? res : undefined;
-    }, 30_000, 250);
+    const accepted = await eventually(
+      async () => {
+        const res = await exportOnce();
+        return res.status === 200 ? res : undefined;
+      },
+      30_000,
+      250,
+    );
     expect(accepted.status).toBe(200);
     expect(s.lines.some((l) => l.msg === "database ready: accepting exports")).toBe(true);
     const ready = await fetch(`${url}/readyz`);

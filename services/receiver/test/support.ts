@@ -69,7 +69,10 @@ export async function startReceiver(
   env: Record<string, string> = {},
   deps: Partial<Omit<ReceiverDeps, "config">> & { apiPort?: number } = {},
 ): Promise<TestReceiver> {
-  const config = { ...loadConfig(receiverConfigSchema, { CRUX_HOST: "127.0.0.1", CRUX_OTLP_HTTP_PORT: "0", CRUX_OTLP_GRPC_PORT: "0", ...env }), CRUX_API_PORT: deps.apiPort };
+  const config = {
+    ...loadConfig(receiverConfigSchema, { CRUX_HOST: "127.0.0.1", CRUX_OTLP_HTTP_PORT: "0", CRUX_OTLP_GRPC_PORT: "0", ...env }),
+    CRUX_API_PORT: deps.apiPort,
+  };
   const database = deps.database ?? (await backend.createDatabase());
   await ensureProject(database, config.CRUX_DEFAULT_PROJECT, config.CRUX_DEFAULT_PROJECT);
   const own = deps.queue ? null : backend.createQueue();
@@ -119,7 +122,11 @@ export function jsonSpan(i: number, over: Record<string, unknown> = {}) {
 }
 
 export function jsonExport(spans: object[]): string {
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "receiver-test" } }] }, scopeSpans: [{ scope: { name: "t" }, spans }] }] });
+  return JSON.stringify({
+    resourceSpans: [
+      { resource: { attributes: [{ key: "service.name", value: { stringValue: "receiver-test" } }] }, scopeSpans: [{ scope: { name: "t" }, spans }] },
+    ],
+  });
 }
 
 export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 5_000, everyMs = 50): Promise<T> {

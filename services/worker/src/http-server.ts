@@ -17,7 +17,8 @@ export async function startWorkerHttpServer(opts: { host: string; port: number; 
       res.writeHead(status, { "content-type": contentType, "cache-control": "no-store" });
       res.end(body);
     };
-    if (req.method !== "GET" && req.method !== "HEAD") return send(405, "application/json", JSON.stringify({ code: "method_not_allowed", message: "GET only" }));
+    if (req.method !== "GET" && req.method !== "HEAD")
+      return send(405, "application/json", JSON.stringify({ code: "method_not_allowed", message: "GET only" }));
     if (path === "/livez") return send(200, "application/json", JSON.stringify({ status: "live" }));
     if (path === "/readyz") {
       void opts.readiness().then(

@@ -39,7 +39,8 @@ onSignals(shutdown.shutdown, (code) => process.exit(code));
 try {
   await waitForDatabase(database, {
     signal: starting.signal,
-    onUnavailable: (err, attempt, nextDelayMs) => log.warn({ error: describeStorageError(err), attempt, nextDelayMs }, "postgres unavailable at start; waiting"),
+    onUnavailable: (err, attempt, nextDelayMs) =>
+      log.warn({ error: describeStorageError(err), attempt, nextDelayMs }, "postgres unavailable at start; waiting"),
   });
 } catch (err) {
   if (starting.signal.aborted) await new Promise(() => {}); // shutdown is under way and exits

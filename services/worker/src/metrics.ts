@@ -9,7 +9,12 @@ export type JobOutcome = "completed" | "retry" | "failed" | "deferred";
 export function createWorkerMetrics(registry: Registry) {
   const registers = [registry];
   return {
-    jobs: new Counter({ name: "crux_worker_jobs_total", help: "Job runs by queue and outcome (completed, retry, failed, deferred)", labelNames: ["queue", "outcome"], registers }),
+    jobs: new Counter({
+      name: "crux_worker_jobs_total",
+      help: "Job runs by queue and outcome (completed, retry, failed, deferred)",
+      labelNames: ["queue", "outcome"],
+      registers,
+    }),
     jobDuration: new Histogram({
       name: "crux_worker_job_duration_seconds",
       help: "Duration of a job run by queue and outcome",

@@ -57,7 +57,11 @@ export function createMilestoneEvaluator(opts: MilestoneEvaluatorOptions) {
   const log = opts.log;
   const limits: ExpressionLimits = { ...defaultExpressionLimits, ...opts.limits };
   const traceBudgetMs = opts.traceBudgetMs ?? 5_000;
-  const budget = createProjectBudget({ budgetMs: opts.projectBudgetMs ?? 30_000, ...(opts.projectWindowMs ? { windowMs: opts.projectWindowMs } : {}), ...(opts.now ? { now: opts.now } : {}) });
+  const budget = createProjectBudget({
+    budgetMs: opts.projectBudgetMs ?? 30_000,
+    ...(opts.projectWindowMs ? { windowMs: opts.projectWindowMs } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
   const pool = createMilestonePool({
     threads: opts.threads ?? 2,
     ...(opts.graceMs === undefined ? {} : { graceMs: opts.graceMs }),
@@ -102,7 +106,10 @@ export function createMilestoneEvaluator(opts: MilestoneEvaluatorOptions) {
           cutBy = o.limitedBy;
         } else {
           const error = o.kind === "limit" ? `ran past its ${o.limitMs} ms limit` : o.message;
-          const msg = o.kind === "compile_error" ? "milestone expression does not compile; counted as not passed" : "milestone expression failed to evaluate; counted as not passed";
+          const msg =
+            o.kind === "compile_error"
+              ? "milestone expression does not compile; counted as not passed"
+              : "milestone expression failed to evaluate; counted as not passed";
           log.warn({ ...logContext, expression: source.slice(0, 500), error }, msg);
           results.set(source, false);
         }
@@ -119,7 +126,10 @@ export function createMilestoneEvaluator(opts: MilestoneEvaluatorOptions) {
       const skipped = sources.filter((s) => notEvaluatedReasonOf(results.get(s)!) !== null);
       opts.metrics?.milestoneBudgetExhausted.inc({ budget: cutBy === "trace_budget" ? "trace" : "project" });
       opts.metrics?.milestoneChecksNotEvaluated.inc({ budget: cutBy === "trace_budget" ? "trace" : "project" }, skipped.length);
-      log.warn({ ...logContext, notEvaluated: skipped.length, of: sources.length, budget: cutBy }, "milestone evaluation budget ran out; remaining checks not evaluated");
+      log.warn(
+        { ...logContext, notEvaluated: skipped.length, of: sources.length, budget: cutBy },
+        "milestone evaluation budget ran out; remaining checks not evaluated",
+      );
     }
     return (check) => results.get(check) ?? false;
   }

@@ -59,7 +59,9 @@ function pure<T>(what: string, traceId: string, run: () => T): T {
     return run();
   } catch (err) {
     if (isPermanent(err)) throw err;
-    throw new PermanentError("scoring_failed", `${what} failed for trace ${traceId}: ${err instanceof Error ? err.message : String(err)}`, { cause: String(err) });
+    throw new PermanentError("scoring_failed", `${what} failed for trace ${traceId}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: String(err),
+    });
   }
 }
 
@@ -92,7 +94,11 @@ export function createSettleProcessor(deps: SettleDeps) {
     const evaluateMilestone: MilestoneEvaluator<MilestoneExpression> =
       expressions.length === 0
         ? () => false
-        : await milestones.prepare(expressions, pure("trace view", traceId, () => buildTraceView(t, tags)), { projectId, traceId });
+        : await milestones.prepare(
+            expressions,
+            pure("trace view", traceId, () => buildTraceView(t, tags)),
+            { projectId, traceId },
+          );
 
     // The version markTraceSettled is about to set: scores and trace agree on it.
     const version = found.trace.settleVersion + 1;

@@ -84,7 +84,11 @@ describe.each(cases)("fair scoring on $name", ({ db, q }) => {
         lagMs = Math.max(lagMs, now - expected);
         expected = now + 20;
       }, 20);
-      await queue.enqueueMany("trace.settle", aTraces.map((traceId) => ({ payload: { projectId: "fair-a", traceId }, key: `fair-a:${traceId}` })), { delayMs: 0 });
+      await queue.enqueueMany(
+        "trace.settle",
+        aTraces.map((traceId) => ({ payload: { projectId: "fair-a", traceId }, key: `fair-a:${traceId}` })),
+        { delayMs: 0 },
+      );
       await new Promise((r) => setTimeout(r, 300)); // A's traces hold their slots and threads
       await queue.enqueue("trace.settle", { projectId: "fair-b", traceId: bTrace }, { key: `fair-b:${bTrace}`, delayMs: 0 });
 

@@ -45,7 +45,11 @@ async function scoredCount(database: Database, traceIds: string[]): Promise<numb
 }
 
 async function enqueueSettles(queue: JobQueue, traceIds: string[]): Promise<void> {
-  await queue.enqueueMany("trace.settle", traceIds.map((traceId) => ({ payload: { projectId: PROJECT, traceId }, key: `${PROJECT}:${traceId}` })), { delayMs: 0 });
+  await queue.enqueueMany(
+    "trace.settle",
+    traceIds.map((traceId) => ({ payload: { projectId: PROJECT, traceId }, key: `${PROJECT}:${traceId}` })),
+    { delayMs: 0 },
+  );
 }
 
 describe.runIf(postgres && process.env.REDIS_URL)("worker process with Postgres connections dropped while it settles", () => {

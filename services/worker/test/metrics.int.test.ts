@@ -26,7 +26,13 @@ describe("worker metrics", () => {
     const database = await pglite.create();
     const queue = createInProcessQueue({ jobDefaults: { "trace.settle": { attempts: 2, backoff: { type: "exponential", delay: 20 } } } });
     const registry = createMetricsRegistry({ processMetrics: false });
-    const worker = createWorker({ database, queue, registry, log: recordingLog().log, config: { CRUX_WORKER_CONCURRENCY: 2, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0 } });
+    const worker = createWorker({
+      database,
+      queue,
+      registry,
+      log: recordingLog().log,
+      config: { CRUX_WORKER_CONCURRENCY: 2, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0 },
+    });
     const value = async (name: string, labels: Record<string, string> = {}) => {
       // A histogram's series are values of its base metric, named by metricName (…_count).
       const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name || name === `${m.name}_count`);
@@ -79,17 +85,33 @@ describe("worker HTTP server", () => {
       return { status: res.status, type: res.headers.get("content-type"), body: await res.text() };
     };
     try {
-      createWorker({ database: await pglite.create(), queue: createInProcessQueue(), registry, log: recordingLog().log, config: { CRUX_WORKER_CONCURRENCY: 1, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0 } });
+      createWorker({
+        database: await pglite.create(),
+        queue: createInProcessQueue(),
+        registry,
+        log: recordingLog().log,
+        config: { CRUX_WORKER_CONCURRENCY: 1, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0 },
+      });
       const metrics = await get("/metrics");
       expect(metrics.status).toBe(200);
       expect(metrics.type).toMatch(/^text\/plain/);
-      for (const name of ["crux_worker_jobs_total", "crux_worker_job_duration_seconds", "crux_worker_job_retries_total", "crux_worker_job_failures_total", "crux_worker_sweeper_reenqueued_total", "crux_worker_milestone_budget_exhausted_total"]) {
+      for (const name of [
+        "crux_worker_jobs_total",
+        "crux_worker_job_duration_seconds",
+        "crux_worker_job_retries_total",
+        "crux_worker_job_failures_total",
+        "crux_worker_sweeper_reenqueued_total",
+        "crux_worker_milestone_budget_exhausted_total",
+      ]) {
         expect(metrics.body).toContain(`# TYPE ${name} `);
       }
       expect(await get("/livez")).toMatchObject({ status: 200 });
       const down = await get("/readyz");
       expect(down.status).toBe(503);
-      expect(JSON.parse(down.body)).toMatchObject({ status: "not_ready", checks: { postgres: { ok: true }, redis: { ok: false, error: "connection is reconnecting" } } });
+      expect(JSON.parse(down.body)).toMatchObject({
+        status: "not_ready",
+        checks: { postgres: { ok: true }, redis: { ok: false, error: "connection is reconnecting" } },
+      });
       redisUp = true;
       expect(await get("/readyz")).toMatchObject({ status: 200 });
       expect((await get("/nope")).status).toBe(404);

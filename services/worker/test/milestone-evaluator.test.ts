@@ -55,7 +55,12 @@ describe("scoring with Ajv and JSONata injected", () => {
     prices: defaultPriceTable,
     agentContracts: [{ agent: "reviewer", role: "review", isVerifier: true }],
     handoffContracts: [
-      { from: "planner", to: "writer", jsonSchema: { type: "object", required: ["message", "path"] }, requiredConstraints: ["under 500 words", "cite sources"] },
+      {
+        from: "planner",
+        to: "writer",
+        jsonSchema: { type: "object", required: ["message", "path"] },
+        requiredConstraints: ["under 500 words", "cite sources"],
+      },
     ],
     milestoneSet: {
       id: "m1",
@@ -74,10 +79,21 @@ describe("scoring with Ajv and JSONata injected", () => {
     const s = reportTrace(o);
     const prepared = prepareTrace(s);
     const tags = runTagsOf(prepared, null);
-    const evaluateMilestone = await evaluator().e.prepare(["spans[tool = \"save_file\" and $not(isError)]", 'steps[agent = "reviewer" and $contains(output, "Approved")]'], buildTraceView(prepared, tags), ctx);
+    const evaluateMilestone = await evaluator().e.prepare(
+      ['spans[tool = "save_file" and $not(isError)]', 'steps[agent = "reviewer" and $contains(output, "Approved")]'],
+      buildTraceView(prepared, tags),
+      ctx,
+    );
     return scorePreparedTrace(prepared, {
-      projectId: "p", traceId: s[0]!.traceId, version: 1, spans: s, config, outcomeOverride: null, baselineRun: null,
-      validateSchema: createSchemaValidator(log), evaluateMilestone,
+      projectId: "p",
+      traceId: s[0]!.traceId,
+      version: 1,
+      spans: s,
+      config,
+      outcomeOverride: null,
+      baselineRun: null,
+      validateSchema: createSchemaValidator(log),
+      evaluateMilestone,
     });
   }
 

@@ -44,9 +44,26 @@ async function multipliers(database: Database, multiId: string, baselineId: stri
 }
 
 const orders: { name: string; run: (s: Awaited<ReturnType<typeof setup>>) => Promise<void> }[] = [
-  { name: "multi-agent run first", run: async (s) => { await s.settle(s.multiId); await s.settle(s.baselineId); } },
-  { name: "baseline first", run: async (s) => { await s.settle(s.baselineId); await s.settle(s.multiId); } },
-  { name: "both at once", run: async (s) => { await Promise.all([s.settle(s.multiId), s.settle(s.baselineId)]); } },
+  {
+    name: "multi-agent run first",
+    run: async (s) => {
+      await s.settle(s.multiId);
+      await s.settle(s.baselineId);
+    },
+  },
+  {
+    name: "baseline first",
+    run: async (s) => {
+      await s.settle(s.baselineId);
+      await s.settle(s.multiId);
+    },
+  },
+  {
+    name: "both at once",
+    run: async (s) => {
+      await Promise.all([s.settle(s.multiId), s.settle(s.baselineId)]);
+    },
+  },
 ];
 
 describe.each(testDatabases())("cost multiplier on $name", ({ create }) => {

@@ -38,17 +38,30 @@ export function emitReportTrace(tracer: Tracer, o: ReportOptions): { traceId: st
   const start = (name: string, parent: Span | null, attributes: Record<string, string | number | boolean>, kind = SpanKind.INTERNAL) =>
     tracer.startSpan(name, { kind, attributes, startTime: at(5) }, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT);
   const agent = (parent: Span | null, name: string, input: string) =>
-    start(`invoke_agent ${name}`, parent, { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name, "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: input }] }]) });
+    start(`invoke_agent ${name}`, parent, {
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": name,
+      "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: input }] }]),
+    });
   const chat = (parent: Span, input: number, output: number, text: string) =>
-    start("chat gpt-4o-mini", parent, {
-      "gen_ai.operation.name": "chat",
-      "gen_ai.request.model": "gpt-4o-mini",
-      "gen_ai.usage.input_tokens": input,
-      "gen_ai.usage.output_tokens": output,
-      "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: text }] }]),
-    }, SpanKind.CLIENT).end(at(30));
+    start(
+      "chat gpt-4o-mini",
+      parent,
+      {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "gpt-4o-mini",
+        "gen_ai.usage.input_tokens": input,
+        "gen_ai.usage.output_tokens": output,
+        "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: text }] }]),
+      },
+      SpanKind.CLIENT,
+    ).end(at(30));
   const tool = (parent: Span, name: string, args: object, fail = false) => {
-    const s = start(`execute_tool ${name}`, parent, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.arguments": JSON.stringify(args) });
+    const s = start(`execute_tool ${name}`, parent, {
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": name,
+      "gen_ai.tool.call.arguments": JSON.stringify(args),
+    });
     if (fail) s.setStatus({ code: SpanStatusCode.ERROR, message: "disk full" });
     return s;
   };

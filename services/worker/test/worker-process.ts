@@ -80,11 +80,18 @@ export async function freePort(): Promise<number> {
 
 /** A redis-server of the test's own on `port` (no persistence: a restart loses every key, like a failover to an empty replica). */
 export async function startRedisServer(port: number): Promise<{ url: string; kill(): Promise<void> }> {
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (d) => (output += d));
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  await eventually(`redis-server on ${port}`, async () => (/Ready to accept connections/.test(output) ? true : child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 10_000, 20);
+  await eventually(
+    `redis-server on ${port}`,
+    async () => (/Ready to accept connections/.test(output) ? true : child.exitCode !== null ? Promise.reject(new Error(output)) : undefined),
+    10_000,
+    20,
+  );
   return {
     url: `redis://127.0.0.1:${port}`,
     async kill() {

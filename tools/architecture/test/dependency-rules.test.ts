@@ -49,12 +49,15 @@ function check(dir: string, forbid: (spec: string, file: string) => string | nul
   return violations;
 }
 
-const IO_MODULES = /^(pg|drizzle-orm|@electric-sql\/pglite|bullmq|ioredis|fastify|@fastify\/|@grpc\/|node:(fs|net|http|https|child_process|dgram|dns|worker_threads))/;
+const IO_MODULES =
+  /^(pg|drizzle-orm|@electric-sql\/pglite|bullmq|ioredis|fastify|@fastify\/|@grpc\/|node:(fs|net|http|https|child_process|dgram|dns|worker_threads))/;
 const SERVICES = ["@crux/receiver", "@crux/worker", "@crux/api", "@crux/all-in-one", "@crux/admin"];
 
 describe("dependency rules (docs/architecture.md §4)", () => {
   it("core imports nothing internal and no I/O", () => {
-    expect(check("packages/core/src", (s) => (s.startsWith("@crux/") ? "core imports nothing internal" : IO_MODULES.test(s) ? "I/O module" : null))).toEqual([]);
+    expect(check("packages/core/src", (s) => (s.startsWith("@crux/") ? "core imports nothing internal" : IO_MODULES.test(s) ? "I/O module" : null))).toEqual(
+      [],
+    );
   });
 
   it("otlp imports only core and protobufjs, and does no I/O outside loading its .proto files", () => {
@@ -91,7 +94,9 @@ describe("dependency rules (docs/architecture.md §4)", () => {
 
   it("queue does not import db or fastify; db does not import queue or fastify", () => {
     expect(check("packages/queue/src", (s) => (s === "@crux/db" || s.startsWith("fastify") ? "forbidden in queue" : null))).toEqual([]);
-    expect(check("packages/db/src", (s) => (s === "@crux/queue" || s === "bullmq" || s === "ioredis" || s.startsWith("fastify") ? "forbidden in db" : null))).toEqual([]);
+    expect(
+      check("packages/db/src", (s) => (s === "@crux/queue" || s === "bullmq" || s === "ioredis" || s.startsWith("fastify") ? "forbidden in db" : null)),
+    ).toEqual([]);
   });
 
   it("services import no other service, except the all-in-one composition", () => {

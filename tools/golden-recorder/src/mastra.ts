@@ -137,7 +137,10 @@ export async function recordMastra(): Promise<ExportJson> {
     instructions: "Delegate research to researcher and writing to writer.",
     model: scriptedModel("mock-supervisor-1", [
       { toolCall: { id: "call_s1", name: "agent-researcher", args: { prompt: "Research tidal energy." } }, usage: u.supervisor[0] },
-      { toolCall: { id: "call_s2", name: "agent-writer", args: { prompt: "Summarise: tidal energy is predictable but site-limited." } }, usage: u.supervisor[1] },
+      {
+        toolCall: { id: "call_s2", name: "agent-writer", args: { prompt: "Summarise: tidal energy is predictable but site-limited." } },
+        usage: u.supervisor[1],
+      },
       { text: "Tidal energy: predictable, but only a few sites suit it.", usage: u.supervisor[2] },
     ]),
     agents: { researcher, writer },

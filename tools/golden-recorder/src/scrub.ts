@@ -23,7 +23,10 @@ const MACHINE_KEYS: Record<string, unknown> = {
 };
 
 function literalReplacements(): Array<[string, string]> {
-  const pairs: Array<[string, string]> = [[repoRoot, "<repo>"], [os.homedir(), "<home>"]];
+  const pairs: Array<[string, string]> = [
+    [repoRoot, "<repo>"],
+    [os.homedir(), "<home>"],
+  ];
   const host = os.hostname();
   if (host.length >= 4) pairs.push([host, "<host>"]);
   const user = os.userInfo().username;

@@ -25,7 +25,13 @@ describe("OpenAI Agents SDK + OpenInference live scenario", () => {
     expect(spans.length).toBeGreaterThan(0);
     const agents = spans.filter((s) => kind(s) === "AGENT" && attr(s, "graph.node.id") !== undefined);
     expect(agents.map((s) => attr(s, "graph.node.id")).sort()).toEqual(["billing_specialist", "classifier", "triage"]);
-    expect(agents.find((s) => s.name === "billing_specialist") && attr(agents.find((s) => s.name === "billing_specialist")!, "graph.node.parent_id")).toBe("triage");
+    expect(
+      agents.find((s) => s.name === "billing_specialist") &&
+        attr(
+          agents.find((s) => s.name === "billing_specialist")!,
+          "graph.node.parent_id",
+        ),
+    ).toBe("triage");
   });
 
   it("records each scripted model call's usage on an LLM span of that agent", () => {

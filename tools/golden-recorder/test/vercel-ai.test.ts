@@ -11,8 +11,7 @@ describe("Vercel AI SDK 6 live scenario", () => {
     spans = allSpans(json);
   }, 60_000);
 
-  const byFunction = (id: string, op: string) =>
-    spans.filter((s) => attr(s, "ai.telemetry.functionId") === id && attr(s, "ai.operationId") === op);
+  const byFunction = (id: string, op: string) => spans.filter((s) => attr(s, "ai.telemetry.functionId") === id && attr(s, "ai.operationId") === op);
 
   it("traces one ai.generateText span per agent", () => {
     expect(spans.length).toBeGreaterThan(0);
@@ -37,7 +36,10 @@ describe("Vercel AI SDK 6 live scenario", () => {
   });
 
   it("nests each sub-agent under the orchestrator's delegating tool call", () => {
-    for (const [tool, agent] of [["ask_researcher", "researcher"], ["ask_writer", "writer"]]) {
+    for (const [tool, agent] of [
+      ["ask_researcher", "researcher"],
+      ["ask_writer", "writer"],
+    ]) {
       const toolSpan = spans.find((s) => attr(s, "ai.toolCall.name") === tool);
       const subAgent = byFunction(agent as string, "ai.generateText")[0];
       expect(toolSpan && attr(toolSpan, "ai.telemetry.functionId")).toBe("orchestrator");

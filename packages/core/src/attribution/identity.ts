@@ -90,7 +90,10 @@ export function identifyAgents(spans: readonly NormalizedSpan[]): AgentIdentity 
 
 /** "Research Agent", "research-agent" and "research_agent" compare equal. */
 function normalizeName(name: string): string {
-  return name.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "_").replace(/^_+|_+$/g, "");
+  return name
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "_")
+    .replace(/^_+|_+$/g, "");
 }
 
 class UnionFind {

@@ -95,13 +95,18 @@ export function attributeAgents(input: NormalizedSpan[]): TraceAttribution {
 
   for (const i of preorder) {
     const s = spans[i] as NormalizedSpan;
-    const isCounted =
-      (s.operation === "llm" || s.operation === "agent") && usageBelow[i] === 0 && carriesUsage(s);
+    const isCounted = (s.operation === "llm" || s.operation === "agent") && usageBelow[i] === 0 && carriesUsage(s);
     const counted = isCounted
       ? { inputTokens: s.inputTokens ?? 0, outputTokens: s.outputTokens ?? 0, cachedTokens: s.cachedTokens ?? 0, cost: s.cost }
       : { inputTokens: 0, outputTokens: 0, cachedTokens: 0, cost: null };
     const g = ownerGroup[i] as number;
-    bySpan.set(s.spanId, { spanId: s.spanId, agentKey: g >= 0 ? (groups[g] as { key: string }).key : null, agentPath: paths[i] as string[], depth: depth[i] as number, counted });
+    bySpan.set(s.spanId, {
+      spanId: s.spanId,
+      agentKey: g >= 0 ? (groups[g] as { key: string }).key : null,
+      agentPath: paths[i] as string[],
+      depth: depth[i] as number,
+      counted,
+    });
     addUsage(totals, counted);
     if (g < 0) continue;
 

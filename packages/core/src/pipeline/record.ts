@@ -74,7 +74,14 @@ export interface TraceScoreRecord {
     /** Milestones left not evaluated because an evaluation budget ran out; 0 (or absent) normally. */
     notEvaluated?: number;
     /** evaluated false (with the reason): not evaluated, so `passed` false means unknown, not failed; absent = evaluated. */
-    detail: { id: string; passed: boolean; evaluated?: boolean; notEvaluatedReason?: "trace_budget" | "project_budget" | null; spanId: string | null; agent: string | null }[];
+    detail: {
+      id: string;
+      passed: boolean;
+      evaluated?: boolean;
+      notEvaluatedReason?: "trace_budget" | "project_budget" | null;
+      spanId: string | null;
+      agent: string | null;
+    }[];
   };
   agents: AgentScoreRow[];
   findings: Finding[];
@@ -84,6 +91,18 @@ export interface TraceScoreRecord {
   attributions: AttributionRow[];
   handoffs: { index: number; sender: string | null; receiver: string | null; spanId: string; via: string; message: string | null; startNs: bigint }[];
   /** Per agent, the ordered steps (kept small: ids, kinds, tool names, errors, tokens). */
-  trajectories: { agent: string; steps: { index: number; spanId: string; kind: string; toolName: string | null; isError: boolean; inputTokens: number; outputTokens: number; startNs: bigint }[] }[];
+  trajectories: {
+    agent: string;
+    steps: {
+      index: number;
+      spanId: string;
+      kind: string;
+      toolName: string | null;
+      isError: boolean;
+      inputTokens: number;
+      outputTokens: number;
+      startNs: bigint;
+    }[];
+  }[];
   flags: { orphans: number; multipleRoots: boolean; clockSkew: number };
 }

@@ -149,7 +149,14 @@ export function scorePreparedTrace(t: TraceTrajectories, input: ScoreTraceInput)
     agents,
     findings: mast.findings,
     signals: milestones === null || milestones.notEvaluated === 0 ? mast.signals : [...mast.signals, notEvaluatedSignal(milestones)],
-    errorPaths: usage.errorPaths.map((e) => ({ spanId: e.spanId, stepIndex: e.stepIndex, agent: e.agent, depth: e.depth, path: e.path, errorType: e.errorType })),
+    errorPaths: usage.errorPaths.map((e) => ({
+      spanId: e.spanId,
+      stepIndex: e.stepIndex,
+      agent: e.agent,
+      depth: e.depth,
+      path: e.path,
+      errorType: e.errorType,
+    })),
     attributions: attributionRows(t, tags.success, mast),
     handoffs: t.handoffs.map((h) => ({
       index: h.index,

@@ -59,7 +59,17 @@ export interface TraceView {
   rootSpanId: string | null;
   run: Pick<RunTags, "success" | "score" | "taskId" | "variant" | "experimentId" | "seed">;
   spans: TraceViewSpan[];
-  steps: Array<{ index: number; spanId: string; agent: string | null; kind: string; tool: string | null; args: string | null; input: string | null; output: string | null; isError: boolean }>;
+  steps: Array<{
+    index: number;
+    spanId: string;
+    agent: string | null;
+    kind: string;
+    tool: string | null;
+    args: string | null;
+    input: string | null;
+    output: string | null;
+    isError: boolean;
+  }>;
   agents: Array<{ name: string; parentAgent: string | null; steps: number; input: string | null; output: string | null }>;
   handoffs: Array<{ index: number; sender: string | null; receiver: string | null; message: string | null; spanId: string }>;
   messages: Array<{ from: string | null; to: string | null; text: string; kind: string; spanId: string }>;

@@ -36,7 +36,10 @@ export function nameMatches(pattern: string, name: string | null): boolean {
 
 /** Case-insensitive tool-name match with a trailing or inner "*" wildcard. */
 export function toolMatches(pattern: string, tool: string): boolean {
-  const escaped = pattern.toLowerCase().replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*");
+  const escaped = pattern
+    .toLowerCase()
+    .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*");
   return new RegExp(`^${escaped}$`).test(tool.toLowerCase());
 }
 

@@ -61,7 +61,14 @@ const emptyAcc = (): Acc => ({ reportedUsd: 0, pricedUsd: 0, unpricedTokens: 0 }
 function toBreakdown(acc: Acc): CostBreakdown {
   const knownUsd = acc.reportedUsd + acc.pricedUsd;
   const complete = acc.unpricedTokens === 0;
-  return { reportedUsd: acc.reportedUsd, pricedUsd: acc.pricedUsd, knownUsd, unpricedTokens: acc.unpricedTokens, complete, totalUsd: complete ? knownUsd : null };
+  return {
+    reportedUsd: acc.reportedUsd,
+    pricedUsd: acc.pricedUsd,
+    knownUsd,
+    unpricedTokens: acc.unpricedTokens,
+    complete,
+    totalUsd: complete ? knownUsd : null,
+  };
 }
 
 export function scoreCost(t: TraceTrajectories, priceTable: PriceTable = defaultPriceTable): CostScore {

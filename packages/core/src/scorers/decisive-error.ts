@@ -90,14 +90,17 @@ function rankSuspects(t: TraceTrajectories, findings: Finding[], max: number): S
     bySpan.set(spanId, s);
   };
   for (const f of findings) add(f.agent, f.spanId, f.stepIndex, f.confidence, `${f.mode}: ${f.evidence}`);
-  for (const s of t.steps) if (s.isError) add(s.agent, s.spanId, s.index, 0.3, `error in ${s.toolName ?? s.kind}${s.errorType ? ` (${quote(s.errorType, 40)})` : ""}`);
+  for (const s of t.steps)
+    if (s.isError) add(s.agent, s.spanId, s.index, 0.3, `error in ${s.toolName ?? s.kind}${s.errorType ? ` (${quote(s.errorType, 40)})` : ""}`);
   if (bySpan.size === 0) {
     const last = t.steps[t.steps.length - 1];
     if (last === undefined) return [];
-    return [{ agent: last.agent, spanId: last.spanId, stepIndex: last.index, score: 0, confidence: 0.1, evidence: ["produced the final step; no other evidence"] }];
+    return [
+      { agent: last.agent, spanId: last.spanId, stepIndex: last.index, score: 0, confidence: 0.1, evidence: ["produced the final step; no other evidence"] },
+    ];
   }
   const ranked = [...bySpan.values()].sort((a, b) => b.score - a.score || (a.stepIndex ?? 0) - (b.stepIndex ?? 0));
   const top = ranked[0]?.score ?? 1;
   // Low by construction: without a rule, the best automated methods name the step ~14% of the time (Who&When).
-  return ranked.slice(0, max).map((s) => ({ ...s, confidence: Math.round((0.3 * s.score) / top * 1000) / 1000 }));
+  return ranked.slice(0, max).map((s) => ({ ...s, confidence: Math.round(((0.3 * s.score) / top) * 1000) / 1000 }));
 }

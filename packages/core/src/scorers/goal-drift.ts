@@ -44,7 +44,10 @@ export interface GoalDriftScore {
 export function scoreGoalDrift(t: TraceTrajectories, options: GoalDriftOptions = {}): GoalDriftScore {
   const goal = options.goal === undefined ? t.goal : options.goal;
   // What the step produced: its output, else the arguments it acted with.
-  const steps = t.steps.filter((s) => s.agent !== null).map((s) => ({ step: s, text: s.outputText ?? s.args })).filter((x) => x.text !== null && x.text.trim() !== "");
+  const steps = t.steps
+    .filter((s) => s.agent !== null)
+    .map((s) => ({ step: s, text: s.outputText ?? s.args }))
+    .filter((x) => x.text !== null && x.text.trim() !== "");
   if (goal === null || goal.trim() === "" || steps.length === 0) return { drift: null, perStep: [], perAgent: [] };
   const embedder = options.embedder ?? createTfidfEmbedder();
   const texts = [goal, ...steps.map((x) => x.text as string)];

@@ -68,11 +68,14 @@ export function checkHandoffContracts(t: TraceTrajectories, contracts: HandoffCo
         else if (payload === null) out.unchecked.push({ handoffIndex: h.index, reason: "no handoff content captured" });
         else {
           const value = parseMaybeJson(payload);
-          const result =
-            typeof value === "string" ? { valid: false, errors: ["payload is not JSON"] } : options.validate(contract.jsonSchema, value);
+          const result = typeof value === "string" ? { valid: false, errors: ["payload is not JSON"] } : options.validate(contract.jsonSchema, value);
           if (!result.valid) {
             out.findings.push(
-              finding({ ...base, mode: "FM-1.1", evidence: `handoff ${h.sender ?? "?"} → ${h.receiver ?? "?"} fails its schema: ${quote(result.errors.join("; "), 160)}` }),
+              finding({
+                ...base,
+                mode: "FM-1.1",
+                evidence: `handoff ${h.sender ?? "?"} → ${h.receiver ?? "?"} fails its schema: ${quote(result.errors.join("; "), 160)}`,
+              }),
             );
           }
         }

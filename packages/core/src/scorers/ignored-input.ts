@@ -52,10 +52,9 @@ export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOp
       continue;
     }
     if (h.message === null || contentWords(h.message).size < minWords) continue;
-    const outputs = [
-      ...steps.flatMap((s) => [s.outputText, s.args]),
-      ...agentSpans.map((s) => (s === undefined ? null : outputTextOf(s))),
-    ].filter((x): x is string => x !== null);
+    const outputs = [...steps.flatMap((s) => [s.outputText, s.args]), ...agentSpans.map((s) => (s === undefined ? null : outputTextOf(s)))].filter(
+      (x): x is string => x !== null,
+    );
     if (outputs.length === 0) continue; // content not captured: cannot judge
     if (sharedContentWords(h.message, outputs.join("\n")).length > 0) continue;
     const first = steps[0] as Step | undefined;

@@ -76,7 +76,9 @@ export function scoreMilestones<C>(t: TraceTrajectories, milestones: Milestone<C
     const r = evaluate(m.check, t);
     const notEvaluated = notEvaluatedReasonOf(r);
     if (notEvaluated !== null) return { passed: false, spanId: null, notEvaluated };
-    return typeof r === "boolean" ? { passed: r, spanId: null, notEvaluated } : { passed: r.passed, spanId: ("spanId" in r ? r.spanId : null) ?? null, notEvaluated };
+    return typeof r === "boolean"
+      ? { passed: r, spanId: null, notEvaluated }
+      : { passed: r.passed, spanId: ("spanId" in r ? r.spanId : null) ?? null, notEvaluated };
   });
   // Gating to a fixpoint so a "requires" on a later milestone also works.
   const passed = checks.map((c) => c.passed);

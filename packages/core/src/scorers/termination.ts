@@ -95,9 +95,7 @@ export function detectTerminationUnawareness(t: TraceTrajectories, options: Term
 function detectLivelock(t: TraceTrajectories, options: TerminationOptions): Finding[] {
   const min = Math.max(2, options.livelockMinHandoffs ?? 3);
   const directed = t.handoffs.filter((h) => h.sender !== null && h.receiver !== null && h.sender !== h.receiver);
-  const progressTimes = (options.progressSpanIds ?? [])
-    .map((id) => t.spanById.get(id)?.startTimeUnixNano)
-    .filter((v): v is bigint => v !== undefined);
+  const progressTimes = (options.progressSpanIds ?? []).map((id) => t.spanById.get(id)?.startTimeUnixNano).filter((v): v is bigint => v !== undefined);
   const findings: Finding[] = [];
   let run: HandoffRecord[] = [];
   const flush = (): void => {
@@ -108,8 +106,7 @@ function detectLivelock(t: TraceTrajectories, options: TerminationOptions): Find
       const progressed = progressTimes.some((ns) => ns >= first.startNs && ns <= last.startNs);
       const messages = run.map((h) => h.message);
       const known = messages.every((m) => m !== null);
-      const distinct = (dir: string | null): number =>
-        new Set(run.filter((h) => h.sender === dir).map((h) => normalizeText(h.message ?? ""))).size;
+      const distinct = (dir: string | null): number => new Set(run.filter((h) => h.sender === dir).map((h) => normalizeText(h.message ?? ""))).size;
       const newContent = known && (distinct(first.sender) > 1 || distinct(first.receiver) > 1);
       if (!progressed && !newContent) {
         findings.push(

@@ -1,10 +1,11 @@
 /** Lexical helpers shared by scorers: word tokens, content words, overlap. */
 
 const STOPWORDS = new Set(
-  ("a an and are as at be been but by can could did do does for from had has have he her his i if in into is it its " +
+  (
+    "a an and are as at be been but by can could did do does for from had has have he her his i if in into is it its " +
     "me my no not of on or our she so than that the their them then there these they this to too us was we were what " +
-    "when which who will with would you your please just also any all some")
-    .split(" "),
+    "when which who will with would you your please just also any all some"
+  ).split(" "),
 );
 
 export function wordTokens(text: string): string[] {

@@ -48,11 +48,7 @@ function detectMissingVerification(t: TraceTrajectories, verifiers: Set<string>,
   if (lastWrite === undefined) return [];
   const verifiedAfter =
     t.steps.some((s) => s.index > lastWrite.index && isVerifierStep(verifiers, s)) ||
-    t.agents.some(
-      (a) =>
-        verifiers.has(a.name.toLowerCase()) &&
-        a.agentSpanIds.some((id) => (t.spanById.get(id)?.startTimeUnixNano ?? -1n) >= lastWrite.endNs),
-    );
+    t.agents.some((a) => verifiers.has(a.name.toLowerCase()) && a.agentSpanIds.some((id) => (t.spanById.get(id)?.startTimeUnixNano ?? -1n) >= lastWrite.endNs));
   if (verifiedAfter) return [];
   const configured = tools !== undefined;
   return [

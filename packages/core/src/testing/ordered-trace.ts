@@ -30,17 +30,35 @@ type Parent = string | null;
 type More = Partial<NormalizedSpan>;
 
 /** An agent span named the way OTel GenAI names it. */
-export const agentSpec = (spanId: string, parentSpanId: Parent, agentName: string, more: More = {}): OrderedSpanSpec =>
-  ({ spanId, parentSpanId, operation: "agent", agentName, name: `invoke_agent ${agentName}`, ...more });
+export const agentSpec = (spanId: string, parentSpanId: Parent, agentName: string, more: More = {}): OrderedSpanSpec => ({
+  spanId,
+  parentSpanId,
+  operation: "agent",
+  agentName,
+  name: `invoke_agent ${agentName}`,
+  ...more,
+});
 
 /** An LLM call with its token counts (null: not reported). */
-export const llmSpec = (spanId: string, parentSpanId: Parent, inputTokens: number | null, outputTokens: number | null, more: More = {}): OrderedSpanSpec =>
-  ({ spanId, parentSpanId, operation: "llm", inputTokens, outputTokens, name: "chat m", ...more });
+export const llmSpec = (spanId: string, parentSpanId: Parent, inputTokens: number | null, outputTokens: number | null, more: More = {}): OrderedSpanSpec => ({
+  spanId,
+  parentSpanId,
+  operation: "llm",
+  inputTokens,
+  outputTokens,
+  name: "chat m",
+  ...more,
+});
 
 /** A tool execution span named the way OTel GenAI names it. */
-export const toolSpec = (spanId: string, parentSpanId: Parent, toolName: string, more: More = {}): OrderedSpanSpec =>
-  ({ spanId, parentSpanId, operation: "tool", toolName, name: `execute_tool ${toolName}`, ...more });
+export const toolSpec = (spanId: string, parentSpanId: Parent, toolName: string, more: More = {}): OrderedSpanSpec => ({
+  spanId,
+  parentSpanId,
+  operation: "tool",
+  toolName,
+  name: `execute_tool ${toolName}`,
+  ...more,
+});
 
 /** A handoff span; the test sets handoffFrom / handoffTo or links in `more`. */
-export const handoffSpec = (spanId: string, parentSpanId: Parent, more: More): OrderedSpanSpec =>
-  ({ spanId, parentSpanId, operation: "handoff", ...more });
+export const handoffSpec = (spanId: string, parentSpanId: Parent, more: More): OrderedSpanSpec => ({ spanId, parentSpanId, operation: "handoff", ...more });

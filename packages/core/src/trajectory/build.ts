@@ -6,16 +6,7 @@
  */
 import type { NormalizedSpan } from "../span.ts";
 import type { AgentKey, AgentUsage, TraceAttribution } from "../attribution/types.ts";
-import type {
-  AgentMessage,
-  AgentTrajectory,
-  BuildTrajectoriesOptions,
-  ClockSkew,
-  HandoffRecord,
-  Step,
-  StepKind,
-  TraceTrajectories,
-} from "./types.ts";
+import type { AgentMessage, AgentTrajectory, BuildTrajectoriesOptions, ClockSkew, HandoffRecord, Step, StepKind, TraceTrajectories } from "./types.ts";
 import { finishReasonsOf, handoffContentOf, inputTextOf, outputTextOf, toolArgsOf } from "./content.ts";
 
 const DEFAULT_CLOCK_SKEW_TOLERANCE_NS = 1_000_000n;
@@ -40,11 +31,7 @@ export function agentNameFromKey(key: AgentKey): string {
   return key.startsWith("name:") ? key.slice("name:".length) : key;
 }
 
-export function buildTrajectories(
-  spans: NormalizedSpan[],
-  attribution: TraceAttribution,
-  options: BuildTrajectoriesOptions = {},
-): TraceTrajectories {
+export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAttribution, options: BuildTrajectoriesOptions = {}): TraceTrajectories {
   const tolerance = options.clockSkewToleranceNs ?? DEFAULT_CLOCK_SKEW_TOLERANCE_NS;
   const spanById = new Map<string, NormalizedSpan>();
   for (const span of spans) spanById.set(span.spanId, span);
@@ -52,8 +39,7 @@ export function buildTrajectories(
 
   const usageByKey = new Map<AgentKey, AgentUsage>();
   for (const agent of attribution.agents) usageByKey.set(agent.key, agent);
-  const nameOf = (key: AgentKey | null): string | null =>
-    key === null ? null : (usageByKey.get(key)?.name ?? agentNameFromKey(key));
+  const nameOf = (key: AgentKey | null): string | null => (key === null ? null : (usageByKey.get(key)?.name ?? agentNameFromKey(key)));
 
   // 1. Which step spans fold into an enclosing step of the same agent.
   const foldTarget = new Map<string, string>();
@@ -249,10 +235,7 @@ export function buildTrajectories(
   const goalTag = root?.tags["crux.task.goal"];
   const firstAgent = [...agents].sort((a, b) => (a.firstStartNs < b.firstStartNs ? -1 : a.firstStartNs > b.firstStartNs ? 1 : 0))[0];
   const goal =
-    (typeof goalTag === "string" && goalTag.trim() !== "" ? goalTag : null) ??
-    (root === null ? null : inputTextOf(root)) ??
-    firstAgent?.inputText ??
-    null;
+    (typeof goalTag === "string" && goalTag.trim() !== "" ? goalTag : null) ?? (root === null ? null : inputTextOf(root)) ?? firstAgent?.inputText ?? null;
 
   return {
     traceId: spans[0]?.traceId ?? null,

@@ -80,9 +80,7 @@ export function inputTextOf(span: NormalizedSpan): string | null {
     if (args !== null) return args;
   }
   return (
-    firstText(a, INPUT_KEYS) ??
-    flattenedTexts(a, /^llm\.input_messages\.(\d+)\.message\.content$/) ??
-    flattenedTexts(a, /^gen_ai\.prompt\.(\d+)\.content$/)
+    firstText(a, INPUT_KEYS) ?? flattenedTexts(a, /^llm\.input_messages\.(\d+)\.message\.content$/) ?? flattenedTexts(a, /^gen_ai\.prompt\.(\d+)\.content$/)
   );
 }
 

@@ -39,7 +39,11 @@ const outcomes: Outcome[] = labelledCases.map((c) => {
   };
 });
 
-const rate = (xs: Outcome[], pick: (o: Outcome) => boolean) => ({ hits: xs.filter(pick).length, of: xs.length, rate: xs.length === 0 ? 0 : xs.filter(pick).length / xs.length });
+const rate = (xs: Outcome[], pick: (o: Outcome) => boolean) => ({
+  hits: xs.filter(pick).length,
+  of: xs.length,
+  rate: xs.length === 0 ? 0 : xs.filter(pick).length / xs.length,
+});
 
 describe("decisive-error attribution accuracy on labelled failed traces", () => {
   const fired = outcomes.filter((o) => o.fired);
@@ -69,7 +73,10 @@ describe("decisive-error attribution accuracy on labelled failed traces", () => 
   it("reports its accuracy and stays above the floors", () => {
     console.log(
       [
-        ...outcomes.map((o) => `${o.agentRight ? "A" : "-"}${o.stepRight ? "S" : "-"} ${o.fired ? "rule   " : "suspect"} ${o.top?.method ?? "none"} → ${o.top?.agent}/${o.top?.spanId}  ${o.name}`),
+        ...outcomes.map(
+          (o) =>
+            `${o.agentRight ? "A" : "-"}${o.stepRight ? "S" : "-"} ${o.fired ? "rule   " : "suspect"} ${o.top?.method ?? "none"} → ${o.top?.agent}/${o.top?.spanId}  ${o.name}`,
+        ),
         JSON.stringify(summary),
       ].join("\n"),
     );

@@ -66,8 +66,16 @@ describe("scoreTrace on a clean trace", () => {
 describe("scoreTrace findings", () => {
   it("reports a repeated tool call as FM-1.3 on the repeating agent", () => {
     const search = (id: string, start: number): SpanSpec => ({
-      id, parent: "res", op: "tool", tool: "web_search", start, end: start + 5,
-      attrs: { "gen_ai.tool.call.arguments": { query: "solar panel efficiency Germany" }, "gen_ai.tool.call.result": "Fraunhofer ISE: average module efficiency 20%" },
+      id,
+      parent: "res",
+      op: "tool",
+      tool: "web_search",
+      start,
+      end: start + 5,
+      attrs: {
+        "gen_ai.tool.call.arguments": { query: "solar panel efficiency Germany" },
+        "gen_ai.tool.call.result": "Fraunhofer ISE: average module efficiency 20%",
+      },
     });
     const record = scoreTrace(input(withSpecs(cleanSpecs, [search("res.q2", 62), search("res.q3", 64)])));
     const repeated = record.findings.filter((f) => f.mode === "FM-1.3");
@@ -90,8 +98,16 @@ describe("scoreTrace findings", () => {
   it("attributes a handoff schema violation to the sender with certainty", () => {
     const specs: SpanSpec[] = [
       { id: "a", op: "agent", agent: "triage", start: 0, end: 10, attrs: { "input.value": "refund order 42" } },
-      { id: "h", parent: "a", op: "handoff", tool: "transfer_to_billing", handoffTo: "billing", start: 2, end: 3,
-        attrs: { "gen_ai.tool.call.arguments": '{"message":"refund it"}' } },
+      {
+        id: "h",
+        parent: "a",
+        op: "handoff",
+        tool: "transfer_to_billing",
+        handoffTo: "billing",
+        start: 2,
+        end: 3,
+        attrs: { "gen_ai.tool.call.arguments": '{"message":"refund it"}' },
+      },
       { id: "b", parent: "h", op: "agent", agent: "billing", start: 4, end: 9, attrs: { "input.value": "refund it" } },
       { id: "b.t", parent: "b", op: "tool", tool: "refund", start: 5, end: 6, attrs: { "gen_ai.tool.call.arguments": { message: "refund it" } } },
     ];
@@ -153,7 +169,9 @@ describe("scoreTrace attribution of failed runs", () => {
   });
 
   it("ranks suspects when no rule fires", () => {
-    const record = scoreTrace(input(cleanSpecs, { config: config({ agentContracts: [{ agent: "writer", role: "write", forbiddenTools: ["write_file"] }] }), outcomeOverride: failed }));
+    const record = scoreTrace(
+      input(cleanSpecs, { config: config({ agentContracts: [{ agent: "writer", role: "write", forbiddenTools: ["write_file"] }] }), outcomeOverride: failed }),
+    );
     expect(record.attributions.length).toBeGreaterThan(0);
     expect(record.attributions.every((a) => a.method === "suspect")).toBe(true);
     expect(record.attributions.map((a) => a.rank)).toEqual(record.attributions.map((_, i) => i + 1));
@@ -164,7 +182,9 @@ describe("scoreTrace attribution of failed runs", () => {
 
 describe("scoreTrace cost and multipliers", () => {
   it("reports an unknown model as unpriced with a null cost, never 0", () => {
-    const specs = withSpecs(cleanSpecs, [{ id: "rev.llm", parent: "rev", op: "llm", model: "acme-llm-9", start: 710, end: 800, tokens: { input: 700, output: 50 } }]);
+    const specs = withSpecs(cleanSpecs, [
+      { id: "rev.llm", parent: "rev", op: "llm", model: "acme-llm-9", start: 710, end: 800, tokens: { input: 700, output: 50 } },
+    ]);
     const record = scoreTrace(input(specs, { config: config({ configuredBaseline: { tokens: 1000, costUsd: 0.01 } }) }));
     expect(record.totals.costUsd).toBeNull();
     expect(record.totals.unpricedModels).toEqual(["acme-llm-9"]);
@@ -182,7 +202,9 @@ describe("scoreTrace cost and multipliers", () => {
   });
 
   it("uses the tracer's reported cost over the table and a baseline run over the configured figure", () => {
-    const specs = withSpecs(cleanSpecs, [{ id: "rev.llm", parent: "rev", op: "llm", model: "acme-llm-9", start: 710, end: 800, tokens: { input: 700, output: 50 }, cost: 0.5 }]);
+    const specs = withSpecs(cleanSpecs, [
+      { id: "rev.llm", parent: "rev", op: "llm", model: "acme-llm-9", start: 710, end: 800, tokens: { input: 700, output: 50 }, cost: 0.5 },
+    ]);
     const record = scoreTrace(
       input(specs, { baselineRun: { tokens: 890, costUsd: null, runs: 2 }, config: config({ configuredBaseline: { tokens: 1000, costUsd: 0.1 } }) }),
     );

@@ -11,7 +11,16 @@ describe("buildTraceView", () => {
   it("is plain JSON with owners, step indices and times from the trace start", () => {
     expect(() => JSON.stringify(view)).not.toThrow();
     const save = view.spans.find((s) => s.spanId === "wri.save");
-    expect(save).toMatchObject({ agent: "writer", agentPath: ["lead", "writer"], tool: "write_file", operation: "tool", stepIndex: 4, startMs: 410, endMs: 420, durationMs: 10 });
+    expect(save).toMatchObject({
+      agent: "writer",
+      agentPath: ["lead", "writer"],
+      tool: "write_file",
+      operation: "tool",
+      stepIndex: 4,
+      startMs: 410,
+      endMs: 420,
+      durationMs: 10,
+    });
     expect(save?.args).toBe('{"path":"report.md"}');
     expect(view.run).toEqual({ success: true, score: null, taskId: "solar", variant: null, experimentId: null, seed: null });
     expect(view.agents.map((a) => a.name)).toEqual(["lead", "researcher", "writer", "reviewer"]);
@@ -38,8 +47,17 @@ describe("expressionsOf", () => {
   it("collects milestone checks and string completion conditions once each", () => {
     const exprs = expressionsOf(
       config({
-        milestoneSet: { id: "m", milestones: [{ id: "a", weight: 1, check: "x" }, { id: "b", weight: 1, check: "y" }] },
-        agentContracts: [{ agent: "w", role: "r", completionCondition: "x" }, { agent: "v", role: "r", completionCondition: { not: "a string" } }],
+        milestoneSet: {
+          id: "m",
+          milestones: [
+            { id: "a", weight: 1, check: "x" },
+            { id: "b", weight: 1, check: "y" },
+          ],
+        },
+        agentContracts: [
+          { agent: "w", role: "r", completionCondition: "x" },
+          { agent: "v", role: "r", completionCondition: { not: "a string" } },
+        ],
       }),
     );
     expect(exprs).toEqual(["x", "y"]);

@@ -67,8 +67,16 @@ describe("checkHandoffContracts", () => {
   it("validates the transfer payload with the injected schema validator (FM-1.1)", () => {
     const specs: SpanSpec[] = [
       { id: "a", op: "agent" as const, agent: "triage", start: 0, end: 10, attrs: { "input.value": "refund order 42" } },
-      { id: "h", parent: "a", op: "handoff" as const, tool: "transfer_to_billing", handoffTo: "billing", start: 2, end: 3,
-        attrs: { "gen_ai.tool.call.arguments": '{"message":"refund it"}' } },
+      {
+        id: "h",
+        parent: "a",
+        op: "handoff" as const,
+        tool: "transfer_to_billing",
+        handoffTo: "billing",
+        start: 2,
+        end: 3,
+        attrs: { "gen_ai.tool.call.arguments": '{"message":"refund it"}' },
+      },
       { id: "b", op: "agent" as const, agent: "billing", start: 4, end: 9 },
     ];
     const contract = [{ from: "triage", to: "billing", jsonSchema: { required: ["orderId", "message"] } }];

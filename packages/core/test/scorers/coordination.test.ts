@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import {
-  communicationEfficiency, coordinationScore, createTfidfEmbedder, cosine, goalDriftFromVectors, redundancyRate,
-  scoreCommunication, scoreCoordination, scoreGoalDrift, scoreMilestones,
+  communicationEfficiency,
+  coordinationScore,
+  createTfidfEmbedder,
+  cosine,
+  goalDriftFromVectors,
+  redundancyRate,
+  scoreCommunication,
+  scoreCoordination,
+  scoreGoalDrift,
+  scoreMilestones,
 } from "../../src/scorers/index.ts";
 import { clean, cleanSpecs, traj, withSpecs } from "./fixtures.ts";
 
@@ -10,7 +18,9 @@ describe("coordinationScore", () => {
     expect(coordinationScore({ redundancy: 0.1, ignoredHandoffs: 0, roleViolations: 0.2 })).toBeCloseTo(0.9, 12);
   });
   it("uses configured weights and leaves unknown rates out", () => {
-    expect(coordinationScore({ redundancy: 0.5, ignoredHandoffs: 0, roleViolations: 0 }, { redundancy: 0.5, ignoredHandoffs: 0.25, roleViolations: 0.25 })).toBeCloseTo(0.75, 12);
+    expect(
+      coordinationScore({ redundancy: 0.5, ignoredHandoffs: 0, roleViolations: 0 }, { redundancy: 0.5, ignoredHandoffs: 0.25, roleViolations: 0.25 }),
+    ).toBeCloseTo(0.75, 12);
     expect(coordinationScore({ redundancy: 0.2, ignoredHandoffs: null, roleViolations: null })).toBeCloseTo(0.8, 12);
     expect(coordinationScore({ redundancy: null, ignoredHandoffs: null, roleViolations: null })).toBeNull();
   });
@@ -24,12 +34,19 @@ describe("scoreCoordination", () => {
   });
 
   it("moves when a step repeats an earlier one of the same agent", () => {
-    const repeat = { id: "res.q2", parent: "res", op: "tool" as const, tool: "web_search", start: 110, end: 120,
-      attrs: { "gen_ai.tool.call.arguments": { query: "solar panel efficiency Germany" } } };
+    const repeat = {
+      id: "res.q2",
+      parent: "res",
+      op: "tool" as const,
+      tool: "web_search",
+      start: 110,
+      end: 120,
+      attrs: { "gen_ai.tool.call.arguments": { query: "solar panel efficiency Germany" } },
+    };
     const t = traj(withSpecs(cleanSpecs, [repeat]));
     expect(redundancyRate(t)).toEqual({ steps: 8, repeats: 1, rate: 1 / 8 });
     const c = scoreCoordination(t);
-    expect(c.coord).toBeCloseTo(1 - (1 / 8) / 2, 12); // roleViolations unknown (no contracts): two rates, equal weights
+    expect(c.coord).toBeCloseTo(1 - 1 / 8 / 2, 12); // roleViolations unknown (no contracts): two rates, equal weights
   });
 });
 
@@ -40,7 +57,14 @@ describe("communication efficiency", () => {
   });
   it("counts inter-agent message tokens with an injected tokenizer", () => {
     const t = clean();
-    const m = scoreMilestones(t, [{ id: "a", weight: 1, check: true }, { id: "b", weight: 1, check: false }], (c) => c);
+    const m = scoreMilestones(
+      t,
+      [
+        { id: "a", weight: 1, check: true },
+        { id: "b", weight: 1, check: false },
+      ],
+      (c) => c,
+    );
     const words = (s: string) => s.split(/\s+/).length;
     const r = scoreCommunication(t, m, words);
     const expected = t.messages.reduce((n, msg) => n + words(msg.text), 0);
@@ -52,7 +76,15 @@ describe("communication efficiency", () => {
 describe("goal drift", () => {
   it("is the mean of 1 - cos over step vectors", () => {
     expect(cosine([1, 0], [0, 1])).toBe(0);
-    expect(goalDriftFromVectors([1, 0], [[1, 0], [0, 1]])).toBeCloseTo(0.5, 12);
+    expect(
+      goalDriftFromVectors(
+        [1, 0],
+        [
+          [1, 0],
+          [0, 1],
+        ],
+      ),
+    ).toBeCloseTo(0.5, 12);
     expect(goalDriftFromVectors([1, 0], [])).toBeNull();
   });
 
@@ -65,10 +97,19 @@ describe("goal drift", () => {
   it("rises when an agent wanders off the goal", () => {
     const onTask = scoreGoalDrift(clean());
     const offTask = scoreGoalDrift(
-      traj(withSpecs(cleanSpecs, [
-        { id: "wri.llm", parent: "wri", op: "llm", start: 310, end: 400, attrs: { "output.value": "Here is a banana bread recipe with walnuts and cinnamon" } },
-        { id: "final", parent: "lead", op: "llm", start: 910, end: 990, attrs: { "output.value": "Bake for forty minutes then cool the loaf" } },
-      ])),
+      traj(
+        withSpecs(cleanSpecs, [
+          {
+            id: "wri.llm",
+            parent: "wri",
+            op: "llm",
+            start: 310,
+            end: 400,
+            attrs: { "output.value": "Here is a banana bread recipe with walnuts and cinnamon" },
+          },
+          { id: "final", parent: "lead", op: "llm", start: 910, end: 990, attrs: { "output.value": "Bake for forty minutes then cool the loaf" } },
+        ]),
+      ),
     );
     expect(onTask.drift).not.toBeNull();
     expect(offTask.drift!).toBeGreaterThan(onTask.drift! + 0.05);

@@ -10,7 +10,13 @@ describe("detectIgnoredInput (FM-2.5)", () => {
   });
 
   it("fires when the receiver's output shares nothing with the handoff message", () => {
-    const t = traj(withSpecs(cleanSpecs, [{ id: "wri.llm", parent: "wri", op: "llm", start: 310, end: 400, attrs: { "output.value": "Here is a poem about autumn leaves" } }], ["wri.save"]));
+    const t = traj(
+      withSpecs(
+        cleanSpecs,
+        [{ id: "wri.llm", parent: "wri", op: "llm", start: 310, end: 400, attrs: { "output.value": "Here is a poem about autumn leaves" } }],
+        ["wri.save"],
+      ),
+    );
     const r = detectIgnoredInput(t);
     expect(r.findings).toHaveLength(1);
     expect(r.findings[0]).toMatchObject({ mode: "FM-2.5", category: "FC2", agent: "writer", spanId: "wri.llm", stepIndex: 3, confidence: 0.6 });
@@ -20,7 +26,16 @@ describe("detectIgnoredInput (FM-2.5)", () => {
   it("fires when the receiver never acts after a handoff", () => {
     const t = traj([
       { id: "a", op: "agent", agent: "triage", start: 0, end: 50 },
-      { id: "h", parent: "a", op: "handoff", tool: "transfer_to_billing", handoffTo: "billing", start: 10, end: 11, attrs: { "gen_ai.tool.call.arguments": '{"message":"refund order 42"}' } },
+      {
+        id: "h",
+        parent: "a",
+        op: "handoff",
+        tool: "transfer_to_billing",
+        handoffTo: "billing",
+        start: 10,
+        end: 11,
+        attrs: { "gen_ai.tool.call.arguments": '{"message":"refund order 42"}' },
+      },
       { id: "b", op: "agent", agent: "billing", start: 1, end: 5 },
       { id: "b.llm", parent: "b", op: "llm", start: 2, end: 4 },
     ]);
@@ -36,7 +51,19 @@ describe("detectVerificationFailures (FM-3.2, FM-3.3)", () => {
   });
 
   it("FM-3.2 fires when the artifact is written again after the review", () => {
-    const t = traj(withSpecs(cleanSpecs, [{ id: "wri.save2", parent: "lead", op: "tool", tool: "write_file", start: 905, end: 908, attrs: { "gen_ai.tool.call.arguments": '{"path":"report.md"}' } }]));
+    const t = traj(
+      withSpecs(cleanSpecs, [
+        {
+          id: "wri.save2",
+          parent: "lead",
+          op: "tool",
+          tool: "write_file",
+          start: 905,
+          end: 908,
+          attrs: { "gen_ai.tool.call.arguments": '{"path":"report.md"}' },
+        },
+      ]),
+    );
     const f = detectVerificationFailures(t, { contracts, artifactTools: ["write_*"] });
     expect(f).toHaveLength(1);
     expect(f[0]).toMatchObject({ mode: "FM-3.2", category: "FC3", agent: "lead", spanId: "wri.save2", source: "contract", confidence: 1 });
@@ -53,14 +80,20 @@ describe("detectVerificationFailures (FM-3.2, FM-3.3)", () => {
     const f = detectVerificationFailures(clean(), { contracts, outcomeSuccess: false });
     expect(f).toHaveLength(1);
     expect(f[0]).toMatchObject({ mode: "FM-3.3", agent: "reviewer", spanId: "rev.llm", stepIndex: 5, confidence: 0.7 });
-    const rejected = traj(withSpecs(cleanSpecs, [{ id: "rev.llm", parent: "rev", op: "llm", start: 710, end: 800, attrs: { "output.value": "Rejected: figures are incorrect" } }]));
+    const rejected = traj(
+      withSpecs(cleanSpecs, [{ id: "rev.llm", parent: "rev", op: "llm", start: 710, end: 800, attrs: { "output.value": "Rejected: figures are incorrect" } }]),
+    );
     expect(detectVerificationFailures(rejected, { contracts, outcomeSuccess: false })).toEqual([]);
   });
 });
 
 describe("detectPrematureTermination (FM-3.1)", () => {
   const milestones = (passing: boolean[]) =>
-    scoreMilestones(clean(), passing.map((p, i) => ({ id: `m${i}`, weight: 1, check: p })), (c) => c);
+    scoreMilestones(
+      clean(),
+      passing.map((p, i) => ({ id: `m${i}`, weight: 1, check: p })),
+      (c) => c,
+    );
 
   it("is silent when every required milestone passed", () => {
     expect(detectPrematureTermination(clean(), { milestones: milestones([true, true]) })).toEqual([]);

@@ -5,7 +5,12 @@ import { clean } from "./fixtures.ts";
 type Check = { pass: boolean; spanId?: string };
 const evaluate: MilestoneEvaluator<Check> = (check) => ({ passed: check.pass, spanId: check.spanId ?? null });
 const set = (weights: number[], passing: boolean[], spans: Array<string | undefined> = []): Milestone<Check>[] =>
-  weights.map((weight, i) => ({ id: `m${i}`, weight, check: { pass: passing[i] ?? false, ...(spans[i] ? { spanId: spans[i] } : {}) }, requires: i === 0 ? [] : [`m${i - 1}`] }));
+  weights.map((weight, i) => ({
+    id: `m${i}`,
+    weight,
+    check: { pass: passing[i] ?? false, ...(spans[i] ? { spanId: spans[i] } : {}) },
+    requires: i === 0 ? [] : [`m${i - 1}`],
+  }));
 
 describe("scoreMilestones", () => {
   it("docs/metrics.md §5 example: .1 .2 .3 .3 .1 with the first three passing → .6, not full, furthest 2", () => {

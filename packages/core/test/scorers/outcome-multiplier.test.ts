@@ -32,10 +32,16 @@ describe("readRunTags", () => {
 
 describe("multipliers", () => {
   it("prefers a baseline run, then a configured figure, else unknown", () => {
-    const fromRun = scoreMultipliers({ tokens: 15_000, costUsd: 0.3 }, { baselineRun: { tokens: 4_000, costUsd: 0.1 }, configured: { tokens: 5_000, costUsd: 0.2 } });
+    const fromRun = scoreMultipliers(
+      { tokens: 15_000, costUsd: 0.3 },
+      { baselineRun: { tokens: 4_000, costUsd: 0.1 }, configured: { tokens: 5_000, costUsd: 0.2 } },
+    );
     expect(fromRun.tokens).toEqual({ value: 3.75, observed: 15_000, baseline: 4_000, source: "baseline_run" });
     expect(fromRun.cost.value).toBeCloseTo(3, 12);
-    const configured = scoreMultipliers({ tokens: 15_000, costUsd: 0.3 }, { baselineRun: { tokens: 4_000, costUsd: null }, configured: { tokens: 5_000, costUsd: 0.2 } });
+    const configured = scoreMultipliers(
+      { tokens: 15_000, costUsd: 0.3 },
+      { baselineRun: { tokens: 4_000, costUsd: null }, configured: { tokens: 5_000, costUsd: 0.2 } },
+    );
     expect(configured.tokens.source).toBe("baseline_run");
     expect(configured.cost).toMatchObject({ source: "configured", baseline: 0.2 });
     expect(configured.cost.value).toBeCloseTo(1.5, 12);

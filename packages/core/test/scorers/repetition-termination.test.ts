@@ -4,7 +4,12 @@ import type { SpanSpec } from "../trajectory/builder.ts";
 import { clean, cleanSpecs, traj, withSpecs } from "./fixtures.ts";
 
 const search = (id: string, start: number, result = "no results", query = "solar panel efficiency Germany"): SpanSpec => ({
-  id, parent: "res", op: "tool", tool: "web_search", start, end: start + 5,
+  id,
+  parent: "res",
+  op: "tool",
+  tool: "web_search",
+  start,
+  end: start + 5,
   attrs: { "gen_ai.tool.call.arguments": JSON.stringify({ query }), "gen_ai.tool.call.result": result },
 });
 
@@ -32,8 +37,15 @@ describe("detectRepetition (FM-1.3)", () => {
   });
 
   it("does not fire when another tool brought new information in between", () => {
-    const other: SpanSpec = { id: "fetch", parent: "res", op: "tool", tool: "fetch_url", start: 110, end: 112,
-      attrs: { "gen_ai.tool.call.arguments": '{"url":"x"}', "gen_ai.tool.call.result": "new facts" } };
+    const other: SpanSpec = {
+      id: "fetch",
+      parent: "res",
+      op: "tool",
+      tool: "fetch_url",
+      start: 110,
+      end: 112,
+      attrs: { "gen_ai.tool.call.arguments": '{"url":"x"}', "gen_ai.tool.call.result": "new facts" },
+    };
     const t = traj(withSpecs(cleanSpecs, [search("res.q", 30), search("r2", 105), other, search("r3", 120)]));
     expect(detectRepetition(t)).toEqual([]);
   });
@@ -53,7 +65,9 @@ describe("detectTerminationUnawareness (FM-1.5)", () => {
   });
 
   it("fires when the last model call stopped on length", () => {
-    const t = traj(withSpecs(cleanSpecs, [{ id: "final", parent: "lead", op: "llm", start: 910, end: 990, attrs: { "gen_ai.response.finish_reasons": ["length"] } }]));
+    const t = traj(
+      withSpecs(cleanSpecs, [{ id: "final", parent: "lead", op: "llm", start: 910, end: 990, attrs: { "gen_ai.response.finish_reasons": ["length"] } }]),
+    );
     const f = detectTerminationUnawareness(t);
     expect(f).toHaveLength(1);
     expect(f[0]).toMatchObject({ spanId: "final", stepIndex: 6, confidence: 0.7 });
@@ -72,8 +86,16 @@ describe("detectTerminationUnawareness (FM-1.5)", () => {
     messages.forEach((msg, i) => {
       const [from, to] = i % 2 === 0 ? ["planner", "coder"] : ["coder", "planner"];
       specs.push({ id: `ag${i}`, parent: "root", op: "agent", agent: from, start: i * 10, end: i * 10 + 9 });
-      specs.push({ id: `h${i}`, parent: `ag${i}`, op: "handoff", tool: `transfer_to_${to}`, handoffTo: to, start: i * 10 + 5, end: i * 10 + 6,
-        ...(msg === undefined ? {} : { attrs: { "gen_ai.tool.call.arguments": JSON.stringify({ message: msg }) } }) });
+      specs.push({
+        id: `h${i}`,
+        parent: `ag${i}`,
+        op: "handoff",
+        tool: `transfer_to_${to}`,
+        handoffTo: to,
+        start: i * 10 + 5,
+        end: i * 10 + 6,
+        ...(msg === undefined ? {} : { attrs: { "gen_ai.tool.call.arguments": JSON.stringify({ message: msg }) } }),
+      });
     });
     return specs;
   };

@@ -24,8 +24,15 @@ describe("signals", () => {
   });
 
   it("report redundant work when two agents run the same tool with the same arguments", () => {
-    const dup: SpanSpec = { id: "wri.q", parent: "wri", op: "tool", tool: "web_search", start: 305, end: 308,
-      attrs: { "gen_ai.tool.call.arguments": { query: "solar panel efficiency Germany" } } };
+    const dup: SpanSpec = {
+      id: "wri.q",
+      parent: "wri",
+      op: "tool",
+      tool: "web_search",
+      start: 305,
+      end: 308,
+      attrs: { "gen_ai.tool.call.arguments": { query: "solar panel efficiency Germany" } },
+    };
     const s = detectRedundantWork(traj(withSpecs(cleanSpecs, [dup])));
     expect(s).toHaveLength(1);
     expect(s[0]).toMatchObject({ kind: "redundant_work", agents: ["researcher", "writer"], spanIds: ["res.q", "wri.q"] });
@@ -51,7 +58,10 @@ describe("attributeDecisiveError", () => {
 
   it("prefers a failed handoff contract, and reports the other rules that fired", () => {
     const t = traj(withSpecs(cleanSpecs, [failedSearch]));
-    const contracts = [{ from: "lead", to: "reviewer", jsonSchema: { type: "object" } }, { from: "lead", to: "*", requiredConstraints: ["cite sources"] }];
+    const contracts = [
+      { from: "lead", to: "reviewer", jsonSchema: { type: "object" } },
+      { from: "lead", to: "*", requiredConstraints: ["cite sources"] },
+    ];
     const handoff = checkHandoffContracts(t, contracts, { validate: () => ({ valid: false, errors: ["not an object"] }) });
     const r = attributeDecisiveError(t, { failed: true, handoffFindings: handoff.findings });
     expect(r.decisive).toMatchObject({ method: "first_failed_handoff_contract", agent: "lead", spanId: "rev" });
@@ -90,8 +100,16 @@ describe("detectMast", () => {
   });
 
   it("collects findings of several detectors in step order", () => {
-    const t = traj(withSpecs(cleanSpecs, [{ ...cleanSpecs[0]!, error: "MaxTurnsExceeded" }, { id: "rev.w", parent: "rev", op: "tool", tool: "write_file", start: 805, end: 810 }]));
+    const t = traj(
+      withSpecs(cleanSpecs, [
+        { ...cleanSpecs[0]!, error: "MaxTurnsExceeded" },
+        { id: "rev.w", parent: "rev", op: "tool", tool: "write_file", start: 805, end: 810 },
+      ]),
+    );
     const r = detectMast(t, { agentContracts: [{ agent: "reviewer", role: "review", forbiddenTools: ["write_file"] }] });
-    expect(r.findings.map((f) => [f.mode, f.stepIndex])).toEqual([["FM-1.2", 6], ["FM-1.5", 7]]);
+    expect(r.findings.map((f) => [f.mode, f.stepIndex])).toEqual([
+      ["FM-1.2", 6],
+      ["FM-1.5", 7],
+    ]);
   });
 });

@@ -56,14 +56,18 @@ describe("scoreCost", () => {
   });
 
   it("lets tracer-reported cost win over the price table", () => {
-    const t = traj(withSpecs(cleanSpecs, [{ id: "plan", parent: "lead", op: "llm", model: "gpt-4o", start: 1, end: 10, tokens: { input: 400, output: 100 }, cost: 0.5 }]));
+    const t = traj(
+      withSpecs(cleanSpecs, [{ id: "plan", parent: "lead", op: "llm", model: "gpt-4o", start: 1, end: 10, tokens: { input: 400, output: 100 }, cost: 0.5 }]),
+    );
     const c = scoreCost(t);
     expect(c.spans.find((s) => s.spanId === "plan")).toMatchObject({ source: "reported", usd: 0.5 });
     expect(c.total.reportedUsd).toBe(0.5);
   });
 
   it("reports an unknown model as unpriced, never as zero", () => {
-    const t = traj(withSpecs(cleanSpecs, [{ id: "plan", parent: "lead", op: "llm", model: "my-local-llama", start: 1, end: 10, tokens: { input: 400, output: 100 } }]));
+    const t = traj(
+      withSpecs(cleanSpecs, [{ id: "plan", parent: "lead", op: "llm", model: "my-local-llama", start: 1, end: 10, tokens: { input: 400, output: 100 } }]),
+    );
     const c = scoreCost(t);
     expect(c.total.complete).toBe(false);
     expect(c.total.totalUsd).toBeNull();

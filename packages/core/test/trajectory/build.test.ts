@@ -10,11 +10,25 @@ const leadAndSearch: SpanSpec[] = [
   { id: "w", parent: "s", op: "llm", start: 11, end: 20 },
   { id: "p", parent: "w", op: "llm", model: "gpt-4o-mini", start: 12, end: 19, tokens: { input: 50, output: 10, cached: 5 } },
   {
-    id: "t", parent: "s", op: "tool", tool: "web_search", start: 21, end: 30,
+    id: "t",
+    parent: "s",
+    op: "tool",
+    tool: "web_search",
+    start: 21,
+    end: 30,
     attrs: { "gen_ai.tool.call.arguments": '{"q":"france gdp","year":2023}', "gen_ai.tool.call.result": "3.05 trillion USD" },
   },
-  { id: "l2", parent: "root", op: "llm", start: 60, end: 70, tokens: { input: 10, output: 5 },
-    attrs: { "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: "France GDP was 3.05T" }], finish_reason: "stop" }]) } },
+  {
+    id: "l2",
+    parent: "root",
+    op: "llm",
+    start: 60,
+    end: 70,
+    tokens: { input: 10, output: 5 },
+    attrs: {
+      "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: "France GDP was 3.05T" }], finish_reason: "stop" }]),
+    },
+  },
 ];
 
 describe("buildTrajectories", () => {
@@ -41,7 +55,9 @@ describe("buildTrajectories", () => {
     const spans = leadAndSearch.map(span);
     const t = buildTrajectories(spans, attributionFor(spans));
     expect(t.steps[2]!.args).toBe('{"q":"france gdp","year":2023}');
-    const reordered = leadAndSearch.map((s) => (s.id === "t" ? { ...s, attrs: { "gen_ai.tool.call.arguments": { year: 2023, q: "france gdp" } } } : s)).map(span);
+    const reordered = leadAndSearch
+      .map((s) => (s.id === "t" ? { ...s, attrs: { "gen_ai.tool.call.arguments": { year: 2023, q: "france gdp" } } } : s))
+      .map(span);
     const t2 = buildTrajectories(reordered, attributionFor(reordered));
     expect(t2.steps[2]!.args).toBe(t.steps[2]!.args);
   });
@@ -51,7 +67,13 @@ describe("buildTrajectories", () => {
     const t = buildTrajectories(spans, attributionFor(spans));
     expect(t.goal).toBe("Find the GDP of France in 2023");
     expect(t.handoffs).toHaveLength(1);
-    expect(t.handoffs[0]).toMatchObject({ sender: "lead", receiver: "search_1", message: "look up France GDP 2023", messageSource: "receiver_input", spanId: "s" });
+    expect(t.handoffs[0]).toMatchObject({
+      sender: "lead",
+      receiver: "search_1",
+      message: "look up France GDP 2023",
+      messageSource: "receiver_input",
+      spanId: "s",
+    });
     expect(t.messages.map((m) => m.kind)).toEqual(["handoff"]);
     const withResult = leadAndSearch.map((s) => (s.id === "s" ? { ...s, attrs: { ...s.attrs, "output.value": "3.05T" } } : s)).map(span);
     const t2 = buildTrajectories(withResult, attributionFor(withResult));
@@ -64,12 +86,26 @@ describe("buildTrajectories", () => {
   it("takes handoff content from transfer-tool arguments", () => {
     const spans = [
       span({ id: "a", op: "agent", agent: "triage", start: 0, end: 10 }),
-      span({ id: "h", parent: "a", op: "handoff", tool: "handoff_to_agent", handoffTo: "billing", start: 2, end: 3,
-        attrs: { "gen_ai.tool.call.arguments": '{"agent_name":"billing","message":"refund order 42 under 100 EUR"}' } }),
+      span({
+        id: "h",
+        parent: "a",
+        op: "handoff",
+        tool: "handoff_to_agent",
+        handoffTo: "billing",
+        start: 2,
+        end: 3,
+        attrs: { "gen_ai.tool.call.arguments": '{"agent_name":"billing","message":"refund order 42 under 100 EUR"}' },
+      }),
       span({ id: "b", op: "agent", agent: "billing", start: 4, end: 9, attrs: { "input.value": "whole history" } }),
     ];
     const t = buildTrajectories(spans, attributionFor(spans));
-    expect(t.handoffs[0]).toMatchObject({ sender: "triage", receiver: "billing", message: "refund order 42 under 100 EUR", messageSource: "handoff_span", stepIndex: 0 });
+    expect(t.handoffs[0]).toMatchObject({
+      sender: "triage",
+      receiver: "billing",
+      message: "refund order 42 under 100 EUR",
+      messageSource: "handoff_span",
+      stepIndex: 0,
+    });
     expect(t.steps[0]!.kind).toBe("handoff");
   });
 

@@ -103,8 +103,20 @@ export function attributionFor(spans: NormalizedSpan[], explicitHandoffs?: Hando
     if (key !== null && ownerName !== null && ownerName !== undefined) {
       const parentAgent = chain.length >= 2 ? (chain[chain.length - 2]?.agentName ?? null) : null;
       const u: AgentUsage = agents.get(key) ?? {
-        key, name: ownerName, id: null, parentAgent, spans: 0, llmCalls: 0, toolCalls: 0, errors: 0,
-        inputTokens: 0, outputTokens: 0, cachedTokens: 0, cost: null, firstStartNs: s.startTimeUnixNano, lastEndNs: s.endTimeUnixNano,
+        key,
+        name: ownerName,
+        id: null,
+        parentAgent,
+        spans: 0,
+        llmCalls: 0,
+        toolCalls: 0,
+        errors: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        cachedTokens: 0,
+        cost: null,
+        firstStartNs: s.startTimeUnixNano,
+        lastEndNs: s.endTimeUnixNano,
       };
       u.spans++;
       if (s.operation === "llm") u.llmCalls++;
@@ -120,7 +132,13 @@ export function attributionFor(spans: NormalizedSpan[], explicitHandoffs?: Hando
     }
     if (explicitHandoffs === undefined) {
       if (s.operation === "agent" && chain.length >= 2) {
-        handoffs.push({ from: chain[chain.length - 2]?.agentName ?? null, to: s.agentName, spanId: s.spanId, via: "nested_agent", startNs: s.startTimeUnixNano });
+        handoffs.push({
+          from: chain[chain.length - 2]?.agentName ?? null,
+          to: s.agentName,
+          spanId: s.spanId,
+          via: "nested_agent",
+          startNs: s.startTimeUnixNano,
+        });
       }
       if (s.operation === "handoff") {
         handoffs.push({ from: s.handoffFrom ?? ownerName ?? null, to: s.handoffTo, spanId: s.spanId, via: "handoff_span", startNs: s.startTimeUnixNano });

@@ -4,7 +4,10 @@ import { span } from "./builder.ts";
 
 describe("content readers", () => {
   it("read GenAI message arrays given as JSON strings or structured values", () => {
-    const messages = [{ role: "user", parts: [{ type: "text", content: "hello" }] }, { role: "assistant", parts: [{ type: "tool_call", name: "f", arguments: { b: 1, a: 2 } }] }];
+    const messages = [
+      { role: "user", parts: [{ type: "text", content: "hello" }] },
+      { role: "assistant", parts: [{ type: "tool_call", name: "f", arguments: { b: 1, a: 2 } }] },
+    ];
     const asString = span({ id: "a", op: "llm", start: 0, attrs: { "gen_ai.input.messages": JSON.stringify(messages) } });
     const asValue = span({ id: "b", op: "llm", start: 0, attrs: { "gen_ai.input.messages": messages } });
     expect(inputTextOf(asString)).toBe('hello\nf({"a":2,"b":1})');
@@ -12,9 +15,16 @@ describe("content readers", () => {
   });
 
   it("reassemble flattened OpenInference / OpenLLMetry content in index order", () => {
-    const s = span({ id: "a", op: "llm", start: 0, attrs: {
-      "llm.output_messages.1.message.content": "second", "llm.output_messages.0.message.content": "first", "llm.finish_reason": "STOP",
-    } });
+    const s = span({
+      id: "a",
+      op: "llm",
+      start: 0,
+      attrs: {
+        "llm.output_messages.1.message.content": "second",
+        "llm.output_messages.0.message.content": "first",
+        "llm.finish_reason": "STOP",
+      },
+    });
     expect(outputTextOf(s)).toBe("first\nsecond");
     expect(finishReasonsOf(s)).toEqual(["stop"]);
     const old = span({ id: "b", op: "llm", start: 0, attrs: { "gen_ai.completion.0.content": "done", "gen_ai.completion.0.finish_reason": "length" } });
@@ -32,7 +42,12 @@ describe("content readers", () => {
   it("do not take an OpenInference handoff's agent name for content", () => {
     const oi = span({ id: "h", op: "handoff", start: 0, handoffFrom: "triage", attrs: { "input.value": "triage", "output.value": "billing" } });
     expect(handoffContentOf(oi)).toBeNull();
-    const strands = span({ id: "s", op: "handoff", start: 0, attrs: { "gen_ai.tool.call.arguments": { agent_name: "b", message: "do X", context: { k: 1 } } } });
+    const strands = span({
+      id: "s",
+      op: "handoff",
+      start: 0,
+      attrs: { "gen_ai.tool.call.arguments": { agent_name: "b", message: "do X", context: { k: 1 } } },
+    });
     expect(handoffContentOf(strands)).toBe('do X\n{"k":1}');
   });
 });

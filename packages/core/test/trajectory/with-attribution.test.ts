@@ -15,7 +15,11 @@ describe("buildTrajectories over attributeAgents()", () => {
     ];
     const attribution = attributeAgents(spans);
     const t = buildTrajectories(spans, attribution);
-    expect(t.steps.map((s) => [s.spanId, s.agent])).toEqual([["l1", "lead"], ["s.llm", "search_1"], ["s.tool", "search_1"]]);
+    expect(t.steps.map((s) => [s.spanId, s.agent])).toEqual([
+      ["l1", "lead"],
+      ["s.llm", "search_1"],
+      ["s.tool", "search_1"],
+    ]);
     expect(t.handoffs.map((h) => [h.sender, h.receiver])).toEqual([["lead", "search_1"]]);
     const usage = scoreUsage(t);
     expect(usage.totals.totalTokens).toBe(165);

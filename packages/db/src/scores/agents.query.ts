@@ -128,7 +128,12 @@ export async function agentMetrics(
   const allCost = num(totalRow.cost);
   const page = agentRows.slice(0, limit).map((r): AgentMetrics => {
     const t = totalsOf({ ...r, traces: r.page_rank });
-    return { agent: String(r.agent), ...t, tokenShare: allTokens === 0 ? null : t.totalTokens / allTokens, costShare: allCost === 0 ? null : t.costUsd / allCost };
+    return {
+      agent: String(r.agent),
+      ...t,
+      tokenShare: allTokens === 0 ? null : t.totalTokens / allTokens,
+      costShare: allCost === 0 ? null : t.costUsd / allCost,
+    };
   });
   const last = page[page.length - 1];
   const nextCursor = agentRows.length > limit && last ? encodeCursor([last.totalTokens, last.agent]) : null;

@@ -94,7 +94,11 @@ function repository<I, R extends { id: string; createdAt: Date; updatedAt: Date 
       return rows.map(view);
     },
     async get(database, projectId, id) {
-      const rows = (await (database.db as any).select().from(t).where(and(eq(t.projectId, projectId), eq(t.id, id))).limit(1)) as R[];
+      const rows = (await (database.db as any)
+        .select()
+        .from(t)
+        .where(and(eq(t.projectId, projectId), eq(t.id, id)))
+        .limit(1)) as R[];
       return rows[0] ? view(rows[0]) : null;
     },
     async create(database, projectId, input) {
@@ -117,7 +121,10 @@ function repository<I, R extends { id: string; createdAt: Date; updatedAt: Date 
       });
     },
     async remove(database, projectId, id) {
-      const rows = (await (database.db as any).delete(t).where(and(eq(t.projectId, projectId), eq(t.id, id))).returning({ id: t.id })) as unknown[];
+      const rows = (await (database.db as any)
+        .delete(t)
+        .where(and(eq(t.projectId, projectId), eq(t.id, id)))
+        .returning({ id: t.id })) as unknown[];
       return rows.length > 0;
     },
   };

@@ -13,9 +13,20 @@ import { agentRollup, findingRollup, traceRollup } from "./rollups.ts";
 import { decodeCursor, encodeCursor, num } from "./sql-util.ts";
 
 export const mastModeIds = [
-  "FM-1.1", "FM-1.2", "FM-1.3", "FM-1.4", "FM-1.5",
-  "FM-2.1", "FM-2.2", "FM-2.3", "FM-2.4", "FM-2.5", "FM-2.6",
-  "FM-3.1", "FM-3.2", "FM-3.3",
+  "FM-1.1",
+  "FM-1.2",
+  "FM-1.3",
+  "FM-1.4",
+  "FM-1.5",
+  "FM-2.1",
+  "FM-2.2",
+  "FM-2.3",
+  "FM-2.4",
+  "FM-2.5",
+  "FM-2.6",
+  "FM-3.1",
+  "FM-3.2",
+  "FM-3.3",
 ] as const;
 export const mastCategories = ["FC1", "FC2", "FC3"] as const;
 
@@ -99,7 +110,10 @@ async function groupedRates(
     const counts = new Map(rows.map((r) => [String(r.k), num(r.n)]));
     const keys: string[] = [...(byCategory ? mastCategories : mastModeIds)];
     for (const k of counts.keys()) if (!keys.includes(k)) keys.push(k);
-    return [keys.map((k) => ({ group: null, mode: k, numerator: counts.get(k) ?? 0, denominator: scopeTraces, rate: rate(counts.get(k) ?? 0, scopeTraces) })), null];
+    return [
+      keys.map((k) => ({ group: null, mode: k, numerator: counts.get(k) ?? 0, denominator: scopeTraces, rate: rate(counts.get(k) ?? 0, scopeTraces) })),
+      null,
+    ];
   }
 
   // Grouped by agent or service: one row per (group, mode) with at least one finding, keyset-paginated.

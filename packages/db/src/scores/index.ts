@@ -1,13 +1,6 @@
 export { persistTraceScores } from "./persist.ts";
 export { rebuildScoreRollups } from "./rollups.ts";
-export {
-  loadScoringConfig,
-  listEffectivePrices,
-  type EffectivePrice,
-  getOutcomeOverride,
-  setOutcomeOverride,
-  findBaselineRun,
-} from "./scoring-config.ts";
+export { loadScoringConfig, listEffectivePrices, type EffectivePrice, getOutcomeOverride, setOutcomeOverride, findBaselineRun } from "./scoring-config.ts";
 export {
   priceRepository,
   agentContractRepository,
@@ -35,13 +28,7 @@ export {
   type FailureModesResult,
 } from "./failure-modes.query.ts";
 export { agentMetrics, type AgentMetrics, type AgentSeriesPoint, type AgentUsageTotals, type AgentsResult } from "./agents.query.ts";
-export {
-  multiplierMetrics,
-  type BaselineSource,
-  type MultiplierAggregate,
-  type MultiplierResult,
-  type TaskMultiplier,
-} from "./outcomes.query.ts";
+export { multiplierMetrics, type BaselineSource, type MultiplierAggregate, type MultiplierResult, type TaskMultiplier } from "./outcomes.query.ts";
 export { successMetrics, defaultBootstrapSeed, type SuccessMetrics } from "./success.query.ts";
 export {
   traceScoreStatus,

@@ -45,7 +45,13 @@ export interface TaskMultiplier {
 }
 
 export interface MultiplierResult {
-  overall: { runs: number; baselineRuns: number; tasks: number; tokens: MultiplierAggregate & { ratioOfTotals: number | null }; cost: MultiplierAggregate & { ratioOfTotals: number | null } };
+  overall: {
+    runs: number;
+    baselineRuns: number;
+    tasks: number;
+    tokens: MultiplierAggregate & { ratioOfTotals: number | null };
+    cost: MultiplierAggregate & { ratioOfTotals: number | null };
+  };
   tasks: TaskMultiplier[];
   nextCursor: string | null;
 }
@@ -221,7 +227,12 @@ export async function successInputs(database: Database, projectId: string, filte
       meanPartialCredit: numOrNull(m.credit),
       fullSuccessRate: numOrNull(m.full),
       meanFurthestIndex: numOrNull(m.furthest),
-      perMilestone: rowsOf(perMilestoneRows).map((r) => ({ id: String(r.id), traces: num(r.traces), passed: num(r.passed), passRate: num(r.passed) / Math.max(1, num(r.traces)) })),
+      perMilestone: rowsOf(perMilestoneRows).map((r) => ({
+        id: String(r.id),
+        traces: num(r.traces),
+        passed: num(r.passed),
+        passRate: num(r.passed) / Math.max(1, num(r.traces)),
+      })),
     },
   };
 }

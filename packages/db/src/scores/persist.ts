@@ -71,9 +71,24 @@ function findingColumns(r: TraceScoreRecord): Col[] {
     col("start_ns", "bigint", f, () => start),
     col("service_name", "text", f, () => r.serviceName),
     col("success", "boolean", f, () => r.run.success),
-    col("first_of_mode", "boolean", f, firstOf((x) => x.mode)),
-    col("first_of_category", "boolean", f, firstOf((x) => x.category)),
-    col("first_of_agent_mode", "boolean", f, firstOf((x) => (x.agent === null ? null : `${x.agent}\u0000${x.mode}`))),
+    col(
+      "first_of_mode",
+      "boolean",
+      f,
+      firstOf((x) => x.mode),
+    ),
+    col(
+      "first_of_category",
+      "boolean",
+      f,
+      firstOf((x) => x.category),
+    ),
+    col(
+      "first_of_agent_mode",
+      "boolean",
+      f,
+      firstOf((x) => (x.agent === null ? null : `${x.agent}\u0000${x.mode}`)),
+    ),
   ];
 }
 
@@ -192,9 +207,7 @@ function upsertSummarySql(projectId: string, r: TraceScoreRecord): SQL {
   ];
   const names = values.map(([n]) => n);
   const exprs = values.map(([name, v, type]) =>
-    name === "unpriced_models"
-      ? sql`ARRAY(SELECT jsonb_array_elements_text(${v}::jsonb))`
-      : sql`${v}::${sql.raw(type)}`,
+    name === "unpriced_models" ? sql`ARRAY(SELECT jsonb_array_elements_text(${v}::jsonb))` : sql`${v}::${sql.raw(type)}`,
   );
   return sql`
     INSERT INTO trace_scores AS s (project_id, trace_id, ${sql.raw(names.join(", "))}, scored_at)

@@ -175,7 +175,11 @@ export const rollupColumnNames = (r: Rollup): string[] => [...rollupKeyNames(r),
 
 /** r.cells with the rollup's columns in table order, so INSERT ... SELECT and UNION ALL match them by name. */
 export function cellsByName(r: Rollup, where: BaseWhere): SQL {
-  return sql`SELECT ${sql.raw(rollupColumnNames(r).map((c) => `n.${c}`).join(", "))} FROM (${r.cells(where)}) n`;
+  return sql`SELECT ${sql.raw(
+    rollupColumnNames(r)
+      .map((c) => `n.${c}`)
+      .join(", "),
+  )} FROM (${r.cells(where)}) n`;
 }
 
 /** Rows of the trace's contribution to a rollup, as the SQL driver returns them (numerics as strings). */

@@ -82,18 +82,22 @@ export async function listEffectivePrices(database: Database, projectId: string)
     .sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
 }
 
-export async function loadScoringConfig(
-  database: Database,
-  projectId: string,
-  serviceName: string | null,
-  taskId: string | null,
-): Promise<ScoringConfig> {
+export async function loadScoringConfig(database: Database, projectId: string, serviceName: string | null, taskId: string | null): Promise<ScoringConfig> {
   const db = database.db;
   const [priceRows, agentRows, handoffRows, milestoneRows, baselineRows, settings] = await Promise.all([
     db.select().from(prices).where(eq(prices.projectId, projectId)),
-    db.select().from(agentContracts).where(and(eq(agentContracts.projectId, projectId), serviceScope(agentContracts.serviceName, serviceName))),
-    db.select().from(handoffContracts).where(and(eq(handoffContracts.projectId, projectId), serviceScope(handoffContracts.serviceName, serviceName))),
-    db.select().from(milestoneSets).where(and(eq(milestoneSets.projectId, projectId), serviceScope(milestoneSets.serviceName, serviceName))),
+    db
+      .select()
+      .from(agentContracts)
+      .where(and(eq(agentContracts.projectId, projectId), serviceScope(agentContracts.serviceName, serviceName))),
+    db
+      .select()
+      .from(handoffContracts)
+      .where(and(eq(handoffContracts.projectId, projectId), serviceScope(handoffContracts.serviceName, serviceName))),
+    db
+      .select()
+      .from(milestoneSets)
+      .where(and(eq(milestoneSets.projectId, projectId), serviceScope(milestoneSets.serviceName, serviceName))),
     db
       .select()
       .from(baselines)
@@ -119,14 +123,12 @@ export async function loadScoringConfig(
     ...(r.isVerifier ? { isVerifier: true } : {}),
     ...(r.completionCondition === null ? {} : { completionCondition: r.completionCondition }),
   }));
-  const handoffContractList: HandoffContract[] = serviceWins(handoffRows, (r) => `${r.fromAgent.toLowerCase()}\u0000${r.toAgent.toLowerCase()}`).map(
-    (r) => ({
-      from: r.fromAgent,
-      to: r.toAgent,
-      ...(r.jsonSchema === null ? {} : { jsonSchema: r.jsonSchema }),
-      ...(r.requiredConstraints === null ? {} : { requiredConstraints: r.requiredConstraints }),
-    }),
-  );
+  const handoffContractList: HandoffContract[] = serviceWins(handoffRows, (r) => `${r.fromAgent.toLowerCase()}\u0000${r.toAgent.toLowerCase()}`).map((r) => ({
+    from: r.fromAgent,
+    to: r.toAgent,
+    ...(r.jsonSchema === null ? {} : { jsonSchema: r.jsonSchema }),
+    ...(r.requiredConstraints === null ? {} : { requiredConstraints: r.requiredConstraints }),
+  }));
   const milestoneRow = serviceWins(milestoneRows, () => "set")[0];
 
   // Task id (this service's row, then any service's, then project-wide), else the service's figure.

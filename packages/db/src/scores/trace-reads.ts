@@ -1,15 +1,7 @@
 /** Per-trace reads of the stored score set (what the worker last persisted). */
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import {
-  traceAgentUsage,
-  traceAttributions,
-  traceFindings,
-  traceHandoffs,
-  traceScores,
-  traceTrajectories,
-  type TraceScoreRow,
-} from "../schema.ts";
+import { traceAgentUsage, traceAttributions, traceFindings, traceHandoffs, traceScores, traceTrajectories, type TraceScoreRow } from "../schema.ts";
 import { currentMultipliers } from "./baselines.ts";
 import { clampLimit } from "./metrics-filter.ts";
 import { decodeOrdinalCursor, encodeCursor } from "./sql-util.ts";
@@ -80,13 +72,7 @@ export async function listTraceFindings(
   const rows = await database.db
     .select()
     .from(traceFindings)
-    .where(
-      and(
-        eq(traceFindings.projectId, projectId),
-        eq(traceFindings.traceId, traceId),
-        after === null ? undefined : gt(traceFindings.ord, after),
-      ),
-    )
+    .where(and(eq(traceFindings.projectId, projectId), eq(traceFindings.traceId, traceId), after === null ? undefined : gt(traceFindings.ord, after)))
     .orderBy(asc(traceFindings.ord))
     .limit(limit + 1);
   const items = rows.slice(0, limit);

@@ -40,11 +40,7 @@ function clip(message: string): string {
  * are rejected one by one (counted in the result); a body that cannot be
  * decoded as a whole throws PermanentError("invalid_request") and yields nothing.
  */
-export function decodeExportRequest(
-  body: Uint8Array,
-  format: OtlpFormat,
-  limits: DecodeLimits = defaultDecodeLimits,
-): DecodeResult {
+export function decodeExportRequest(body: Uint8Array, format: OtlpFormat, limits: DecodeLimits = defaultDecodeLimits): DecodeResult {
   const ctx = new DecodeContext(limits);
   if (format === "json") {
     let root: unknown;

@@ -59,7 +59,10 @@ export function decodeJsonRequest(root: unknown, ctx: DecodeContext): DecodedSpa
 function noResourceSpans(root: JsonObject): void {
   const keys = Object.keys(root);
   if (keys.length === 0) return;
-  const shown = keys.slice(0, 5).map((k) => JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k)).join(", ");
+  const shown = keys
+    .slice(0, 5)
+    .map((k) => JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k))
+    .join(", ");
   throw new JsonShapeError(
     `no "resourceSpans" field (got ${shown}${keys.length > 5 ? ", …" : ""}), so this is not a trace export; one looks like ` +
       `{"resourceSpans":[{"resource":{"attributes":[...]},"scopeSpans":[{"scope":{"name":"..."},"spans":[{"traceId":"<32 hex>","spanId":"<16 hex>","name":"...","startTimeUnixNano":"<ns>","endTimeUnixNano":"<ns>"}]}]}]}`,
@@ -228,9 +231,7 @@ class JsonSpanDecoder {
       droppedLinksCount,
       status: {
         code: (code === 1 || code === 2 ? code : 0) as StatusCode,
-        message: status
-          ? limitText(str(status.message, "status.message"), limits.maxAttributeValueLength, truncatedKeys, "status.message")
-          : "",
+        message: status ? limitText(str(status.message, "status.message"), limits.maxAttributeValueLength, truncatedKeys, "status.message") : "",
       },
       resource,
       scope,

@@ -9,14 +9,7 @@ import type { ProtoValueDecoder } from "./protobuf-values.ts";
 import { EVENT_TAG, LINK_TAG } from "./schema.ts";
 import { expectEnd, hex, lengthDelimited, readTag, skipField, utf8, type WireReader } from "./wire.ts";
 
-export function decodeEvent(
-  r: WireReader,
-  values: ProtoValueDecoder,
-  limits: DecodeLimits,
-  end: number,
-  index: number,
-  truncatedKeys: string[],
-): SpanEvent {
+export function decodeEvent(r: WireReader, values: ProtoValueDecoder, limits: DecodeLimits, end: number, index: number, truncatedKeys: string[]): SpanEvent {
   let timeUnixNano = 0n;
   let name = "";
   let droppedAttributesCount = 0;

@@ -4,24 +4,8 @@
  */
 import type { AttrValue } from "@crux/core";
 import { type AttrBag, type DecodeContext, int64Value, recordTruncated, setOwn, truncateUnits } from "./common.ts";
-import {
-  ANY_VALUE_TAG,
-  ARRAY_VALUE_TAG,
-  KEY_VALUE_LIST_TAG,
-  KEY_VALUE_TAG,
-  dispatchCode,
-  tagDispatch,
-} from "./schema.ts";
-import {
-  base64,
-  expectEnd,
-  lengthDelimited,
-  readTag,
-  readVarint64,
-  skipField,
-  utf8,
-  type WireReader,
-} from "./wire.ts";
+import { ANY_VALUE_TAG, ARRAY_VALUE_TAG, KEY_VALUE_LIST_TAG, KEY_VALUE_TAG, dispatchCode, tagDispatch } from "./schema.ts";
+import { base64, expectEnd, lengthDelimited, readTag, readVarint64, skipField, utf8, type WireReader } from "./wire.ts";
 
 // Tags are (field number << 3) | wire type, from the .proto files; a known
 // field number with another wire type falls through to skipField(), as

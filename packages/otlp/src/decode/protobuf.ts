@@ -17,28 +17,8 @@ import {
 } from "./common.ts";
 import { decodeEvent, decodeLink } from "./protobuf-parts.ts";
 import { ProtoValueDecoder } from "./protobuf-values.ts";
-import {
-  REQUEST_TAG,
-  RESOURCE_SPANS_TAG,
-  RESOURCE_TAG,
-  SCOPE_SPANS_TAG,
-  SCOPE_TAG,
-  SPAN_TAG,
-  STATUS_TAG,
-  dispatchCode,
-  tagDispatch,
-} from "./schema.ts";
-import {
-  WireError,
-  createWireReader,
-  expectEnd,
-  hex,
-  lengthDelimited,
-  readTag,
-  skipField,
-  utf8,
-  type WireReader,
-} from "./wire.ts";
+import { REQUEST_TAG, RESOURCE_SPANS_TAG, RESOURCE_TAG, SCOPE_SPANS_TAG, SCOPE_TAG, SPAN_TAG, STATUS_TAG, dispatchCode, tagDispatch } from "./schema.ts";
+import { WireError, createWireReader, expectEnd, hex, lengthDelimited, readTag, skipField, utf8, type WireReader } from "./wire.ts";
 
 // Dispatch codes of Span fields (not field numbers; see tagDispatch).
 const enum SpanField {

@@ -12,10 +12,7 @@ const utf8 = new TextEncoder();
  * Full success when `partial` is absent (protobuf: 0 bytes, JSON: `{}`);
  * else partial_success with rejected_spans (int64, a decimal string in JSON) and error_message.
  */
-export function encodeExportResponse(
-  format: OtlpFormat,
-  partial?: { rejectedSpans: number; errorMessage: string },
-): Uint8Array {
+export function encodeExportResponse(format: OtlpFormat, partial?: { rejectedSpans: number; errorMessage: string }): Uint8Array {
   if (format === "json") {
     if (!partial) return utf8.encode("{}");
     return utf8.encode(

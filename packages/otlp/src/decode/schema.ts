@@ -87,15 +87,7 @@ export const STATUS_TAG = fieldTags(StatusType, ["message", "code"]);
 export const EVENT_TAG = fieldTags(SpanEventType, ["timeUnixNano", "name", "attributes", "droppedAttributesCount"]);
 export const LINK_TAG = fieldTags(SpanLinkType, ["traceId", "spanId", "traceState", "attributes", "flags"]);
 export const KEY_VALUE_TAG = fieldTags(KeyValueType, ["key", "value"]);
-export const ANY_VALUE_TAG = fieldTags(AnyValueType, [
-  "stringValue",
-  "boolValue",
-  "intValue",
-  "doubleValue",
-  "arrayValue",
-  "kvlistValue",
-  "bytesValue",
-]);
+export const ANY_VALUE_TAG = fieldTags(AnyValueType, ["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue"]);
 export const ARRAY_VALUE_TAG = fieldTags(ArrayValueType, ["values"]);
 export const KEY_VALUE_LIST_TAG = fieldTags(KeyValueListType, ["values"]);
 

@@ -50,9 +50,7 @@ export function asObject(v: AttrValue | undefined): Record<string, AttrValue> | 
   if (typeof v !== "string" || v.length < 2 || v.charCodeAt(0) !== 123 /* { */) return null;
   try {
     const parsed: unknown = JSON.parse(v);
-    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
-      ? (parsed as Record<string, AttrValue>)
-      : null;
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, AttrValue>) : null;
   } catch {
     return null;
   }

@@ -5,14 +5,7 @@
  * onto spans that are not agents).
  */
 import type { Attributes, Convention, DecodedSpan, OperationKind } from "@crux/core";
-import {
-  GEN_AI,
-  LOGFIRE,
-  MASTRA,
-  OPENINFERENCE,
-  TRACELOOP,
-  VERCEL_AI,
-} from "../semconv.ts";
+import { GEN_AI, LOGFIRE, MASTRA, OPENINFERENCE, TRACELOOP, VERCEL_AI } from "../semconv.ts";
 import { firstStr, str } from "./attrs.ts";
 
 export interface Classification {
@@ -149,10 +142,7 @@ function isOpenAiAgentsWorkflowRoot(span: DecodedSpan): boolean {
 
 function isOpenLlmetry(a: Attributes, traceloopKind: string | null): boolean {
   return (
-    traceloopKind !== null ||
-    a[TRACELOOP.workflowName] !== undefined ||
-    a[TRACELOOP.entityName] !== undefined ||
-    a[TRACELOOP.llmRequestType] !== undefined
+    traceloopKind !== null || a[TRACELOOP.workflowName] !== undefined || a[TRACELOOP.entityName] !== undefined || a[TRACELOOP.llmRequestType] !== undefined
   );
 }
 
@@ -212,11 +202,7 @@ function finish(span: DecodedSpan, operation: OperationKind, convention: Convent
 }
 
 function hasTransferTarget(a: Attributes): boolean {
-  return (
-    a[GEN_AI.transferTargetName] !== undefined ||
-    a[GEN_AI.transferTargetId] !== undefined ||
-    a[GEN_AI.transferMode] !== undefined
-  );
+  return a[GEN_AI.transferTargetName] !== undefined || a[GEN_AI.transferTargetId] !== undefined || a[GEN_AI.transferMode] !== undefined;
 }
 
 /**

@@ -43,12 +43,7 @@ export function readError(span: DecodedSpan): ErrorFields {
   if (code !== 2 && attrType === null && !hasException) return NO_ERROR;
 
   const statusMessage = span.status.message === "" ? null : span.status.message;
-  if (
-    isControlFlow(attrType) ||
-    isControlFlow(exceptionType) ||
-    isControlFlow(exceptionMessage) ||
-    isControlFlow(statusMessage)
-  ) {
+  if (isControlFlow(attrType) || isControlFlow(exceptionType) || isControlFlow(exceptionMessage) || isControlFlow(statusMessage)) {
     return NO_ERROR;
   }
   const errorType = attrType ?? exceptionType ?? statusMessage ?? exceptionMessage ?? "error";

@@ -3,28 +3,10 @@
  * concept, read the sources left to right and keep the first non-empty one.
  */
 import type { Attributes, Convention, DecodedSpan, OperationKind } from "@crux/core";
-import {
-  ADK,
-  CRUX_TAG_KEYS,
-  GEN_AI,
-  LANGSMITH,
-  LOGFIRE,
-  MASTRA,
-  OPENINFERENCE,
-  PYDANTIC_AI,
-  SERVICE_NAME,
-  TRACELOOP,
-  VERCEL_AI,
-} from "../semconv.ts";
+import { ADK, CRUX_TAG_KEYS, GEN_AI, LANGSMITH, LOGFIRE, MASTRA, OPENINFERENCE, PYDANTIC_AI, SERVICE_NAME, TRACELOOP, VERCEL_AI } from "../semconv.ts";
 import { asObject, count, firstCount, firstStr, str } from "./attrs.ts";
 
-const INPUT_TOKEN_KEYS = [
-  GEN_AI.inputTokens,
-  GEN_AI.promptTokens,
-  OPENINFERENCE.promptTokens,
-  VERCEL_AI.inputTokens,
-  VERCEL_AI.promptTokens,
-] as const;
+const INPUT_TOKEN_KEYS = [GEN_AI.inputTokens, GEN_AI.promptTokens, OPENINFERENCE.promptTokens, VERCEL_AI.inputTokens, VERCEL_AI.promptTokens] as const;
 const OUTPUT_TOKEN_KEYS = [
   GEN_AI.outputTokens,
   GEN_AI.completionTokens,
@@ -51,13 +33,7 @@ const MODEL_KEYS = [
   VERCEL_AI.responseModel,
   VERCEL_AI.modelId,
 ] as const;
-const PROVIDER_KEYS = [
-  GEN_AI.providerName,
-  GEN_AI.system,
-  OPENINFERENCE.provider,
-  OPENINFERENCE.system,
-  VERCEL_AI.modelProvider,
-] as const;
+const PROVIDER_KEYS = [GEN_AI.providerName, GEN_AI.system, OPENINFERENCE.provider, OPENINFERENCE.system, VERCEL_AI.modelProvider] as const;
 const CONVERSATION_KEYS = [
   GEN_AI.conversationId,
   OPENINFERENCE.sessionId,

@@ -4,16 +4,7 @@
  * span, attributeAgents() falls back to the owning agent.
  */
 import type { AttrValue, DecodedSpan } from "@crux/core";
-import {
-  ADK,
-  GEN_AI,
-  LOGFIRE,
-  MASTRA,
-  OPENINFERENCE,
-  PYDANTIC_AI,
-  TRACELOOP,
-  VERCEL_AI,
-} from "../semconv.ts";
+import { ADK, GEN_AI, LOGFIRE, MASTRA, OPENINFERENCE, PYDANTIC_AI, TRACELOOP, VERCEL_AI } from "../semconv.ts";
 import { asObject, firstStr, str, unquote } from "./attrs.ts";
 
 export interface Handoff {

@@ -113,10 +113,5 @@ export function normalizeSpans(spans: DecodedSpan[]): NormalizedSpan[] {
 }
 
 function readToolCallId(a: DecodedSpan["attributes"]): string | null {
-  return (
-    str(a, GEN_AI.toolCallId) ??
-    str(a, OPENINFERENCE.toolId) ??
-    str(a, OPENINFERENCE.toolCallId) ??
-    str(a, VERCEL_AI.toolCallId)
-  );
+  return str(a, GEN_AI.toolCallId) ?? str(a, OPENINFERENCE.toolId) ?? str(a, OPENINFERENCE.toolCallId) ?? str(a, VERCEL_AI.toolCallId);
 }

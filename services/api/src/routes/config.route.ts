@@ -59,11 +59,15 @@ const HandoffContractBody = z.object({
   serviceName: ServiceName,
   from: Name,
   to: Name,
-  jsonSchema: JsonValue.nullable()
-    .default(null)
-    .describe("JSON Schema the handoff payload must satisfy"),
+  jsonSchema: JsonValue.nullable().default(null).describe("JSON Schema the handoff payload must satisfy"),
   requiredConstraints: z
-    .array(z.string().min(1).max(1000).refine((s) => !s.includes("\u0000"), noNul))
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(1000)
+        .refine((s) => !s.includes("\u0000"), noNul),
+    )
     .max(200)
     .nullable()
     .default(null),
@@ -126,19 +130,34 @@ function crudRoutes<S extends z.ZodType>(database: Database, res: Resource<S>): 
     if (list) {
       r.get(
         res.path,
-        { schema: { summary: `List ${res.tag}s`, description: list.describe, tags: ["config"], response: { 200: z.object({ items: z.array(list.item) }), ...errors } } },
+        {
+          schema: {
+            summary: `List ${res.tag}s`,
+            description: list.describe,
+            tags: ["config"],
+            response: { 200: z.object({ items: z.array(list.item) }), ...errors },
+          },
+        },
         async (req) => ({ items: await list.load(database, req.projectId) }),
       );
     } else {
-      r.get(res.path, { schema: { summary: `List ${res.tag}s`, tags: ["config"], response: { 200: z.object({ items: z.array(Dto) }), ...errors } } }, async (req) => ({
-        items: (await res.repo.list(database, req.projectId)).map(withMeta),
-      }));
+      r.get(
+        res.path,
+        { schema: { summary: `List ${res.tag}s`, tags: ["config"], response: { 200: z.object({ items: z.array(Dto) }), ...errors } } },
+        async (req) => ({
+          items: (await res.repo.list(database, req.projectId)).map(withMeta),
+        }),
+      );
     }
-    r.get(`${res.path}/:id`, { schema: { summary: `One ${res.tag}`, tags: ["config"], params: IdParams, response: { 200: Dto, ...errors, 404: ErrorBody } } }, async (req) => {
-      const row = await res.repo.get(database, req.projectId, req.params.id);
-      if (!row) throw notFound(req.params.id);
-      return withMeta(row);
-    });
+    r.get(
+      `${res.path}/:id`,
+      { schema: { summary: `One ${res.tag}`, tags: ["config"], params: IdParams, response: { 200: Dto, ...errors, 404: ErrorBody } } },
+      async (req) => {
+        const row = await res.repo.get(database, req.projectId, req.params.id);
+        if (!row) throw notFound(req.params.id);
+        return withMeta(row);
+      },
+    );
     r.post(
       res.path,
       { schema: { summary: `Create a ${res.tag}`, tags: ["config"], body: Body, response: { 201: Dto, ...errors, 409: ErrorBody } } },
@@ -150,7 +169,15 @@ function crudRoutes<S extends z.ZodType>(database: Database, res: Resource<S>): 
     );
     r.put(
       `${res.path}/:id`,
-      { schema: { summary: `Replace a ${res.tag}`, tags: ["config"], params: IdParams, body: Body, response: { 200: Dto, ...errors, 404: ErrorBody, 409: ErrorBody } } },
+      {
+        schema: {
+          summary: `Replace a ${res.tag}`,
+          tags: ["config"],
+          params: IdParams,
+          body: Body,
+          response: { 200: Dto, ...errors, 404: ErrorBody, 409: ErrorBody },
+        },
+      },
       async (req) => {
         const input = req.body as z.infer<S>;
         res.check?.(input);
@@ -190,7 +217,7 @@ export function configRoutes(deps: { database: Database }): FastifyPluginAsync {
         repo: priceRepository,
         list: {
           describe:
-            "Every price scoring applies, by model id: the seeded default list prices (`source: \"default\"`, no id) and the project's own (`source: \"project\"`, with id). A project price replaces the default of the same model id; deleting it brings the default back. Defaults cannot be edited in place: POST a price with the same model id.",
+            'Every price scoring applies, by model id: the seeded default list prices (`source: "default"`, no id) and the project\'s own (`source: "project"`, with id). A project price replaces the default of the same model id; deleting it brings the default back. Defaults cannot be edited in place: POST a price with the same model id.',
           item: PriceBody.extend({
             source: z.enum(["default", "project"]),
             id: z.string().nullable(),
@@ -241,8 +268,10 @@ export function configRoutes(deps: { database: Database }): FastifyPluginAsync {
     r.get("/settings", { schema: { summary: "Scoring settings of the project", tags: ["config"], response: { 200: Settings, ...errors } } }, async (req) =>
       getProjectSettings(db, req.projectId),
     );
-    r.put("/settings", { schema: { summary: "Replace the scoring settings", tags: ["config"], body: Settings, response: { 200: Settings, ...errors } } }, async (req) =>
-      putProjectSettings(db, req.projectId, req.body),
+    r.put(
+      "/settings",
+      { schema: { summary: "Replace the scoring settings", tags: ["config"], body: Settings, response: { 200: Settings, ...errors } } },
+      async (req) => putProjectSettings(db, req.projectId, req.body),
     );
   };
 }

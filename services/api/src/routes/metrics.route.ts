@@ -74,7 +74,16 @@ const CostMultiplierDto = z.object({
 const SuccessDto = z.object({
   window: WindowDto,
   successRate: z
-    .object({ estimate: z.number(), lower: z.number(), upper: z.number(), confidence: z.number(), iterations: z.number(), tasks: z.number(), runs: z.number(), seed: z.number() })
+    .object({
+      estimate: z.number(),
+      lower: z.number(),
+      upper: z.number(),
+      confidence: z.number(),
+      iterations: z.number(),
+      tasks: z.number(),
+      runs: z.number(),
+      seed: z.number(),
+    })
     .nullable(),
   runs: z.number(),
   successfulRuns: z.number(),
@@ -122,7 +131,8 @@ export function metricsRoutes(deps: { database: Database; now: () => number }): 
       {
         schema: {
           summary: "Per-agent tokens, cost, calls, errors and share of the total over the window; optional time series",
-          description: "Agents ordered by total tokens (desc). With `bucket`, `series` holds one point per non-empty (bucket, agent) for the agents of this page.",
+          description:
+            "Agents ordered by total tokens (desc). With `bucket`, `series` holds one point per non-empty (bucket, agent) for the agents of this page.",
           tags: ["metrics"],
           querystring: WindowQuery.extend(PageQuery.shape).extend({ bucket: BucketParam.optional() }),
           response: { 200: AgentsDto, ...errors },
@@ -142,7 +152,12 @@ export function metricsRoutes(deps: { database: Database; now: () => number }): 
           agents: result.agents,
           nextCursor: result.nextCursor,
           bucket: bucket ?? null,
-          series: result.series === null ? (bucket === undefined ? null : []) : result.series.map(({ bucketStartNs, ...p }) => ({ ...p, bucketStart: nsToIso(bucketStartNs) })),
+          series:
+            result.series === null
+              ? bucket === undefined
+                ? null
+                : []
+              : result.series.map(({ bucketStartNs, ...p }) => ({ ...p, bucketStart: nsToIso(bucketStartNs) })),
         };
       },
     );

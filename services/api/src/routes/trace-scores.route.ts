@@ -47,7 +47,15 @@ const AttributionDto = z.object({
   reason: z.string(),
   confidence: z.number(),
 });
-const HandoffDto = z.object({ index: z.number(), sender: z.string().nullable(), receiver: z.string().nullable(), spanId: z.string(), via: z.string(), message: z.string().nullable(), time: z.string() });
+const HandoffDto = z.object({
+  index: z.number(),
+  sender: z.string().nullable(),
+  receiver: z.string().nullable(),
+  spanId: z.string(),
+  via: z.string(),
+  message: z.string().nullable(),
+  time: z.string(),
+});
 const StepDto = z.object({
   index: z.number(),
   spanId: z.string(),
@@ -96,7 +104,10 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
         await deps.queue.enqueue("trace.settle", { projectId, traceId }, { key: `${projectId}:${traceId}`, delayMs: 0 });
         return true;
       } catch (err) {
-        deps.log.warn({ traceId, error: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 300) : String(err) }, "re-score enqueue failed; trace left dirty for the sweeper");
+        deps.log.warn(
+          { traceId, error: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 300) : String(err) },
+          "re-score enqueue failed; trace left dirty for the sweeper",
+        );
         return false;
       }
     }
@@ -164,7 +175,12 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
     r.get(
       "/traces/:traceId/handoffs",
       {
-        schema: { summary: "Handoffs between agents, in order", tags: ["trace scores"], params, response: { 200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(HandoffDto) }), ...errors } },
+        schema: {
+          summary: "Handoffs between agents, in order",
+          tags: ["trace scores"],
+          params,
+          response: { 200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(HandoffDto) }), ...errors },
+        },
       },
       async (req) => {
         const scored = await requireTrace(req.projectId, req.params.traceId);
@@ -172,7 +188,15 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
         return {
           traceId: req.params.traceId,
           scored,
-          items: rows.map((h) => ({ index: h.idx, sender: h.sender, receiver: h.receiver, spanId: h.spanId, via: h.via, message: h.message, time: nsToIso(h.startNs) })),
+          items: rows.map((h) => ({
+            index: h.idx,
+            sender: h.sender,
+            receiver: h.receiver,
+            spanId: h.spanId,
+            via: h.via,
+            message: h.message,
+            time: nsToIso(h.startNs),
+          })),
         };
       },
     );
@@ -184,7 +208,10 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
           summary: "Per agent, its ordered steps (ids, kinds, tool names, errors, tokens)",
           tags: ["trace scores"],
           params,
-          response: { 200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(z.object({ agent: z.string(), steps: z.array(StepDto) })) }), ...errors },
+          response: {
+            200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(z.object({ agent: z.string(), steps: z.array(StepDto) })) }),
+            ...errors,
+          },
         },
       },
       async (req) => {
@@ -224,9 +251,7 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
         const result = await setOutcomeOverride(db, req.projectId, req.params.traceId, override);
         if (!result) throw new ApiError(404, "not_found", `trace ${req.params.traceId} not found`);
         const queued = await enqueueRescore(req.projectId, req.params.traceId);
-        return reply
-          .code(202)
-          .send({ traceId: req.params.traceId, override: result.override as Record<string, unknown>, rescore: "pending" as const, queued });
+        return reply.code(202).send({ traceId: req.params.traceId, override: result.override as Record<string, unknown>, rescore: "pending" as const, queued });
       },
     );
   };

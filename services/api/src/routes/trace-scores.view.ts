@@ -63,7 +63,16 @@ const ScoresDto = z.object({
   findingCount: z.number(),
   signals: z.array(z.record(z.string(), z.unknown())),
   errorPaths: z
-    .array(z.object({ spanId: z.string(), stepIndex: z.number().nullable(), agent: z.string().nullable(), depth: z.number(), path: z.string(), errorType: z.string().nullable() }))
+    .array(
+      z.object({
+        spanId: z.string(),
+        stepIndex: z.number().nullable(),
+        agent: z.string().nullable(),
+        depth: z.number(),
+        path: z.string(),
+        errorType: z.string().nullable(),
+      }),
+    )
     .describe('Spans in error with the agents above them, e.g. "lead > search_1"'),
   flags: z.object({ orphans: z.number(), multipleRoots: z.boolean(), clockSkew: z.number() }),
   agents: z.array(
@@ -119,7 +128,14 @@ export function traceScoresView(s: TraceScoreSummary, agents: TraceAgentUsageRow
             partialCredit: s.milestonePartialCredit,
             fullSuccess: s.milestoneFullSuccess,
             furthestIndex: s.milestoneFurthestIndex,
-            detail: (s.milestoneDetail ?? []) as { id: string; passed: boolean; spanId: string | null; agent: string | null; evaluated?: boolean; notEvaluatedReason?: string | null }[],
+            detail: (s.milestoneDetail ?? []) as {
+              id: string;
+              passed: boolean;
+              spanId: string | null;
+              agent: string | null;
+              evaluated?: boolean;
+              notEvaluatedReason?: string | null;
+            }[],
           },
     findingCount: s.findingCount,
     signals: s.signals as Record<string, unknown>[],

@@ -38,7 +38,7 @@ export const AgentUsageDto = z.object({
     .number()
     .nullable()
     .describe(
-      "USD. Once the trace is scored (`costSource: \"scored\"`): the priced cost the worker stored, the same figure as /traces/{traceId}/scores agents[].costUsd (price table, a tracer-reported cost winning; null when a model is unpriced). Before that (`\"reported\"`): the sum of tracer-reported costs, null when none reported.",
+      'USD. Once the trace is scored (`costSource: "scored"`): the priced cost the worker stored, the same figure as /traces/{traceId}/scores agents[].costUsd (price table, a tracer-reported cost winning; null when a model is unpriced). Before that (`"reported"`): the sum of tracer-reported costs, null when none reported.',
     ),
 });
 
@@ -81,7 +81,9 @@ export const SpanNodeDto = z.object({
   limitsApplied: z.object({ truncatedKeys: z.array(z.string()), droppedAttributes: z.number() }),
   childrenInRoots: z
     .boolean()
-    .describe("True when this span sits at the last nesting level (64): its children are not nested under it but listed in `roots`, each with parentSpanId = this span"),
+    .describe(
+      "True when this span sits at the last nesting level (64): its children are not nested under it but listed in `roots`, each with parentSpanId = this span",
+    ),
   get children() {
     return z.array(SpanNodeDto);
   },
@@ -92,7 +94,9 @@ export const TraceDetailDto = z.object({
   trace: TraceSummaryDto,
   agents: z.array(AgentUsageDto),
   /** Which cost agents[].cost and totals.cost carry (see AgentUsageDto.cost). */
-  costSource: z.enum(["scored", "reported"]).describe("scored: the priced cost stored by the worker (same as /scores); reported: tracer-reported costs only (the trace is not scored yet)"),
+  costSource: z
+    .enum(["scored", "reported"])
+    .describe("scored: the priced cost stored by the worker (same as /scores); reported: tracer-reported costs only (the trace is not scored yet)"),
   totals: z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), totalTokens: z.number(), cost: z.number().nullable() }),
   handoffs: z.array(z.object({ from: z.string().nullable(), to: z.string().nullable(), spanId: z.string(), via: z.string(), time: z.string() })),
   /** Root spans with their descendants nested under `children`; orphans (parent never arrived) are roots too. */

@@ -16,7 +16,10 @@ const ListQuery = z
     agent: text().optional(),
     from: IsoTime.optional(),
     to: IsoTime.optional(),
-    hasError: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+    hasError: z
+      .enum(["true", "false"])
+      .transform((v) => v === "true")
+      .optional(),
     cursor: cursorParam.optional(),
     limit: limitParam(),
   })
@@ -31,7 +34,8 @@ export function tracesRoutes(deps: { database: Database }): FastifyPluginAsync {
       {
         schema: {
           summary: "List traces, newest first",
-          description: "Filters: service, agent (any agent in the trace), from/to (ISO 8601, on the trace start), hasError. Keyset pagination with the opaque `cursor` from the previous page.",
+          description:
+            "Filters: service, agent (any agent in the trace), from/to (ISO 8601, on the trace start), hasError. Keyset pagination with the opaque `cursor` from the previous page.",
           tags: ["traces"],
           querystring: ListQuery,
           response: { 200: TraceListDto, 400: ErrorBody, 401: ErrorBody },
