@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 
-export const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export async function withBenchDatabase<T>(fn: (url: string) => Promise<T>, opts: { keep?: boolean } = {}): Promise<T> {
   const name = `crux_bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`;

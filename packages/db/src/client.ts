@@ -16,7 +16,7 @@ import * as schema from "./schema.ts";
 
 export { DataDirLockedError, dataDirLockFileName } from "./data-dir-lock.ts";
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 /** The drizzle instance, typed as what the pg and PGlite drivers have in common. */
 export type CruxDb = PgDatabase<PgQueryResultHKT, Schema>;
 

@@ -81,7 +81,7 @@ export async function listTraces(database: Database, projectId: string, q: ListT
 }
 
 /** Spans per query of getTrace: a page is decoded in well under 100 ms, even on PGlite. */
-export const getTraceSpansPageSize = 1_000;
+const getTraceSpansPageSize = 1_000;
 
 /**
  * The trace summary and every stored span (ordered by start, then span id); null if unknown.

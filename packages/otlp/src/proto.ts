@@ -16,14 +16,11 @@ import protobuf from "protobufjs";
 const protoFiles = ["otlp-trace.proto", "rpc-status.proto"].map((file) => fileURLToPath(new URL(`../proto/${file}`, import.meta.url)));
 
 /** Root holding the OTLP trace, common, resource and collector packages plus google.rpc.Status. */
-export const otlpRoot: protobuf.Root = new protobuf.Root().loadSync(protoFiles, { keepCase: false });
+const otlpRoot: protobuf.Root = new protobuf.Root().loadSync(protoFiles, { keepCase: false });
 otlpRoot.resolveAll();
 
 export const ExportTraceServiceRequestType: protobuf.Type = otlpRoot.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
 export const ExportTraceServiceResponseType: protobuf.Type = otlpRoot.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse");
-export const TraceService: protobuf.Service = otlpRoot.lookupService("opentelemetry.proto.collector.trace.v1.TraceService");
-/** gRPC full method name of TraceService.Export. */
-export const traceExportMethodPath = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
 export const RpcStatusType: protobuf.Type = otlpRoot.lookupType("google.rpc.Status");
 
 const lookup = (name: string): protobuf.Type => otlpRoot.lookupType(name);

@@ -6,7 +6,7 @@
 import { createServer } from "node:net";
 import type { AllInOneConfig } from "./config.ts";
 
-export const portSettings = [
+const portSettings = [
   { setting: "CRUX_OTLP_HTTP_PORT", label: "OTLP/HTTP" },
   { setting: "CRUX_OTLP_GRPC_PORT", label: "OTLP/gRPC" },
   { setting: "CRUX_API_PORT", label: "REST API" },

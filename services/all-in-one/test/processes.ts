@@ -13,12 +13,12 @@ import { emitMultiAgentTrace } from "@crux/testkit";
 
 export const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
 const repoRootReal = realpathSync(repoRoot).replace(/\/$/, "");
-export const pnpmVersion = "10.34.8";
+const pnpmVersion = "10.34.8";
 
 let pnpmEntry: string | undefined;
 
 /** The pinned pnpm's entry script (fetched once by npx, as the README does), to run `pnpm <script>` without npx in between. */
-export function pnpmBin(): string {
+function pnpmBin(): string {
   pnpmEntry ??= realpathSync(execFileSync("npx", ["--yes", "-p", `pnpm@${pnpmVersion}`, "-c", "command -v pnpm"], { cwd: repoRoot, encoding: "utf8" }).trim());
   return pnpmEntry;
 }
@@ -39,7 +39,7 @@ export interface CruxProcess {
 const groups = new Set<number>();
 
 /** Starts `command` in its own process group, with `env` over this process's environment. */
-export function spawnCrux(command: string, args: string[], env: Record<string, string>): CruxProcess {
+function spawnCrux(command: string, args: string[], env: Record<string, string>): CruxProcess {
   // The test run's DATABASE_URL / REDIS_URL are not inherited: without them a process is the embedded default.
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...inherited } = process.env;
   const child = spawn(command, args, {

@@ -1,5 +1,4 @@
 /** Unix nanoseconds ↔ ISO 8601 at the API edge (request times are validated by IsoTime in validation.ts). */
-export { IsoTime } from "./validation.ts";
 
 export function isoToNs(iso: string): bigint {
   return BigInt(Date.parse(iso)) * 1_000_000n;

@@ -19,14 +19,14 @@ export function text(max = 512) {
 }
 
 /** Deepest nesting accepted in a free-form JSON value (a JSON Schema): Ajv and the response encoder recurse per level. */
-export const maxJsonDepth = 64;
+const maxJsonDepth = 64;
 
 /**
  * What is wrong with a free-form JSON value the API stores, or null: a string
  * (or key) with U+0000, or nesting deeper than maxJsonDepth. Iterative, so a
  * 50,000-deep value cannot overflow the stack here.
  */
-export function jsonValueProblem(value: unknown): string | null {
+function jsonValueProblem(value: unknown): string | null {
   const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }];
   while (stack.length > 0) {
     const { v, depth } = stack.pop()!;
@@ -50,8 +50,8 @@ export const JsonValue = z.unknown().superRefine((v, ctx) => {
 });
 
 /** Span times are int64 nanoseconds since 1970: the window must fit in that range. */
-export const minTimeMs = 0;
-export const maxTimeMs = 9_223_372_036_854; // 2262-04-11T23:47:16.854Z
+const minTimeMs = 0;
+const maxTimeMs = 9_223_372_036_854; // 2262-04-11T23:47:16.854Z
 
 export const IsoTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-11-30T12:00:00Z" }).refine(
   (s) => {

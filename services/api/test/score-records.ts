@@ -10,7 +10,7 @@ export function hexSpanId(n: number): string {
   return n.toString(16).padStart(16, "0");
 }
 
-export interface AgentSpec {
+interface AgentSpec {
   agent: string;
   input: number;
   output: number;

@@ -16,7 +16,7 @@ export type FailureKind = "bad_request" | "unauthenticated" | "too_large" | "uns
  * sent (invalid_request .. content_encoding), or why the receiver could not
  * take it now (inflight_requests .. internal).
  */
-export type FailureReason =
+type FailureReason =
   | "invalid_request"
   | "data_rejected"
   | "unauthenticated"

@@ -48,7 +48,7 @@ const RPC_CODE: Record<IngestFailure["kind"], number> = {
   unavailable: 14,
 };
 
-export function formatOfContentType(header: string | undefined): OtlpFormat | null {
+function formatOfContentType(header: string | undefined): OtlpFormat | null {
   const base = (header ?? "").split(";")[0]!.trim().toLowerCase();
   return CONTENT_TYPES[base] ?? null;
 }

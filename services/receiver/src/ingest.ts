@@ -60,7 +60,7 @@ export interface IngestOutcome {
   rejectionMessage: string;
 }
 
-export const defaultDepthRefreshMs = 1_000;
+const defaultDepthRefreshMs = 1_000;
 
 export function createIngestPipeline(deps: IngestDeps) {
   let inFlight = 0;

@@ -40,7 +40,7 @@ export function backends(): Backend[] {
   return list;
 }
 
-export const silentLog = { info() {}, warn() {}, error() {} };
+const silentLog = { info() {}, warn() {}, error() {} };
 
 /** A pino logger whose JSON lines are collected in `lines`. */
 export function capturedLog(): { log: ReturnType<typeof pino>; lines: Record<string, any>[] } {
@@ -106,7 +106,7 @@ export async function storedSpanNames(database: Database): Promise<string[]> {
   return rows.map((r) => r.name).sort();
 }
 
-export const TRACE_ID = "5b8efff798038103d269b633813fc60c";
+const TRACE_ID = "5b8efff798038103d269b633813fc60c";
 
 /** An OTLP/JSON span; `i` makes the span id unique. */
 export function jsonSpan(i: number, over: Record<string, unknown> = {}) {

@@ -21,7 +21,7 @@ export const workerConfigSchema = z.object({
   /** Evaluation time one project may spend per minute, ms; past it checks are not evaluated until the next minute. */
   CRUX_MILESTONE_PROJECT_BUDGET_MS: envInt(30_000, 10, 3_600_000),
 });
-export type WorkerSettings = z.infer<typeof workerConfigSchema>;
+type WorkerSettings = z.infer<typeof workerConfigSchema>;
 /** What createWorker takes: the three basics, every other setting optional (its default applies). */
 export type WorkerConfig = Pick<WorkerSettings, "CRUX_WORKER_CONCURRENCY" | "CRUX_SWEEP_INTERVAL_MS" | "CRUX_SWEEP_QUIET_MS"> & Partial<WorkerSettings>;
 

@@ -25,9 +25,9 @@ export interface ExpressionLimits {
   maxSequence: number;
 }
 
-export type LimitedBy = "timeout" | "trace_budget" | "project_budget";
+type LimitedBy = "timeout" | "trace_budget" | "project_budget";
 
-export type CheckOutcome =
+type CheckOutcome =
   | { kind: "value"; value: unknown }
   | { kind: "compile_error"; message: string }
   | { kind: "error"; message: string }
@@ -177,5 +177,3 @@ export function createMilestonePool(opts: MilestonePoolOptions) {
     },
   };
 }
-
-export type MilestonePool = ReturnType<typeof createMilestonePool>;

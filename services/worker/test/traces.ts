@@ -11,7 +11,7 @@ import type { NormalizedSpan } from "@crux/core";
 import { decodeExportRequest, normalizeSpans } from "@crux/otlp";
 import { recordSpans, toProtobuf } from "@crux/testkit";
 
-export const REPORT_GOAL = "Write a report on heat pumps in Norway, under 500 words, cite sources";
+const REPORT_GOAL = "Write a report on heat pumps in Norway, under 500 words, cite sources";
 
 export interface ReportOptions {
   startMs: number;
@@ -32,7 +32,7 @@ export function normalized(emit: (tracer: Tracer) => void, serviceName = "report
   return normalizeSpans(decoded.spans);
 }
 
-export function emitReportTrace(tracer: Tracer, o: ReportOptions): { traceId: string } {
+function emitReportTrace(tracer: Tracer, o: ReportOptions): { traceId: string } {
   let t = o.startMs;
   const at = (d: number) => (t += d);
   const start = (name: string, parent: Span | null, attributes: Record<string, string | number | boolean>, kind = SpanKind.INTERNAL) =>

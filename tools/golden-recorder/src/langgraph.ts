@@ -20,7 +20,7 @@ import { createSupervisor } from "@langchain/langgraph-supervisor";
 import { z } from "zod";
 import { createSpanRecorder, type ExportJson } from "./otel.ts";
 
-export const LANGGRAPH_SERVICE = "golden-langgraph";
+const LANGGRAPH_SERVICE = "golden-langgraph";
 
 /** Scripted usage of every model call, per agent, in call order (expected.json sums these). */
 export const LANGGRAPH_USAGE = {

@@ -19,7 +19,7 @@ import { MockLanguageModelV2, simulateReadableStream } from "ai-v5/test";
 import { z } from "zod";
 import { serializeSpans, type ExportJson } from "./otel.ts";
 
-export const MASTRA_SERVICE = "golden-mastra";
+const MASTRA_SERVICE = "golden-mastra";
 
 /** Scripted usage of every model call, per agent, in call order (expected.json sums these). */
 export const MASTRA_USAGE = {

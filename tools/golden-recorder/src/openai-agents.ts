@@ -17,7 +17,7 @@ import { OpenAIAgentsInstrumentation } from "@arizeai/openinference-instrumentat
 import { z } from "zod";
 import { createSpanRecorder, type ExportJson } from "./otel.ts";
 
-export const OPENAI_AGENTS_SERVICE = "golden-openai-agents";
+const OPENAI_AGENTS_SERVICE = "golden-openai-agents";
 
 /** Scripted usage of every model call, per agent, in call order (expected.json sums these). */
 export const OPENAI_AGENTS_USAGE = {

@@ -14,11 +14,11 @@ import { scrubExport } from "./scrub.ts";
 export interface ExportJson {
   resourceSpans: ExportResourceSpans[];
 }
-export interface ExportResourceSpans {
+interface ExportResourceSpans {
   resource?: { attributes?: ExportKeyValue[] };
   scopeSpans: Array<{ scope?: { name?: string; version?: string }; spans: ExportSpan[] }>;
 }
-export interface ExportKeyValue {
+interface ExportKeyValue {
   key: string;
   value: Record<string, unknown>;
 }
@@ -41,7 +41,7 @@ let contextManagerInstalled = false;
  * Nested agent calls only become child spans when the active context follows
  * async calls, so install an AsyncLocalStorage context manager once per process.
  */
-export function ensureAsyncContext(): void {
+function ensureAsyncContext(): void {
   if (contextManagerInstalled) return;
   const manager = new AsyncLocalStorageContextManager();
   manager.enable();

@@ -14,7 +14,7 @@ import { createSpanRecorder, type ExportJson } from "./otel.ts";
 // The provider spec types live in @ai-sdk/provider (not a direct dependency); derive them from the mock.
 type LanguageModelV3GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>;
 
-export const VERCEL_AI_SERVICE = "golden-vercel-ai";
+const VERCEL_AI_SERVICE = "golden-vercel-ai";
 
 /** Scripted usage of every model call, per agent, in call order (expected.json sums these). */
 export const VERCEL_AI_USAGE = {

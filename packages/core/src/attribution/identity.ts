@@ -11,7 +11,7 @@
 import type { NormalizedSpan } from "../span.ts";
 import type { AgentKey } from "./types.ts";
 
-export interface AgentGroup {
+interface AgentGroup {
   key: AgentKey;
   name: string;
   id: string | null;

@@ -6,7 +6,7 @@ import type { MilestoneExpression, ScoreTraceInput, ScoringConfig } from "../../
 import type { NormalizedSpan } from "../../src/span.ts";
 import { span, type SpanSpec } from "../trajectory/builder.ts";
 
-export const TRACE_ID = "0".repeat(31) + "1";
+const TRACE_ID = "0".repeat(31) + "1";
 
 export function config(over: Partial<ScoringConfig> = {}): ScoringConfig {
   return {
@@ -22,7 +22,7 @@ export function config(over: Partial<ScoringConfig> = {}): ScoringConfig {
 }
 
 /** Checks "required" keys and primitive "type" of properties only (the worker injects Ajv). */
-export const requiredKeysValidator: SchemaValidator = (schema, value) => {
+const requiredKeysValidator: SchemaValidator = (schema, value) => {
   const s = schema as { required?: string[]; properties?: Record<string, { type?: string }> };
   if (typeof value !== "object" || value === null) return { valid: false, errors: ["not an object"] };
   const obj = value as Record<string, unknown>;
@@ -34,7 +34,7 @@ export const requiredKeysValidator: SchemaValidator = (schema, value) => {
 };
 
 /** Milestone checks in tests are span ids: the check passes when that span exists and is not in error. */
-export const spanExistsEvaluator: MilestoneEvaluator<MilestoneExpression> = (check, view) => {
+const spanExistsEvaluator: MilestoneEvaluator<MilestoneExpression> = (check, view) => {
   const s = view.spanById.get(check);
   return s !== undefined && !s.isError ? { passed: true, spanId: s.spanId } : false;
 };

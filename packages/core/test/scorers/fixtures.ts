@@ -3,7 +3,7 @@ import type { HandoffEdge } from "../../src/attribution/types.ts";
 import { buildTrajectories, type TraceTrajectories } from "../../src/trajectory/index.ts";
 import { attributionFor, span, type SpanSpec } from "../trajectory/builder.ts";
 
-export const GOAL = "Write a report on solar panel efficiency in Germany, under 500 words, cite sources";
+const GOAL = "Write a report on solar panel efficiency in Germany, under 500 words, cite sources";
 
 export function traj(specs: SpanSpec[], handoffs?: HandoffEdge[]): TraceTrajectories {
   const spans = specs.map(span);

@@ -8,7 +8,7 @@ import type { Attributes, NormalizedSpan, OperationKind } from "../../src/span.t
 import type { AgentUsage, HandoffEdge, SpanAttribution, TraceAttribution } from "../../src/attribution/types.ts";
 import { normalizedSpan, nsAt, TEST_BASE_NS, traceIdOf } from "../../src/testing/index.ts";
 
-export const T0 = TEST_BASE_NS;
+const T0 = TEST_BASE_NS;
 /** Milliseconds after T0, as ns. */
 export const ms = (n: number): bigint => nsAt(n, T0);
 

@@ -11,7 +11,7 @@ import { cellsByName, hourNs, rollupColumnNames, type BaseWhere, type Rollup } f
 const floorTo = (v: bigint, step: bigint): bigint => v - (((v % step) + step) % step);
 
 /** [first, end) of the whole hours inside [fromNs, toNs), or null when there is none. */
-export function wholeHours(f: MetricsFilter): [bigint, bigint] | null {
+function wholeHours(f: MetricsFilter): [bigint, bigint] | null {
   const first = -floorTo(-f.fromNs, hourNs); // ceiling
   const end = floorTo(f.toNs, hourNs);
   return first < end ? [first, end] : null;

@@ -170,7 +170,7 @@ export const findingRollup: Rollup = {
 
 export const rollups: readonly Rollup[] = [agentRollup, traceRollup, taskRollup, milestoneRollup, findingRollup];
 
-export const rollupKeyNames = (r: Rollup): string[] => ["project_id", "hour_ns", "service_name", ...r.keys.map(([n]) => n)];
+const rollupKeyNames = (r: Rollup): string[] => ["project_id", "hour_ns", "service_name", ...r.keys.map(([n]) => n)];
 export const rollupColumnNames = (r: Rollup): string[] => [...rollupKeyNames(r), ...r.measures.map(([n]) => n)];
 
 /** r.cells with the rollup's columns in table order, so INSERT ... SELECT and UNION ALL match them by name. */
@@ -213,7 +213,7 @@ export function applyTraceDeltaSql(r: Rollup, projectId: string, traceId: string
 }
 
 /** Recomputes every rollup of a project (or of all projects) from the base tables. */
-export function rebuildRollupSql(r: Rollup, projectId: string | null): SQL[] {
+function rebuildRollupSql(r: Rollup, projectId: string | null): SQL[] {
   const where: BaseWhere = (a) => (projectId === null ? sql`true` : sql`${sql.raw(a)}.project_id = ${projectId}`);
   return [
     projectId === null ? sql`DELETE FROM ${sql.identifier(r.table)}` : sql`DELETE FROM ${sql.identifier(r.table)} WHERE project_id = ${projectId}`,

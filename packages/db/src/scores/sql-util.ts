@@ -3,7 +3,7 @@ import { PermanentError } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 
 /** A whole column as one array parameter: `$1::type[]` (jsonb travels as text). */
-export function arrayParam(values: unknown[], type: string): SQL {
+function arrayParam(values: unknown[], type: string): SQL {
   return sql`${sql.param(values)}::${sql.raw(type)}[]`;
 }
 
@@ -44,7 +44,7 @@ export function decodeCursor(cursor: string, arity: number): (string | number | 
   throw invalidCursor();
 }
 
-export function invalidCursor(): PermanentError {
+function invalidCursor(): PermanentError {
   return new PermanentError("invalid_cursor", "cursor is not one this API returned");
 }
 
@@ -61,8 +61,4 @@ export function num(v: unknown): number {
 
 export function numOrNull(v: unknown): number | null {
   return v === null || v === undefined ? null : Number(v);
-}
-
-export function strOrNull(v: unknown): string | null {
-  return v === null || v === undefined ? null : String(v);
 }

@@ -183,7 +183,7 @@ export const REASON_END_BEFORE_START = "end before start";
  * bigint): a fixed64 from 2^63 ns on (after the year 2262) is legal OTLP but
  * cannot be stored, and one such span must not fail the rest of its batch.
  */
-export const MAX_STORED_TIME_NS = 2n ** 63n - 1n;
+const MAX_STORED_TIME_NS = 2n ** 63n - 1n;
 
 export function timeOutOfRange(start: bigint, end: bigint): boolean {
   return start > MAX_STORED_TIME_NS || end > MAX_STORED_TIME_NS;

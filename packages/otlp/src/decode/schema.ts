@@ -33,7 +33,7 @@ function fieldOf(type: protobuf.Type, name: string): protobuf.Field {
 const basicWireTypes = protobuf.types.basic as unknown as Readonly<Record<string, number | undefined>>;
 
 /** The wire type of a non-packed value of `field` (all fields the decoder reads are singular or repeated messages). */
-export function wireTypeOf(field: protobuf.Field): number {
+function wireTypeOf(field: protobuf.Field): number {
   field.resolve();
   if (field.resolvedType instanceof protobuf.Type) return WIRE_LEN;
   if (field.resolvedType instanceof protobuf.Enum) return WIRE_VARINT;

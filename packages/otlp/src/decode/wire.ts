@@ -19,8 +19,8 @@ export class WireError extends Error {
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;
 export const WIRE_LEN = 2;
-export const WIRE_START_GROUP = 3;
-export const WIRE_END_GROUP = 4;
+const WIRE_START_GROUP = 3;
+const WIRE_END_GROUP = 4;
 export const WIRE_FIXED32 = 5;
 
 /** A protobufjs Reader over a Buffer view of the body (a BufferReader). */

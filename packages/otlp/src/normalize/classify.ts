@@ -210,7 +210,7 @@ function hasTransferTarget(a: Attributes): boolean {
  * OpenAI Agents `transfer_to_<agent>`, MAF `handoff_to_<id>`, ADK
  * `transfer_to_agent`, Strands `handoff_to_agent`, CrewAI delegation.
  */
-export function isHandoffToolName(name: string | null): boolean {
+function isHandoffToolName(name: string | null): boolean {
   if (name === null) return false;
   if (name.startsWith("transfer_to_") || name.startsWith("handoff_to_")) return true;
   const lower = name.toLowerCase();
@@ -218,7 +218,7 @@ export function isHandoffToolName(name: string | null): boolean {
 }
 
 /** Tool name per docs/conventions.md §4.2 "Tool name". */
-export function readToolName(span: DecodedSpan): string | null {
+function readToolName(span: DecodedSpan): string | null {
   const a = span.attributes;
   const direct = firstStr(a, [GEN_AI.toolName, OPENINFERENCE.toolName, VERCEL_AI.toolCallName]);
   if (direct !== null) return direct;

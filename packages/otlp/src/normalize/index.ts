@@ -23,7 +23,7 @@ import { readHandoff } from "./handoff.ts";
 import { str } from "./attrs.ts";
 import { GEN_AI, OPENINFERENCE, VERCEL_AI } from "../semconv.ts";
 
-export function normalizeFields(span: DecodedSpan): NormalizedFields {
+function normalizeFields(span: DecodedSpan): NormalizedFields {
   const { operation, convention, toolName } = classify(span);
   const a = span.attributes;
   const usage = readUsage(a, operation);

@@ -5,8 +5,8 @@ import { ApiError } from "../errors.ts";
 import { isoToNs } from "../time.ts";
 import { IsoTime, cursorParam, limitParam, text } from "../validation.ts";
 
-export const defaultWindowMs = 24 * 60 * 60 * 1000;
-export const maxBuckets = 1_000;
+const defaultWindowMs = 24 * 60 * 60 * 1000;
+const maxBuckets = 1_000;
 
 export const bucketNs = {
   "1m": 60_000_000_000n,

@@ -1,7 +1,7 @@
 /** Response contracts of the trace routes; the schema filters what leaves the API. */
 import { z } from "zod";
 
-export const TraceSummaryDto = z.object({
+const TraceSummaryDto = z.object({
   traceId: z.string(),
   serviceName: z.string().nullable(),
   rootSpanId: z.string().nullable(),
@@ -22,7 +22,7 @@ export const TraceListDto = z.object({ items: z.array(TraceSummaryDto), nextCurs
 
 const Json = z.unknown();
 
-export const AgentUsageDto = z.object({
+const AgentUsageDto = z.object({
   name: z.string(),
   id: z.string().nullable(),
   parentAgent: z.string().nullable(),

@@ -37,7 +37,7 @@ const NO_ATTRIBUTION: SpanAttribution = {
  * exactly once; the response stays linear in size and shallow enough for any
  * JSON parser (a 10,000-deep chain overflowed the serializer's stack).
  */
-export const maxNestingLevels = 64;
+const maxNestingLevels = 64;
 
 const byStart = (a: NormalizedSpan, b: NormalizedSpan) =>
   a.startTimeUnixNano < b.startTimeUnixNano ? -1 : a.startTimeUnixNano > b.startTimeUnixNano ? 1 : a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
