@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { loadConfig } from "@crux/config";
-import { createApiKey, createDatabase, ensureProject, migrate } from "@crux/db";
+import { createApiKey, createDatabase, DataDirLockedError, describeStorageError, ensureProject, isStorageUnavailable, migrate } from "@crux/db";
 import { z } from "zod";
 
 const config = loadConfig(z.object({ DATABASE_URL: z.string().url().optional(), CRUX_DATA_DIR: z.string().default("./.crux") }), process.env);
@@ -21,7 +21,19 @@ if (command !== "migrate" && command !== "keys create") {
   console.error(usage);
   process.exit(2);
 }
-const database = config.DATABASE_URL ? await createDatabase({ url: config.DATABASE_URL }) : await createDatabase({ dataDir: config.CRUX_DATA_DIR });
+/** One plain line and exit 1 for the failures a user can fix; anything else keeps its stack. */
+function fail(err: unknown): never {
+  if (err instanceof DataDirLockedError) {
+    console.error(`crux: ${err.message}: stop it first (the embedded database allows one process), or set CRUX_DATA_DIR`);
+  } else if (isStorageUnavailable(err)) {
+    console.error(`crux: the database is unreachable (${describeStorageError(err).message}); check DATABASE_URL and that Postgres runs`);
+  } else {
+    throw err;
+  }
+  process.exit(1);
+}
+
+const database = await (config.DATABASE_URL ? createDatabase({ url: config.DATABASE_URL }) : createDatabase({ dataDir: config.CRUX_DATA_DIR })).catch(fail);
 try {
   await migrate(database);
   if (command === "migrate") {
@@ -31,6 +43,9 @@ try {
     const { key } = await createApiKey(database, values.project!, values.name!);
     console.log(`API key for project '${values.project}' (shown once, store it now):\n${key}`);
   }
+} catch (err) {
+  await database.close();
+  fail(err);
 } finally {
   await database.close();
 }

@@ -1,0 +1,55 @@
+/**
+ * `pnpm crux` as the process users run: a plain one-line error (no stack)
+ * when the embedded folder is held by a running Crux or Postgres is down.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createDatabase } from "@crux/db";
+import { describe, expect, it } from "vitest";
+
+const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
+
+function runAdmin(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    // Only what the command reads: the run's DATABASE_URL must not leak into the embedded case.
+    const child = spawn(process.execPath, ["--import", "tsx", "services/admin/src/main.ts", ...args], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? "", ...env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("pnpm crux (admin CLI) as a process", () => {
+  it("refuses a data folder held by a running Crux with one line, and works once it is free", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crux-admin-"));
+    const holder = await createDatabase({ dataDir: dir });
+    try {
+      const locked = await runAdmin(["keys", "create", "--project", "p1"], { CRUX_DATA_DIR: dir });
+      expect(locked.code).toBe(1);
+      expect(locked.stderr.trim()).toMatch(new RegExp(`^crux: data folder ${dir} is in use by another Crux \\(pid ${process.pid}\\): stop it first`));
+      expect(locked.stderr).not.toMatch(/\n\s+at /);
+      await holder.close();
+      const free = await runAdmin(["keys", "create", "--project", "p1"], { CRUX_DATA_DIR: dir });
+      expect(free.code).toBe(0);
+      expect(free.stdout).toMatch(/API key for project 'p1'/);
+    } finally {
+      await holder.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("says Postgres is unreachable in one line instead of a stack", async () => {
+    const r = await runAdmin(["migrate"], { DATABASE_URL: "postgres://postgres@127.0.0.1:1/none" });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^crux: the database is unreachable \(.*ECONNREFUSED.*\); check DATABASE_URL/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
