@@ -2,3 +2,4 @@ export * from "./db.ts";
 export * from "./scenarios.ts";
 export * from "./payloads.ts";
 export * from "./tcp-proxy.ts";
+export * from "./backends.ts";

@@ -4,40 +4,18 @@
  * Postgres + BullMQ/Redis when DATABASE_URL is set (as in CI). Each start gets
  * a fresh database and a unique queue prefix.
  */
-import { randomUUID } from "node:crypto";
 import { ensureProject, type Database } from "@crux/db";
-import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix, type JobQueue } from "@crux/queue";
+import { type JobQueue } from "@crux/queue";
 import { createLogger } from "@crux/runtime";
-import { testDatabases } from "@crux/testkit";
+import { testBackends, type Backend } from "@crux/testkit";
 import { loadConfig } from "@crux/config";
 import { allInOneConfigSchema, composeCrux, type AllInOneConfig, type RunningCrux } from "../src/index.ts";
 
-export interface Backend {
-  name: "embedded" | "postgres+redis";
-  createDatabase(): Promise<Database>;
-  /** A queue with a fresh key prefix, and how to delete what it left in Redis once stopped. */
-  createQueue(): { queue: JobQueue; purge(): Promise<unknown> };
-}
+export type { Backend };
 
+/** The backends every end-to-end test runs on (see @crux/testkit testBackends). */
 export function backends(): Backend[] {
-  const dbs = testDatabases();
-  const list: Backend[] = [];
-  const pglite = dbs.find((d) => d.name === "pglite");
-  if (pglite)
-    list.push({ name: "embedded", createDatabase: () => pglite.create(), createQueue: () => ({ queue: createInProcessQueue(), purge: async () => {} }) });
-  const pg = dbs.find((d) => d.name === "postgres");
-  const redisUrl = process.env.REDIS_URL;
-  if (pg && redisUrl) {
-    list.push({
-      name: "postgres+redis",
-      createDatabase: () => pg.create(),
-      createQueue: () => {
-        const prefix = `test-${randomUUID()}`;
-        return { queue: createBullmqQueue({ redisUrl, prefix }), purge: () => purgeQueuePrefix(redisUrl, prefix) };
-      },
-    });
-  }
-  return list;
+  return testBackends();
 }
 
 export interface TestCrux {

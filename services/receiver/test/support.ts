@@ -3,41 +3,17 @@
  * (PGlite + in-process queue) always, Postgres + BullMQ when DATABASE_URL and
  * REDIS_URL are set. Each start gets a fresh database and its own queue prefix.
  */
-import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import { loadConfig } from "@crux/config";
 import { createDatabase, ensureProject, schema, type Database, type PostgresDatabase } from "@crux/db";
-import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix, type JobQueue } from "@crux/queue";
-import { startTcpProxy, testDatabases, type TcpProxy } from "@crux/testkit";
+import { type JobQueue } from "@crux/queue";
+import { startTcpProxy, testBackends, type Backend, type TcpProxy } from "@crux/testkit";
 import { pino } from "pino";
 import protobuf from "protobufjs";
 import { createReceiver, receiverConfigSchema, type Receiver, type ReceiverDeps } from "../src/index.ts";
 
-export interface Backend {
-  name: "embedded" | "postgres+redis";
-  createDatabase(): Promise<Database>;
-  /** A queue with a fresh key prefix, and how to delete what it left in Redis once closed. */
-  createQueue(): { queue: JobQueue; purge(): Promise<unknown> };
-}
-
 export function backends(): Backend[] {
-  const dbs = testDatabases();
-  const list: Backend[] = [];
-  const pglite = dbs.find((d) => d.name === "pglite")!;
-  list.push({ name: "embedded", createDatabase: () => pglite.create(), createQueue: () => ({ queue: createInProcessQueue(), purge: async () => {} }) });
-  const pg = dbs.find((d) => d.name === "postgres");
-  const redisUrl = process.env.REDIS_URL;
-  if (pg && redisUrl) {
-    list.push({
-      name: "postgres+redis",
-      createDatabase: () => pg.create(),
-      createQueue: () => {
-        const prefix = `test-recv-${randomUUID()}`;
-        return { queue: createBullmqQueue({ redisUrl, prefix }), purge: () => purgeQueuePrefix(redisUrl, prefix) };
-      },
-    });
-  }
-  return list;
+  return testBackends({ queuePrefix: "test-recv" });
 }
 
 const silentLog = { info() {}, warn() {}, error() {} };

@@ -1,0 +1,38 @@
+/**
+ * The two backends end-to-end tests run on: the embedded default (PGlite +
+ * in-process queue) always, and Postgres + BullMQ/Redis when DATABASE_URL and
+ * REDIS_URL are set (as in CI). Each database is fresh; each queue has its own
+ * key prefix, purged by the test once closed.
+ */
+import { randomUUID } from "node:crypto";
+import type { Database } from "@crux/db";
+import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix, type JobQueue } from "@crux/queue";
+import { testDatabases } from "./db.ts";
+
+export interface Backend {
+  name: "embedded" | "postgres+redis";
+  createDatabase(): Promise<Database>;
+  /** A queue with a fresh key prefix, and how to delete what it left in Redis once closed. */
+  createQueue(): { queue: JobQueue; purge(): Promise<unknown> };
+}
+
+export function testBackends(opts: { queuePrefix?: string; redisUrl?: string | undefined } = {}): Backend[] {
+  const dbs = testDatabases();
+  const list: Backend[] = [];
+  const pglite = dbs.find((d) => d.name === "pglite");
+  if (pglite)
+    list.push({ name: "embedded", createDatabase: () => pglite.create(), createQueue: () => ({ queue: createInProcessQueue(), purge: async () => {} }) });
+  const pg = dbs.find((d) => d.name === "postgres");
+  const redisUrl = "redisUrl" in opts ? opts.redisUrl : process.env.REDIS_URL;
+  if (pg && redisUrl) {
+    list.push({
+      name: "postgres+redis",
+      createDatabase: () => pg.create(),
+      createQueue: () => {
+        const prefix = `${opts.queuePrefix ?? "test"}-${randomUUID()}`;
+        return { queue: createBullmqQueue({ redisUrl, prefix }), purge: () => purgeQueuePrefix(redisUrl, prefix) };
+      },
+    });
+  }
+  return list;
+}
