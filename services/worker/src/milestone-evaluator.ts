@@ -53,6 +53,13 @@ export interface PrepareContext {
 
 type NotEvaluated = "trace_budget" | "project_budget";
 
+/**
+ * A budget with less left than this is spent (the thread applies the same rule): no
+ * expression does useful work in it, and a sub-millisecond remainder left by timer
+ * rounding would otherwise let a cheap check run after the budget was used up.
+ */
+const minBudgetLeftMs = 5;
+
 export function createMilestoneEvaluator(opts: MilestoneEvaluatorOptions) {
   const log = opts.log;
   const limits: ExpressionLimits = { ...defaultExpressionLimits, ...opts.limits };
@@ -84,8 +91,8 @@ export function createMilestoneEvaluator(opts: MilestoneEvaluatorOptions) {
     while (next < sources.length && cutBy === null) {
       const traceLeftMs = traceBudgetMs - traceUsedMs;
       const projectLeftMs = budget.remainingMs(context.projectId);
-      if (traceLeftMs <= 0 || projectLeftMs <= 0) {
-        cutBy = traceLeftMs <= 0 ? "trace_budget" : "project_budget";
+      if (traceLeftMs < minBudgetLeftMs || projectLeftMs < minBudgetLeftMs) {
+        cutBy = traceLeftMs < minBudgetLeftMs ? "trace_budget" : "project_budget";
         break;
       }
       const batch = sources.slice(next);

@@ -63,7 +63,8 @@ export default async function evaluateTrace(task) {
     for (let index = 0; index < sources.length; index++) {
       const traceLeft = task.traceLeftMs - used;
       const projectLeft = task.projectLeftMs - used;
-      if (traceLeft <= 0 || projectLeft <= 0) {
+      // Less than 5 ms left is spent (the same rule as milestone-evaluator.ts minBudgetLeftMs).
+      if (traceLeft < 5 || projectLeft < 5) {
         port.postMessage({ type: "stopped", index, reason: traceLeft <= projectLeft ? "trace_budget" : "project_budget" });
         break;
       }

@@ -94,6 +94,12 @@ describe("milestone evaluation off the main thread", () => {
     expect(nextWindow("$count(spans) > 0", t)).toBe(true);
   }, 20_000);
 
+  it("a budget with only a sliver left (under 5 ms) counts as spent: a cheap check does not slip through", async () => {
+    const { e } = evaluator({ threads: 1, limits: { timeoutMs: 200 }, traceBudgetMs: 10_000, projectBudgetMs: 3 });
+    const r = await e.prepare(["$count(spans) > 0"], view, { projectId: "sliver" });
+    expect(r("$count(spans) > 0", t)).toEqual({ passed: false, notEvaluated: "project_budget" });
+  }, 20_000);
+
   it("projects take turns for threads: a project's backlog does not hold back another project's trace", async () => {
     const { e } = evaluator({ threads: 1, limits: { timeoutMs: 150 }, traceBudgetMs: 10_000, projectBudgetMs: 60_000 });
     const finished: string[] = [];
