@@ -43,6 +43,8 @@ export type CreateDatabaseOptions =
   | {
       url: string;
       poolSize?: number;
+      /** How long a new connection may take before the query fails as unavailable (default 5 s). */
+      connectTimeoutMs?: number;
       /**
        * Prepare hot statements by name (default true). Turn off behind PgBouncer in transaction mode
        * older than 1.21, or with max_prepared_statements = 0, where a named statement prepared on one
@@ -63,10 +65,17 @@ export type CreateDatabaseOptions =
     };
 
 export const defaultPoolSize = 10;
+const defaultConnectTimeoutMs = 5_000;
 
 export async function createDatabase(opts: CreateDatabaseOptions): Promise<Database> {
   if ("url" in opts) {
-    const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? defaultPoolSize });
+    // A bounded connect: a server that accepts and never answers (packets dropped) fails the
+    // query as unavailable (503 / job retry) instead of holding it until the request times out.
+    const pool = new pg.Pool({
+      connectionString: opts.url,
+      max: opts.poolSize ?? defaultPoolSize,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? defaultConnectTimeoutMs,
+    });
     // A connection that errors (server restart, pg_terminate_backend) must not crash the process.
     // The pool listens only while a client is idle and removes its listener at checkout, so a
     // checked-out client between two queries (inside a transaction) would emit an unhandled
