@@ -70,7 +70,7 @@ const StepDto = z.object({
 const Outcome = z
   .object({
     success: z.boolean().nullable().optional().describe("crux.outcome.success"),
-    score: z.number().finite().nullable().optional().describe("crux.outcome.score"),
+    score: z.number().min(0).max(1).nullable().optional().describe("crux.outcome.score: graded outcome in 0..1"),
     taskId: text().nullable().optional().describe("crux.task.id"),
     variant: text().nullable().optional().describe("crux.variant"),
     isBaseline: z.boolean().nullable().optional().describe("crux.baseline"),
