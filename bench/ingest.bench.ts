@@ -117,14 +117,16 @@ async function startReceiverProcess(env: Record<string, string>) {
     ],
     { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit"] },
   );
-  const url = `http://127.0.0.1:${env.CRUX_OTLP_HTTP_PORT}/healthz`;
+  const url = `http://127.0.0.1:${env.CRUX_OTLP_HTTP_PORT}/readyz`;
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`receiver exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    // Not listening yet (refused) or listening but not ready (503): wait either way.
+    const ready = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) break;
+    await new Promise((r) => setTimeout(r, 100));
   }
   return {
     stop: () =>
