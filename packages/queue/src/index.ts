@@ -2,6 +2,7 @@ export {
   queueRegistry,
   queueNames,
   parsePayload,
+  settleJobKey,
   jobDefaultsFor,
   backoffDelayMs,
   type QueueName,

@@ -41,6 +41,11 @@ export const queueRegistry = {
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof queueRegistry;
+
+/** The debounce key of a trace's settle job: every producer (receiver, sweeper, API) must use the same one. */
+export function settleJobKey(projectId: string, traceId: string): string {
+  return `${projectId}:${traceId}`;
+}
 export type Payload<N extends QueueName> = z.infer<(typeof queueRegistry)[N]["payload"]>;
 
 export const queueNames = Object.keys(queueRegistry) as QueueName[];

@@ -3,7 +3,7 @@
  * by end-to-end tests, which start it on ephemeral ports.
  */
 import { buildApiApp } from "@crux/api";
-import { createDatabase, describeStorageError, ensureProject, listDirtyTraces, migrate, type Database } from "@crux/db";
+import { createDatabase, describeStorageError, ensureProject, migrate, type Database } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
 import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@crux/queue";
 import { createReceiver } from "@crux/receiver";
@@ -63,8 +63,15 @@ export async function composeCrux(deps: { database: Database; queue: JobQueue; c
 
   try {
     worker.start();
-    // Before intake opens, so only the previous run's leftovers are dirty.
-    if (queue.kind === "in-process") await enqueueLeftoverDirtyTraces(database, queue, log);
+    // The in-process queue starts empty, so every trace still dirty was left by the previous run
+    // (killed, or jobs cut off at the shutdown deadline): enqueue them now, before intake opens,
+    // rather than after the sweeper's quiet period. A failure is not fatal: the sweeper retries.
+    if (queue.kind === "in-process") {
+      await worker.sweeper.sweepOnce({ quietMs: 0, limit: startupSweepLimit }).then(
+        (traces) => traces > 0 && log.info({ traces }, "start-up sweep enqueued traces left dirty by the previous run"),
+        (err: unknown) => log.warn({ err: describeStorageError(err) }, "start-up sweep failed; the sweeper will retry"),
+      );
+    }
     const { httpPort, grpcPort } = await receiver.listen().catch((err: unknown) => Promise.reject(asPortInUse(err, config)));
     await api.listen({ host: config.CRUX_HOST, port: config.CRUX_API_PORT }).catch((err: unknown) => Promise.reject(asPortInUse(err, config)));
     const address = api.server.address();
@@ -79,26 +86,5 @@ export async function composeCrux(deps: { database: Database; queue: JobQueue; c
   } catch (err) {
     await shutdown.shutdown("failed to start");
     throw err;
-  }
-}
-
-/**
- * The in-process queue starts empty, so every trace still dirty was left by
- * the previous run (killed, or jobs cut off at the shutdown deadline): enqueue
- * them now rather than after the sweeper's quiet period (CRUX_SWEEP_QUIET_MS).
- * A failure here is not fatal: the sweeper retries on its interval.
- */
-async function enqueueLeftoverDirtyTraces(database: Database, queue: JobQueue, log: Logger): Promise<void> {
-  try {
-    const dirty = await listDirtyTraces(database, { quietBeforeMs: 0, limit: startupSweepLimit });
-    if (dirty.length === 0) return;
-    await queue.enqueueMany(
-      "trace.settle",
-      dirty.map((t) => ({ payload: { projectId: t.projectId, traceId: t.traceId }, key: `${t.projectId}:${t.traceId}` })),
-      { delayMs: 0 },
-    );
-    log.info({ traces: dirty.length }, "start-up sweep enqueued traces left dirty by the previous run");
-  } catch (err) {
-    log.warn({ err: describeStorageError(err) }, "start-up sweep failed; the sweeper will retry");
   }
 }

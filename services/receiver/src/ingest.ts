@@ -13,7 +13,7 @@
 import { OverloadedError } from "@crux/core";
 import { insertSpanBatch, type Database } from "@crux/db";
 import { decodeExportRequest, normalizeSpans, type DecodeLimits, type OtlpFormat } from "@crux/otlp";
-import type { JobQueue } from "@crux/queue";
+import { settleJobKey, type JobQueue } from "@crux/queue";
 import { ThrottledError } from "./errors.ts";
 import type { ReceiverMetrics } from "./metrics.ts";
 
@@ -177,7 +177,7 @@ export function createIngestPipeline(deps: IngestDeps) {
   /** Never rejects: a failed enqueue is logged and left to the sweeper. */
   async function enqueueSettle(projectId: string, traceIds: string[], completed: Set<string>): Promise<boolean> {
     if (traceIds.length === 0) return true;
-    const job = (traceId: string) => ({ payload: { projectId, traceId }, key: `${projectId}:${traceId}` });
+    const job = (traceId: string) => ({ payload: { projectId, traceId }, key: settleJobKey(projectId, traceId) });
     const rootDelay = Math.min(deps.settleRootDelayMs, deps.settleDelayMs);
     const soon = traceIds.filter((id) => completed.has(id));
     const later = traceIds.filter((id) => !completed.has(id));

@@ -4,7 +4,7 @@
  * lost) are enqueued again. Postgres is the source of truth.
  */
 import { describeStorageError, listDirtyTraces, type Database } from "@crux/db";
-import type { JobQueue } from "@crux/queue";
+import { settleJobKey, type JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 
 export interface SweeperOptions {
@@ -22,12 +22,13 @@ export function createSweeper(opts: SweeperOptions) {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
 
-  async function sweepOnce(): Promise<number> {
-    const dirty = await listDirtyTraces(opts.database, { quietBeforeMs: opts.quietMs, limit: opts.batchSize ?? 1_000 });
+  /** `quietMs: 0` takes every dirty trace (the all-in-one start-up sweep, when no job of this process exists yet). */
+  async function sweepOnce(over: { quietMs?: number; limit?: number } = {}): Promise<number> {
+    const dirty = await listDirtyTraces(opts.database, { quietBeforeMs: over.quietMs ?? opts.quietMs, limit: over.limit ?? opts.batchSize ?? 1_000 });
     if (dirty.length === 0) return 0;
     await opts.queue.enqueueMany(
       "trace.settle",
-      dirty.map((t) => ({ payload: { projectId: t.projectId, traceId: t.traceId }, key: `${t.projectId}:${t.traceId}` })),
+      dirty.map((t) => ({ payload: { projectId: t.projectId, traceId: t.traceId }, key: settleJobKey(t.projectId, t.traceId) })),
       { delayMs: 0 },
     );
     opts.onReenqueued?.(dirty.length);
