@@ -7,7 +7,8 @@ import { createDatabase, describeStorageError, ensureProject, migrate, type Data
 import { createMetricsRegistry } from "@crux/observability";
 import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@crux/queue";
 import { createReceiver } from "@crux/receiver";
-import { createAuthenticator, createShutdown, type Logger } from "@crux/runtime";
+import { createAuthenticator } from "@crux/auth";
+import { createShutdown, type Logger } from "@crux/runtime";
 import { createWorker, type Worker } from "@crux/worker";
 import type { AllInOneConfig } from "./config.ts";
 import { asPortInUse } from "./ports.ts";

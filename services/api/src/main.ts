@@ -8,7 +8,8 @@
 import { ConfigError, loadConfig } from "@crux/config";
 import { createDatabase, describeStorageError, waitForDatabase } from "@crux/db";
 import { createBullmqQueue } from "@crux/queue";
-import { createAuthenticator, createLogger, createShutdown, onSignals } from "@crux/runtime";
+import { createAuthenticator } from "@crux/auth";
+import { createLogger, createShutdown, onSignals } from "@crux/runtime";
 import { buildApiApp } from "./app.ts";
 import { apiMainConfigSchema } from "./config.ts";
 
