@@ -45,7 +45,7 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
 /** Receiver + worker + API over given storage and queue; the returned stop() closes all of them, storage last. */
 export async function composeCrux(deps: { database: Database; queue: JobQueue; config: AllInOneConfig; log: Logger }): Promise<RunningCrux> {
   const { database, queue, config, log } = deps;
-  const shutdown = createShutdown({ deadlineMs: 15_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
+  const shutdown = createShutdown({ deadlineMs: 15_000, log });
 
   // One registry: the API's /metrics (and the receiver's) show all three services of this process.
   const registry = createMetricsRegistry();
