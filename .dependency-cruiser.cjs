@@ -55,6 +55,20 @@ module.exports = {
       to: { path: "^packages/|^services/", pathNot: "^packages/(config|observability)/src" },
     },
     {
+      name: "runtime-standalone",
+      severity: "error",
+      comment: "packages/runtime is logger and shutdown only: no internal package (authentication, which reads the db, is packages/auth)",
+      from: { path: "^packages/runtime/src" },
+      to: { path: "^packages/|^services/", pathNot: "^packages/runtime/src" },
+    },
+    {
+      name: "auth-only-db",
+      severity: "error",
+      comment: "packages/auth looks keys up through db and knows no transport",
+      from: { path: "^packages/auth/src" },
+      to: { path: `^packages/|^services/|fastify|@fastify/|@grpc/`, pathNot: "^packages/(auth|db)/src" },
+    },
+    {
       name: "packages-never-import-services",
       severity: "error",
       from: { path: "^packages/" },

@@ -13,7 +13,7 @@ import { withBenchDatabase } from "./bench-database.ts";
 import { createDatabase, migrate, rebuildScoreRollups } from "@crux/db";
 // The API service is not a root dependency; import its entry directly.
 import { buildApiApp } from "../services/api/src/index.ts";
-import { createAuthenticator } from "@crux/runtime";
+import { createAuthenticator } from "@crux/auth";
 
 const TRACES = Number(process.env.BENCH_TRACES ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 40); // BENCH_KEEP_DB=1 keeps the database for EXPLAIN

@@ -10,7 +10,7 @@ import { testDatabases } from "@crux/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "../src/client.ts";
-import { persistTraceScores, rebuildScoreRollups, successMetrics, type Database } from "../src/index.ts";
+import { persistTraceScores, rebuildScoreRollups, successInputs, type Database } from "../src/index.ts";
 import { projectId, traceId } from "./fixtures.ts";
 
 const HOUR = 3_600_000_000_000n;
@@ -67,7 +67,7 @@ describe.each(testDatabases())("migration 0008 on $name", ({ create }) => {
     await persistTraceScores(database, p, rec(4, T0 + HOUR, true, "B", false));
     const expected = await cells(database, p);
     const window = { fromNs: T0, toNs: T0 + 2n * HOUR };
-    expect(await successMetrics(database, p, window)).toMatchObject({ runs: 2, successfulRuns: 1, runsWithoutOutcome: 0, baselineRuns: 2 });
+    expect(await successInputs(database, p, window)).toMatchObject({ runs: 2, successfulRuns: 1, runsWithoutOutcome: 0, baselineRuns: 2 });
 
     // What the previous definition stored: baseline runs counted in the outcome columns.
     await database.db.execute(
@@ -79,13 +79,13 @@ describe.each(testDatabases())("migration 0008 on $name", ({ create }) => {
     await database.db.execute(
       sql`UPDATE score_task_hourly SET outcome_n = outcome_n + 1, outcome_ok = outcome_ok + 1 WHERE project_id = ${p} AND task_key = 'A'`,
     );
-    expect(await successMetrics(database, p, window)).toMatchObject({ runs: 3, successfulRuns: 2, runsWithoutOutcome: 1 });
+    expect(await successInputs(database, p, window)).toMatchObject({ runs: 3, successfulRuns: 2, runsWithoutOutcome: 1 });
     expect(await cells(database, p)).not.toEqual(expected);
 
     for (const statement of migrationSql.split("--> statement-breakpoint")) await database.db.execute(sql.raw(statement));
     expect(await cells(database, p)).toEqual(expected);
     await rebuildScoreRollups(database, p);
     expect(await cells(database, p)).toEqual(expected);
-    expect(await successMetrics(database, p, window)).toMatchObject({ runs: 2, successfulRuns: 1, runsWithoutOutcome: 0, baselineRuns: 2 });
+    expect(await successInputs(database, p, window)).toMatchObject({ runs: 2, successfulRuns: 1, runsWithoutOutcome: 0, baselineRuns: 2 });
   });
 });

@@ -11,7 +11,7 @@ import {
   multiplierMetrics,
   persistTraceScores,
   rebuildScoreRollups,
-  successMetrics,
+  successInputs,
   type Database,
   type MetricsFilter,
 } from "../src/index.ts";
@@ -205,7 +205,7 @@ async function allMetrics(database: Database, p: string, f: MetricsFilter) {
     byService: await failureModeMetrics(database, p, f, { groupBy: "service" }),
     agents: await agentMetrics(database, p, f, { bucketNs: HOUR }),
     multiplier: await multiplierMetrics(database, p, f, {}),
-    success: await successMetrics(database, p, f),
+    success: await successInputs(database, p, f),
   };
 }
 
@@ -358,8 +358,8 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     expect(got.success).toMatchObject({ runs: outcomes.runs, successfulRuns: outcomes.ok, runsWithoutOutcome: 1, baselineRuns: 1 });
     expect(got.success.milestones.meanPartialCredit).toBeCloseTo(Number(outcomes.credit), 12);
     expect(got.success.milestones.perMilestone).toEqual([
-      { id: "m0", traces: 3, passed: 2, passRate: 2 / 3 },
-      { id: "m1", traces: 3, passed: 1, passRate: 1 / 3 },
+      { id: "m0", traces: 3, passed: 2 },
+      { id: "m1", traces: 3, passed: 1 },
     ]);
   });
 
@@ -376,7 +376,7 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     expect(agents.agents.map((a) => [a.agent, a.traces, a.totalTokens])).toEqual([["search", 3, 133]]);
     const mult = await multiplierMetrics(database, p, f, {});
     expect(mult.overall).toMatchObject({ runs: 3, baselineRuns: 0, tasks: 2 });
-    const success = await successMetrics(database, p, f);
+    const success = await successInputs(database, p, f);
     expect(success).toMatchObject({ runs: 2, successfulRuns: 1, runsWithoutOutcome: 1 });
   });
 });

@@ -1,3 +1,2 @@
-export * from "./auth.ts";
 export * from "./shutdown.ts";
 export * from "./logger.ts";

@@ -3,12 +3,15 @@
  * were registered (stop intake first, close the database last), each bounded
  * by the overall deadline; calling it twice returns the same promise.
  */
+import type { Logger } from "./logger.ts";
+
 export interface ShutdownStep {
   name: string;
   run: () => Promise<void>;
 }
 
-export function createShutdown(opts: { deadlineMs: number; log: (msg: string, extra?: object) => void }) {
+/** `log` is the service's own logger: a step cut at the deadline is a warning, a failed one an error. */
+export function createShutdown(opts: { deadlineMs: number; log: Logger }) {
   const steps: ShutdownStep[] = [];
   let running: Promise<void> | null = null;
 
@@ -19,7 +22,7 @@ export function createShutdown(opts: { deadlineMs: number; log: (msg: string, ex
   function shutdown(reason: string): Promise<void> {
     if (running) return running;
     running = (async () => {
-      opts.log(`shutting down (${reason})`);
+      opts.log.info({ reason }, `shutting down (${reason})`);
       const deadline = Date.now() + opts.deadlineMs;
       for (const step of steps) {
         const left = Math.max(0, deadline - Date.now());
@@ -27,14 +30,14 @@ export function createShutdown(opts: { deadlineMs: number; log: (msg: string, ex
         const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), left)));
         try {
           const result = await Promise.race([step.run().then(() => "done" as const), timeout]);
-          if (result === "timeout") opts.log(`shutdown step '${step.name}' hit the deadline`);
+          if (result === "timeout") opts.log.warn({ step: step.name, deadlineMs: opts.deadlineMs }, `shutdown step '${step.name}' hit the deadline`);
         } catch (err) {
-          opts.log(`shutdown step '${step.name}' failed`, { err: String(err) });
+          opts.log.error({ step: step.name, err }, `shutdown step '${step.name}' failed`);
         } finally {
           clearTimeout(timer);
         }
       }
-      opts.log("shutdown complete");
+      opts.log.info("shutdown complete");
     })();
     return running;
   }

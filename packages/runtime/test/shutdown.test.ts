@@ -1,9 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { createShutdown } from "../src/index.ts";
+import { createLogger, createShutdown } from "../src/index.ts";
 
+/** A real pino logger whose JSON lines land in `entries` (and their messages in `lines`). */
 function recorder() {
+  const entries: { level: number; msg: string; [key: string]: unknown }[] = [];
   const lines: string[] = [];
-  return { lines, log: (msg: string) => lines.push(msg) };
+  const write = (line: string) => {
+    const entry = JSON.parse(line) as (typeof entries)[number];
+    entries.push(entry);
+    lines.push(entry.msg);
+  };
+  return { entries, lines, log: createLogger({ level: "info", name: "test", destination: { write } }) };
 }
 
 describe("createShutdown", () => {
@@ -24,7 +31,7 @@ describe("createShutdown", () => {
 
   it("is idempotent: a second call returns the same run and runs no step twice", async () => {
     let runs = 0;
-    const s = createShutdown({ deadlineMs: 1_000, log: () => {} });
+    const s = createShutdown({ deadlineMs: 1_000, log: recorder().log });
     s.add("once", async () => {
       runs++;
     });
@@ -35,8 +42,8 @@ describe("createShutdown", () => {
     expect(runs).toBe(1);
   });
 
-  it("a failing step is logged and the later steps still run", async () => {
-    const { lines, log } = recorder();
+  it("a failing step is logged as an error with its step and cause, and the later steps still run", async () => {
+    const { entries, lines, log } = recorder();
     const s = createShutdown({ deadlineMs: 1_000, log });
     let closed = false;
     s.add("broken", async () => Promise.reject(new Error("boom")));
@@ -46,10 +53,12 @@ describe("createShutdown", () => {
     await s.shutdown("test");
     expect(closed).toBe(true);
     expect(lines).toContain("shutdown step 'broken' failed");
+    expect(entries.find((e) => e.msg === "shutdown step 'broken' failed")).toMatchObject({ level: 50, step: "broken", err: { message: "boom" } });
+    expect(entries[0]).toMatchObject({ level: 30, msg: "shutting down (test)", reason: "test" });
   });
 
-  it("a step that never ends is cut at the deadline and the rest get what is left", async () => {
-    const { lines, log } = recorder();
+  it("a step that never ends is cut at the deadline (a warning) and the rest get what is left", async () => {
+    const { entries, lines, log } = recorder();
     const s = createShutdown({ deadlineMs: 50, log });
     let later = false;
     s.add("stuck", () => new Promise(() => {}));
@@ -58,6 +67,7 @@ describe("createShutdown", () => {
     });
     await s.shutdown("test");
     expect(lines).toContain("shutdown step 'stuck' hit the deadline");
+    expect(entries.find((e) => e.msg === "shutdown step 'stuck' hit the deadline")).toMatchObject({ level: 40, step: "stuck", deadlineMs: 50 });
     expect(later).toBe(true);
     expect(lines.at(-1)).toBe("shutdown complete");
   });

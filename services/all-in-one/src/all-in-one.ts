@@ -7,7 +7,8 @@ import { createDatabase, describeStorageError, ensureProject, migrate, type Data
 import { createMetricsRegistry } from "@crux/observability";
 import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@crux/queue";
 import { createReceiver } from "@crux/receiver";
-import { createAuthenticator, createShutdown, type Logger } from "@crux/runtime";
+import { createAuthenticator } from "@crux/auth";
+import { createShutdown, type Logger } from "@crux/runtime";
 import { createWorker, type Worker } from "@crux/worker";
 import type { AllInOneConfig } from "./config.ts";
 import { asPortInUse } from "./ports.ts";
@@ -44,7 +45,7 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
 /** Receiver + worker + API over given storage and queue; the returned stop() closes all of them, storage last. */
 export async function composeCrux(deps: { database: Database; queue: JobQueue; config: AllInOneConfig; log: Logger }): Promise<RunningCrux> {
   const { database, queue, config, log } = deps;
-  const shutdown = createShutdown({ deadlineMs: 15_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
+  const shutdown = createShutdown({ deadlineMs: 15_000, log });
 
   // One registry: the API's /metrics (and the receiver's) show all three services of this process.
   const registry = createMetricsRegistry();

@@ -8,7 +8,8 @@
 import { ConfigError, loadConfig } from "@crux/config";
 import { createDatabase, describeStorageError, waitForDatabase } from "@crux/db";
 import { createBullmqQueue } from "@crux/queue";
-import { createAuthenticator, createLogger, createShutdown, onSignals } from "@crux/runtime";
+import { createAuthenticator } from "@crux/auth";
+import { createLogger, createShutdown, onSignals } from "@crux/runtime";
 import { buildApiApp } from "./app.ts";
 import { apiMainConfigSchema } from "./config.ts";
 
@@ -35,7 +36,7 @@ let started = false;
 const app = await buildApiApp({ database, authenticate, log, queue, started: () => started });
 
 const startup = new AbortController();
-const shutdown = createShutdown({ deadlineMs: 10_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
+const shutdown = createShutdown({ deadlineMs: 10_000, log });
 shutdown.add("start-up wait", async () => startup.abort(new Error("shutting down")));
 shutdown.add("api", () => app.close());
 if (queue) shutdown.add("queue", () => queue.close(5_000));

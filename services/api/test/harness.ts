@@ -2,7 +2,8 @@
 import { Writable } from "node:stream";
 import { ensureProject, insertSpanBatch, type Database } from "@crux/db";
 import { normalizedSpan } from "@crux/core/testing";
-import { createAuthenticator, createLogger, type Logger } from "@crux/runtime";
+import { createAuthenticator } from "@crux/auth";
+import { createLogger, type Logger } from "@crux/runtime";
 import { buildApiApp, type ApiDeps } from "../src/app.ts";
 import { hexSpanId, hexTraceId } from "./score-records.ts";
 

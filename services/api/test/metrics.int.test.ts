@@ -1,5 +1,5 @@
-import { mulberry32, successRateCI } from "@crux/core";
-import { baselineRepository, defaultBootstrapSeed, persistTraceScores, type Database } from "@crux/db";
+import { defaultBootstrapSeed, mulberry32, successRateCI } from "@crux/core";
+import { baselineRepository, persistTraceScores, type Database } from "@crux/db";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, NOW, PROJECT, buildTestApp } from "./harness.ts";

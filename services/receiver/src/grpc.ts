@@ -12,7 +12,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { encodeExportResponse } from "@crux/otlp";
-import { apiKeyFromHeaders, type Authenticator } from "@crux/runtime";
+import { apiKeyFromHeaders, type Authenticator } from "@crux/auth";
 import type { ByteBudget, IntakeGate } from "./admission.ts";
 import { classifyIngestError, type FailureKind, type IngestFailure } from "./errors.ts";
 import type { ExportAttempt, IngestPipeline } from "./ingest.ts";

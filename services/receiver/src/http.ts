@@ -12,7 +12,7 @@
 import { Transform, type Readable } from "node:stream";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { encodeExportResponse, encodeRpcStatus, type OtlpFormat } from "@crux/otlp";
-import { apiKeyFromHeaders, type Authenticator } from "@crux/runtime";
+import { apiKeyFromHeaders, type Authenticator } from "@crux/auth";
 import type { ByteBudget, ByteLease, IntakeGate } from "./admission.ts";
 import { decompressBody, parseContentEncoding } from "./decompress.ts";
 import { ThrottledError, classifyIngestError, httpStatusOf, type IngestFailure } from "./errors.ts";

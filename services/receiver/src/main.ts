@@ -34,7 +34,7 @@ const receiver = createReceiver({
 });
 
 const startup = new AbortController();
-const shutdown = createShutdown({ deadlineMs: 15_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
+const shutdown = createShutdown({ deadlineMs: 15_000, log });
 shutdown.add("start-up wait", async () => startup.abort(new Error("shutting down")));
 shutdown.add("receiver", () => receiver.close());
 shutdown.add("queue", () => queue.close(5_000));

@@ -7,7 +7,7 @@ import { describeStorageError, type Database } from "@crux/db";
 import { createMetricsRegistry, createReadiness, type ReadinessProbe, type Registry } from "@crux/observability";
 import { defaultDecodeLimits } from "@crux/otlp";
 import type { JobQueue } from "@crux/queue";
-import { createAuthenticator } from "@crux/runtime";
+import { createAuthenticator } from "@crux/auth";
 import type { FastifyBaseLogger } from "fastify";
 import { ByteBudget, IntakeGate } from "./admission.ts";
 import type { ReceiverConfig } from "./config.ts";

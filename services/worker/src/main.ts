@@ -26,7 +26,7 @@ const http = await startWorkerHttpServer({ host: config.CRUX_HOST, port: config.
 log.info({ port: http.port }, "worker metrics and health listening (/metrics, /livez, /readyz)");
 
 const starting = new AbortController();
-const shutdown = createShutdown({ deadlineMs: 30_000, log: (msg, extra) => log.info(extra ?? {}, msg) });
+const shutdown = createShutdown({ deadlineMs: 30_000, log });
 shutdown.add("start-up", async () => starting.abort(new Error("shutting down")));
 shutdown.add("worker", () => worker.stop());
 shutdown.add("queue", () => queue.close(25_000));

@@ -88,6 +88,11 @@ describe("dependency rules (docs/architecture.md §4)", () => {
     }
   });
 
+  it("runtime (logger, shutdown) imports nothing internal; auth imports only db", () => {
+    expect(check("packages/runtime/src", (s) => (s.startsWith("@crux/") ? "runtime imports nothing internal" : null))).toEqual([]);
+    expect(check("packages/auth/src", (s) => (s.startsWith("@crux/") && s !== "@crux/db" ? "auth imports only db" : null))).toEqual([]);
+  });
+
   it("packages never import services", () => {
     expect(check("packages", (s) => (SERVICES.includes(s) || s.includes("/services/") ? "packages never import services" : null))).toEqual([]);
   });

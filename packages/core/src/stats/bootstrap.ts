@@ -5,9 +5,12 @@
  */
 import type { Rng } from "./rng.ts";
 
+/** Resamples when the caller names none. */
+export const defaultBootstrapIterations = 2000;
+
 export interface BootstrapOptions {
   rng: Rng;
-  /** Resamples. Default 2000. */
+  /** Resamples. Default defaultBootstrapIterations. */
   iterations?: number;
   /** Two-sided level. Default 0.95. */
   confidence?: number;
@@ -25,7 +28,7 @@ export interface BootstrapInterval {
 export function bootstrapMeanCI(taskValues: number[], options: BootstrapOptions): BootstrapInterval | null {
   const n = taskValues.length;
   if (n === 0) return null;
-  const iterations = options.iterations ?? 2000;
+  const iterations = options.iterations ?? defaultBootstrapIterations;
   const confidence = options.confidence ?? 0.95;
   const estimate = taskValues.reduce((s, v) => s + v, 0) / n;
   const means = new Array<number>(iterations);

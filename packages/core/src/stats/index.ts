@@ -1,2 +1,4 @@
 export * from "./rng.ts";
 export * from "./bootstrap.ts";
+export * from "./ratio.ts";
+export * from "./success.ts";

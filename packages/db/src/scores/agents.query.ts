@@ -4,6 +4,7 @@
  * ordered by total tokens (desc, then name) and keyset-paginated. Reads the
  * hourly rollups (rollups.ts) except for a series whose buckets split hours.
  */
+import { ratioOrNull } from "@crux/core";
 import { sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
 import { agentRowsWhere, clampLimit, type MetricsFilter } from "./metrics-filter.ts";
@@ -131,8 +132,8 @@ export async function agentMetrics(
     return {
       agent: String(r.agent),
       ...t,
-      tokenShare: allTokens === 0 ? null : t.totalTokens / allTokens,
-      costShare: allCost === 0 ? null : t.costUsd / allCost,
+      tokenShare: ratioOrNull(t.totalTokens, allTokens),
+      costShare: ratioOrNull(t.costUsd, allCost),
     };
   });
   const last = page[page.length - 1];

@@ -28,8 +28,14 @@ export {
   type FailureModesResult,
 } from "./failure-modes.query.ts";
 export { agentMetrics, type AgentMetrics, type AgentSeriesPoint, type AgentUsageTotals, type AgentsResult } from "./agents.query.ts";
-export { multiplierMetrics, type BaselineSource, type MultiplierAggregate, type MultiplierResult, type TaskMultiplier } from "./outcomes.query.ts";
-export { successMetrics, defaultBootstrapSeed, type SuccessMetrics } from "./success.query.ts";
+export {
+  multiplierMetrics,
+  successInputs,
+  type BaselineSource,
+  type MultiplierAggregate,
+  type MultiplierResult,
+  type TaskMultiplier,
+} from "./outcomes.query.ts";
 export {
   traceScoreStatus,
   getTraceScores,

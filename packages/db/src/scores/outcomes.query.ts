@@ -1,6 +1,7 @@
 /**
  * Token and cost multipliers against the single-agent baseline (per task and
- * overall), and task success with milestone coverage. Baseline-tagged runs
+ * overall), and the counts task success and milestone coverage are computed
+ * from (the interval and rates: core's successMetricsOf). Baseline-tagged runs
  * are the reference, so they are counted but left out of the multipliers.
  * Baseline runs are also left out of the success rate (milestone coverage
  * still covers every scored trace). Both read the hourly rollups (rollups.ts): sums there are exact numerics,
@@ -14,6 +15,7 @@
  * count over non-baseline runs) and the mean of the runs' multipliers in a
  * cell group is sum(observed) / baseline.
  */
+import { ratioOrNull, type SuccessInputs } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
 import { clampLimit, type MetricsFilter } from "./metrics-filter.ts";
@@ -85,7 +87,12 @@ function aggregateOf(r: Record<string, unknown>, kind: "token" | "cost"): Multip
   };
 }
 
-const ratio = (a: unknown, b: unknown): number | null => (numOrNull(a) === null || !numOrNull(b) ? null : Number(a) / Number(b));
+/** Observed total over baseline total; null when either is absent (no run with a known baseline). */
+function ratioOfTotals(observed: unknown, baseline: unknown): number | null {
+  const o = numOrNull(observed);
+  const b = numOrNull(baseline);
+  return o === null || b === null ? null : ratioOrNull(o, b);
+}
 
 /**
  * Per (service, task) groups of a window's runs (alias x: service_name, task_key,
@@ -169,8 +176,8 @@ export async function multiplierMetrics(
       runs: num(o.runs),
       baselineRuns: num(o.baseline_runs),
       tasks: num(o.tasks),
-      tokens: { ...aggregateOf(o, "token"), ratioOfTotals: ratio(o.token_observed_sum, o.token_baseline_sum) },
-      cost: { ...aggregateOf(o, "cost"), ratioOfTotals: ratio(o.cost_observed_sum, o.cost_baseline_sum) },
+      tokens: { ...aggregateOf(o, "token"), ratioOfTotals: ratioOfTotals(o.token_observed_sum, o.token_baseline_sum) },
+      cost: { ...aggregateOf(o, "cost"), ratioOfTotals: ratioOfTotals(o.cost_observed_sum, o.cost_baseline_sum) },
     },
     tasks: page.map((r) => ({
       taskId: String(r.task_id),
@@ -183,23 +190,7 @@ export async function multiplierMetrics(
   };
 }
 
-export interface SuccessInputs {
-  /** Per task: mean success over its runs with a known outcome (a run without task id is its own task). */
-  tasks: { taskId: string; runs: number; successRate: number }[];
-  runs: number;
-  successfulRuns: number;
-  runsWithoutOutcome: number;
-  /** Runs tagged crux.baseline=true: the single-agent reference, left out of runs and success counts. */
-  baselineRuns: number;
-  milestones: {
-    traces: number;
-    meanPartialCredit: number | null;
-    fullSuccessRate: number | null;
-    meanFurthestIndex: number | null;
-    perMilestone: { id: string; traces: number; passed: number; passRate: number }[];
-  };
-}
-
+/** What core's successMetricsOf computes the success metrics from (docs/metrics.md §10): counts and SQL means only. */
 export async function successInputs(database: Database, projectId: string, filter: MetricsFilter): Promise<SuccessInputs> {
   const db = database.db;
   const traces = rollupRows(traceRollup, projectId, filter, { traceScoped: true });
@@ -227,12 +218,7 @@ export async function successInputs(database: Database, projectId: string, filte
       meanPartialCredit: numOrNull(m.credit),
       fullSuccessRate: numOrNull(m.full),
       meanFurthestIndex: numOrNull(m.furthest),
-      perMilestone: rowsOf(perMilestoneRows).map((r) => ({
-        id: String(r.id),
-        traces: num(r.traces),
-        passed: num(r.passed),
-        passRate: num(r.passed) / Math.max(1, num(r.traces)),
-      })),
+      perMilestone: rowsOf(perMilestoneRows).map((r) => ({ id: String(r.id), traces: num(r.traces), passed: num(r.passed) })),
     },
   };
 }

@@ -3,7 +3,8 @@
  * handlers over the @crux/db aggregations, all scoped to the caller's project
  * and filtered by service, agent and the time window on trace start.
  */
-import { agentMetrics, failureModeMetrics, multiplierMetrics, successMetrics, type Database } from "@crux/db";
+import { successMetricsOf } from "@crux/core";
+import { agentMetrics, failureModeMetrics, multiplierMetrics, successInputs, type Database } from "@crux/db";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -194,7 +195,7 @@ export function metricsRoutes(deps: { database: Database; now: () => number }): 
       },
       async (req) => {
         const { filter, window } = resolveWindow(req.query, deps.now());
-        return { window, ...(await successMetrics(db, req.projectId, filter, { confidence: req.query.confidence })) };
+        return { window, ...successMetricsOf(await successInputs(db, req.projectId, filter), { confidence: req.query.confidence }) };
       },
     );
   };
