@@ -33,6 +33,7 @@ export { successMetrics, defaultBootstrapSeed, type SuccessMetrics } from "./suc
 export {
   traceScoreStatus,
   getTraceScores,
+  getTraceScoring,
   listTraceFindings,
   listTraceAttributions,
   listTraceHandoffs,
@@ -41,5 +42,8 @@ export {
   type TraceScoreSummary,
   type TraceAgentUsageRow,
   type TraceFindingRow,
+  type TraceHandoffRow,
+  type TraceAttributionRow,
+  type TraceScoring,
   type StoredTrajectoryStep,
 } from "./trace-reads.ts";
