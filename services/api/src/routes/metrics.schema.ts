@@ -15,7 +15,7 @@ export const bucketNs: Record<Bucket, bigint> = {
 };
 
 // The query and window schemas are the API's contracts (@crux/contracts); re-exported under the names the routes use.
-export { BucketParam, PageQuery, Window as WindowDto, WindowQuery } from "@crux/contracts";
+export { PageQuery, Window as WindowDto, WindowQuery } from "@crux/contracts";
 
 /** Resolves from/to (default: the 24 hours before now), rejecting an inverted window and too many buckets. */
 export function resolveWindow(

@@ -35,7 +35,9 @@ export function attributionView(a: TraceAttributionRow): Attribution {
   return { method: a.method, rank: a.rank, agent: a.agent, stepIndex: a.stepIndex, spanId: a.spanId, reason: a.reason, confidence: a.confidence };
 }
 
-export function totalsView(s: Pick<TraceScoreSummary, "inputTokens" | "outputTokens" | "cachedTokens" | "totalTokens" | "costUsd" | "unpricedModels">): TraceTotals {
+export function totalsView(
+  s: Pick<TraceScoreSummary, "inputTokens" | "outputTokens" | "cachedTokens" | "totalTokens" | "costUsd" | "unpricedModels">,
+): TraceTotals {
   return {
     inputTokens: s.inputTokens,
     outputTokens: s.outputTokens,

@@ -8,7 +8,6 @@ import type { TraceScoring as StoredTraceScoring, TraceSummary } from "@crux/db"
 import { nsToIso, nsToMs } from "../time.ts";
 import { agentUsageView, attributionView, handoffView, totalsView } from "./score-set.view.ts";
 
-
 export function traceSummaryView(t: TraceSummary) {
   return {
     traceId: t.traceId,
