@@ -49,6 +49,13 @@ module.exports = {
       to: { path: "^packages/(db|runtime|testkit|otlp)/|drizzle-orm|^pg$|fastify|@fastify/" },
     },
     {
+      name: "contracts-is-pure",
+      severity: "error",
+      comment: "packages/contracts holds the API's wire shapes: zod only, nothing internal, no I/O",
+      from: { path: "^packages/contracts/src" },
+      to: { pathNot: "^packages/contracts/src|node_modules/zod/" },
+    },
+    {
       name: "config-and-observability-standalone",
       severity: "error",
       from: { path: "^packages/(config|observability)/src" },

@@ -36,10 +36,12 @@ describe.each(backends())("real exporters on $name", (backend) => {
     await provider.forceFlush();
     await provider.shutdown();
 
-    // Settled means the worker attributed the trace (agents list written, dirty flag cleared).
+    // Settled and scored: the worker stored the trace's score set (agents, handoffs) and cleared the dirty flag.
     const detail = await eventually(async () => {
       const r = await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}`);
-      return r.status === 200 && r.body.trace.settled && r.body.trace.spanCount === MULTI_AGENT_EXPECTED.spanCount ? r.body : undefined;
+      return r.status === 200 && r.body.trace.settled && r.body.scoring.status === "scored" && r.body.trace.spanCount === MULTI_AGENT_EXPECTED.spanCount
+        ? r.body
+        : undefined;
     });
 
     expect(detail.trace.serviceName).toBe("research-crew");
@@ -47,7 +49,7 @@ describe.each(backends())("real exporters on $name", (backend) => {
     expect(detail.trace.hasError).toBe(true);
     expect(detail.trace.agents).toEqual([...MULTI_AGENT_EXPECTED.agents].sort());
 
-    const byAgent = Object.fromEntries(detail.agents.map((a: any) => [a.name, a]));
+    const byAgent = Object.fromEntries(detail.scoring.agents.map((a: any) => [a.agent, a]));
     expect(Object.keys(byAgent).sort()).toEqual([...MULTI_AGENT_EXPECTED.agents].sort());
     for (const [name, t] of Object.entries(MULTI_AGENT_EXPECTED.tokens)) {
       expect(byAgent[name].inputTokens, `${name} input`).toBe(t.input);
@@ -58,7 +60,7 @@ describe.each(backends())("real exporters on $name", (backend) => {
     expect(byAgent.writer.toolCalls).toBe(1);
     expect(byAgent.researcher.parentAgent).toBe("orchestrator");
 
-    const pairs = detail.handoffs.map((h: any) => [h.from, h.to]);
+    const pairs = detail.scoring.handoffs.map((h: any) => [h.sender, h.receiver]);
     for (const pair of MULTI_AGENT_EXPECTED.handoffs) expect(pairs).toContainEqual(pair);
 
     // Tree shape: one root, parents linked, the failing tool under the researcher.
@@ -77,7 +79,7 @@ describe.each(backends())("real exporters on $name", (backend) => {
     expect(llm).toHaveLength(5);
     expect(llm.every((s) => s.model === "gpt-4o-mini-2024-07-18" && s.provider === "openai")).toBe(true);
     // Propagated gen_ai.agent.name on LLM spans did not create extra agents.
-    expect(detail.agents).toHaveLength(3);
+    expect(detail.scoring.agents).toHaveLength(3);
     expect(all.find((s) => s.parentSpanId === null).tags["crux.task.id"]).toBe("task-42");
 
     // The scored trace points the failure at the delegation that led there.

@@ -88,8 +88,8 @@ describe.each(backends())("scoring end to end on $name", (backend) => {
     await post("/agent-contracts", { serviceName: SERVICE, agent: "reviewer", role: "reviewer", isVerifier: true, forbiddenTools: ["write_file"] });
     await post("/handoff-contracts", {
       serviceName: SERVICE,
-      from: "planner",
-      to: "coder",
+      sender: "planner",
+      receiver: "coder",
       jsonSchema: { type: "object", required: ["message", "deadline"] },
       requiredConstraints: ["python 3.12"],
     });

@@ -13,7 +13,7 @@ import { createLogger, type Logger } from "@crux/runtime";
 import Fastify from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { apiErrorHandler, unavailableRetryAfterSeconds } from "./error-handler.ts";
+import { apiErrorHandler } from "./error-handler.ts";
 import { ApiError } from "./errors.ts";
 import { registerOperations } from "./operations.ts";
 import { configRoutes } from "./routes/config.route.ts";
@@ -77,19 +77,19 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(fastifySwaggerUi, { routePrefix: "/api/docs" });
 
   app.decorateRequest("projectId", "");
-  app.addHook("onRequest", async (req, reply) => {
+  app.addHook("onRequest", async (req) => {
     if (!req.url.startsWith("/api/v1/")) return;
-    if (!started()) {
-      reply.header("retry-after", String(unavailableRetryAfterSeconds));
-      throw new ApiError(503, "unavailable", "starting: waiting for the database; retry later");
-    }
+    // Answered 503 + Retry-After by the error handler (the status and the wait belong to the code).
+    if (!started()) throw new ApiError("unavailable", "starting: waiting for the database; retry later");
     const auth = await deps.authenticate(apiKeyFromHeaders((n) => firstHeader(req.headers[n])));
-    if (!auth.ok) throw new ApiError(401, "unauthenticated", auth.reason);
+    if (!auth.ok) throw new ApiError("unauthenticated", auth.reason);
     req.projectId = auth.projectId;
   });
 
   app.setErrorHandler(apiErrorHandler);
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: "not_found", message: `no route ${req.method} ${req.url}` }));
+  app.setNotFoundHandler((req) => {
+    throw new ApiError("not_found", `no route ${req.method} ${req.url}`);
+  });
 
   registerOperations(app, { database: deps.database, registry: deps.registry ?? createMetricsRegistry(), started });
   const log = deps.log ?? silentLogger();

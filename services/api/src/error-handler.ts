@@ -1,19 +1,19 @@
 /**
  * One mapping from failures to the API's error body, decided here for every
- * route: client mistakes are 4xx with a message saying what is wrong, an
- * unreachable database is 503 + Retry-After (retry later, nothing is wrong
- * with the request), anything else is 500. Logs are one bounded line per
- * failure: error class, route, request id and describeStorageError (no SQL
- * text, no bound parameters, no stack).
+ * route: each failure gets an error code, and the code's HTTP status and
+ * Retry-After come from @crux/contracts (errorStatus, errorRetryAfterSeconds),
+ * never from the message. Client mistakes are 4xx with a message saying what
+ * is wrong, an unreachable database is `unavailable` (503 + Retry-After: retry
+ * later, nothing is wrong with the request), anything else is `internal`.
+ * Logs are one bounded line per failure: error class, route, request id and
+ * describeStorageError (no SQL text, no bound parameters, no stack).
  */
+import { errorRetryAfterSeconds, errorStatus, isErrorCode, type ErrorCode } from "@crux/contracts";
 import { PermanentError } from "@crux/core";
 import { describeStorageError, isStorageUnavailable, sqlStateError } from "@crux/db";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { ApiError, type ErrorBody } from "./errors.ts";
-
-/** Seconds a client should wait before retrying while the database is unreachable. */
-export const unavailableRetryAfterSeconds = 5;
 
 export function routeOf(req: FastifyRequest): string {
   return req.routeOptions.url ?? "unmatched";
@@ -30,19 +30,20 @@ function logContext(err: unknown, req: FastifyRequest) {
   };
 }
 
+/** Fastify's own client errors by status (malformed JSON is 400, a body over the limit 413, another media type 415). */
+function fastifyClientErrorCode(statusCode: number): ErrorCode {
+  return statusCode === 413 ? "body_too_large" : statusCode === 415 ? "unsupported_media_type" : "invalid_request";
+}
+
 export function apiErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
-  let status = 500;
   let body: ErrorBody = { code: "internal", message: "internal error" };
   const statusCode = (err as { statusCode?: unknown }).statusCode;
   if (err instanceof ApiError) {
-    status = err.statusCode;
     body = { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) };
   } else if (err instanceof PermanentError) {
-    // Bad cursor (400) or a duplicate configuration scope (409), decided in @crux/db.
-    status = err.code === "conflict" ? 409 : 400;
-    body = { code: err.code, message: err.message };
+    // Bad cursor or a duplicate configuration scope, decided in @crux/db; its code names the status.
+    body = { code: isErrorCode(err.code) ? err.code : "invalid_request", message: err.message };
   } else if (hasZodFastifySchemaValidationErrors(err)) {
-    status = 400;
     const issues = err.validation.map((v) => ({ path: v.instancePath || "", message: v.message }));
     body = {
       code: "invalid_request",
@@ -50,18 +51,14 @@ export function apiErrorHandler(err: FastifyError, req: FastifyRequest, reply: F
       details: issues,
     };
   } else if (isStorageUnavailable(err)) {
-    status = 503;
     body = { code: "unavailable", message: "the database is unreachable; retry later" };
-    reply.header("retry-after", String(unavailableRetryAfterSeconds));
     req.log.warn(logContext(err, req), "database unavailable");
   } else if (typeof statusCode === "number" && statusCode >= 400 && statusCode < 500) {
     // Fastify's own client errors: malformed JSON, unsupported media type, body too large.
-    status = statusCode;
-    body = { code: "invalid_request", message: err.message };
+    body = { code: fastifyClientErrorCode(statusCode), message: err.message };
   } else if (/^22/.test(sqlStateError(err)?.code ?? "")) {
     // Data exception: a value the validation layer should have rejected reached Postgres.
-    // Still the request's value, so 400, and logged so the missing check gets added.
-    status = 400;
+    // Still the request's value, so invalid_request, and logged so the missing check gets added.
     body = { code: "invalid_request", message: "a value in the request cannot be stored or compared by the database" };
     req.log.warn(
       { errorClass: logContext(err, req).errorClass, sqlState: sqlStateError(err)?.code, method: req.method, route: routeOf(req) },
@@ -70,5 +67,7 @@ export function apiErrorHandler(err: FastifyError, req: FastifyRequest, reply: F
   } else {
     req.log.error(logContext(err, req), "unhandled API error");
   }
-  return reply.code(status).send(body);
+  const retryAfter = errorRetryAfterSeconds[body.code];
+  if (retryAfter !== undefined) reply.header("retry-after", String(retryAfter));
+  return reply.code(errorStatus[body.code]).send(body);
 }

@@ -1,17 +1,21 @@
-/** The API's one error body: { code, message, details? } (docs/engineering.md §4). */
-import { z } from "zod";
+/**
+ * The API's one error body, { code, message, details? }, and the error routes
+ * throw. The status of each code is decided once, in @crux/contracts
+ * (errorStatus); an ApiError carries only the code.
+ */
+import { ErrorBody, errorStatus, type ErrorCode, type ErrorStatus } from "@crux/contracts";
 
-export const ErrorBody = z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() });
-export type ErrorBody = z.infer<typeof ErrorBody>;
+export { ErrorBody };
 
 export class ApiError extends Error {
   override readonly name = "ApiError";
+  readonly statusCode: ErrorStatus;
   constructor(
-    readonly statusCode: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
   ) {
     super(message);
+    this.statusCode = errorStatus[code];
   }
 }

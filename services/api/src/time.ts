@@ -1,4 +1,4 @@
-/** Unix nanoseconds ↔ ISO 8601 at the API edge (request times are validated by IsoTime in validation.ts). */
+/** Unix nanoseconds ↔ ISO 8601 at the API edge (request times are validated by IsoTime in @crux/contracts). */
 
 export function isoToNs(iso: string): bigint {
   return BigInt(Date.parse(iso)) * 1_000_000n;

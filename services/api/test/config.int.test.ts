@@ -69,10 +69,29 @@ describe.each(testDatabases())("configuration CRUD on $name", ({ create }) => {
     expect(other.agentContracts.find((c) => c.agent === "reviewer")).toEqual({ agent: "reviewer", role: "review", forbiddenTools: ["write_*"] });
 
     const schema = { type: "object", required: ["task"], properties: { task: { type: "string" } } };
-    const ok = await call("POST", "/api/v1/handoff-contracts", { from: "lead", to: "search", jsonSchema: schema, requiredConstraints: ["under 100 words"] });
+    const ok = await call("POST", "/api/v1/handoff-contracts", {
+      sender: "lead",
+      receiver: "search",
+      jsonSchema: schema,
+      requiredConstraints: ["under 100 words"],
+    });
     expect(ok.status).toBe(201);
-    expect(ok.body).toMatchObject({ from: "lead", to: "search", jsonSchema: schema, serviceName: null });
-    const bad = await call("POST", "/api/v1/handoff-contracts", { from: "lead", to: "coder", jsonSchema: { type: "nope" } });
+    expect(ok.body).toMatchObject({ sender: "lead", receiver: "search", jsonSchema: schema, serviceName: null });
+    expect(ok.body).not.toHaveProperty("from");
+    // Read back and replaced in the same vocabulary.
+    expect((await call("GET", `/api/v1/handoff-contracts/${ok.body.id}`)).body).toMatchObject({ sender: "lead", receiver: "search" });
+    const replaced = await call("PUT", `/api/v1/handoff-contracts/${ok.body.id}`, {
+      sender: "lead",
+      receiver: "search",
+      jsonSchema: schema,
+      requiredConstraints: ["under 100 words"],
+    });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ id: ok.body.id, sender: "lead", receiver: "search" });
+    expect((await call("GET", "/api/v1/handoff-contracts")).body.items).toEqual([
+      expect.objectContaining({ id: ok.body.id, sender: "lead", receiver: "search" }),
+    ]);
+    const bad = await call("POST", "/api/v1/handoff-contracts", { sender: "lead", receiver: "coder", jsonSchema: { type: "nope" } });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe("invalid_json_schema");
     expect(bad.body.message).toContain("jsonSchema: data/type");

@@ -1,6 +1,6 @@
 /**
- * One cost per agent across the API: GET /traces/:id serves the priced cost
- * the worker stored (the figure /scores serves) once the trace is scored, and
+ * One cost per agent across the API: GET /traces/:id serves the costUsd the
+ * worker stored (the figure /scores serves) once the trace is scored, and
  * /prices lists the seeded default prices next to the project's overrides.
  * The trace is scored here with the real pure pipeline (@crux/core scoreTrace)
  * on the real effective price table (loadScoringConfig), as the worker does.
@@ -80,13 +80,9 @@ describe.each(testDatabases())("costs and prices on $name", ({ create }) => {
     await database.close();
   });
 
-  it("GET /traces/:id per-agent cost is the priced cost of /scores once scored (reported-only before)", async () => {
+  it("GET /traces/:id per-agent costUsd is the costUsd of /scores once scored (no cost computed before)", async () => {
     const before = await get(`/api/v1/traces/${traceId}`);
-    expect(before.costSource).toBe("reported");
-    expect(before.agents.map((a: { name: string; cost: number | null }) => [a.name, a.cost])).toEqual([
-      ["lead", null],
-      ["search", null],
-    ]);
+    expect(before.scoring).toEqual({ status: "pending" });
 
     const config = await loadScoringConfig(database, PROJECT, "svc", null);
     const record = scoreTrace({
@@ -104,13 +100,14 @@ describe.each(testDatabases())("costs and prices on $name", ({ create }) => {
 
     const detail = await get(`/api/v1/traces/${traceId}`);
     const scores = await get(`/api/v1/traces/${traceId}/scores`);
-    expect(detail.costSource).toBe("scored");
-    const detailCost = Object.fromEntries(detail.agents.map((a: { name: string; cost: number | null }) => [a.name, a.cost]));
+    expect(detail.scoring.status).toBe("scored");
+    const detailCost = Object.fromEntries(detail.scoring.agents.map((a: { agent: string; costUsd: number | null }) => [a.agent, a.costUsd]));
     const scoredCost = Object.fromEntries(scores.scores.agents.map((a: { agent: string; costUsd: number | null }) => [a.agent, a.costUsd]));
     expect(detailCost).toEqual(scoredCost);
     expect(detailCost.lead).toBeCloseTo(3.5, 10);
     expect(detailCost.search).toBeNull();
-    expect(detail.totals.cost).toBe(scores.scores.totals.costUsd);
+    expect(detail.scoring.totals.costUsd).toBe(scores.scores.totals.costUsd);
+    expect(detail.scoring.totals.unpricedModels).toEqual(["house-model-x"]);
     expect(scores.scores.totals.unpricedModels).toEqual(["house-model-x"]);
   });
 

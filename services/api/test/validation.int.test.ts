@@ -130,11 +130,11 @@ describe.each(testDatabases())("request validation on $name", ({ create }) => {
     await expect400("/api/v1/prices", /model: must not contain a NUL/, "POST", { model: "gpt\u0000x", inputPerMTok: 1, outputPerMTok: 1 });
     await expect400("/api/v1/agent-contracts", /agent: must not contain a NUL/, "POST", { agent: "a\u0000", role: "r" });
     await expect400("/api/v1/handoff-contracts", /jsonSchema: must not contain a NUL/, "POST", {
-      from: "a",
-      to: "b",
+      sender: "a",
+      receiver: "b",
       jsonSchema: { type: "object", properties: { "k\u0000": { type: "string" } } },
     });
-    await expect400("/api/v1/handoff-contracts", /requiredConstraints/, "POST", { from: "a", to: "b", requiredConstraints: ["x\u0000"] });
+    await expect400("/api/v1/handoff-contracts", /requiredConstraints/, "POST", { sender: "a", receiver: "b", requiredConstraints: ["x\u0000"] });
     await expect400("/api/v1/milestone-sets", /check: must not contain a NUL/, "POST", {
       name: "s",
       milestones: [{ id: "m", weight: 1, check: "true\u0000" }],
@@ -149,7 +149,7 @@ describe.each(testDatabases())("request validation on $name", ({ create }) => {
         method: "POST",
         url: "/api/v1/handoff-contracts",
         headers: { "content-type": "application/json" },
-        payload: `{"from":"a","to":"b","jsonSchema":${'{"not":'.repeat(depth)}{}${"}".repeat(depth)}}`,
+        payload: `{"sender":"a","receiver":"b","jsonSchema":${'{"not":'.repeat(depth)}{}${"}".repeat(depth)}}`,
       });
       expect(deep.statusCode).toBe(400);
       expect(deep.json().message).toMatch(/jsonSchema: must not be nested deeper than 64 levels/);

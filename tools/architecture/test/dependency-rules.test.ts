@@ -82,6 +82,10 @@ describe("dependency rules (docs/architecture.md §4)", () => {
     expect(bad).toEqual([]);
   });
 
+  it("contracts imports only zod (wire shapes: no internal package, no I/O)", () => {
+    expect(check("packages/contracts/src", (s) => (s.startsWith(".") || s === "zod" ? null : "contracts imports only zod"))).toEqual([]);
+  });
+
   it("config and observability import nothing internal", () => {
     for (const dir of ["packages/config/src", "packages/observability/src"]) {
       expect(check(dir, (s) => (s.startsWith("@crux/") ? "config and observability import nothing internal" : null))).toEqual([]);

@@ -39,6 +39,7 @@ export {
 export {
   traceScoreStatus,
   getTraceScores,
+  getTraceScoring,
   listTraceFindings,
   listTraceAttributions,
   listTraceHandoffs,
@@ -47,5 +48,8 @@ export {
   type TraceScoreSummary,
   type TraceAgentUsageRow,
   type TraceFindingRow,
+  type TraceHandoffRow,
+  type TraceAttributionRow,
+  type TraceScoring,
   type StoredTrajectoryStep,
 } from "./trace-reads.ts";

@@ -58,6 +58,61 @@ export async function getTraceScores(
   return { summary: current, agents };
 }
 
+export type TraceAttributionRow = typeof traceAttributions.$inferSelect;
+export type TraceHandoffRow = typeof traceHandoffs.$inferSelect;
+
+/** The stored score set of a trace as GET /traces/:traceId serves it: no multipliers, no findings. */
+export interface TraceScoring {
+  summary: Pick<TraceScoreRow, "version" | "scoredAt" | "inputTokens" | "outputTokens" | "cachedTokens" | "totalTokens" | "costUsd" | "unpricedModels">;
+  agents: TraceAgentUsageRow[];
+  handoffs: TraceHandoffRow[];
+  attributions: TraceAttributionRow[];
+}
+
+/**
+ * The trace's stored summary totals, per-agent usage, handoffs and attributions, or null when it
+ * has not been scored. One read-only snapshot: a re-score committing meanwhile is seen whole or
+ * not at all (the four reads never mix two versions).
+ */
+export async function getTraceScoring(database: Database, projectId: string, traceId: string): Promise<TraceScoring | null> {
+  return database.db.transaction(
+    async (tx) => {
+      const [summary] = await tx
+        .select({
+          version: traceScores.version,
+          scoredAt: traceScores.scoredAt,
+          inputTokens: traceScores.inputTokens,
+          outputTokens: traceScores.outputTokens,
+          cachedTokens: traceScores.cachedTokens,
+          totalTokens: traceScores.totalTokens,
+          costUsd: traceScores.costUsd,
+          unpricedModels: traceScores.unpricedModels,
+        })
+        .from(traceScores)
+        .where(and(eq(traceScores.projectId, projectId), eq(traceScores.traceId, traceId)))
+        .limit(1);
+      if (!summary) return null;
+      const agents = await tx
+        .select()
+        .from(traceAgentUsage)
+        .where(and(eq(traceAgentUsage.projectId, projectId), eq(traceAgentUsage.traceId, traceId)))
+        .orderBy(asc(traceAgentUsage.agent));
+      const handoffs = await tx
+        .select()
+        .from(traceHandoffs)
+        .where(and(eq(traceHandoffs.projectId, projectId), eq(traceHandoffs.traceId, traceId)))
+        .orderBy(asc(traceHandoffs.idx));
+      const attributions = await tx
+        .select()
+        .from(traceAttributions)
+        .where(and(eq(traceAttributions.projectId, projectId), eq(traceAttributions.traceId, traceId)))
+        .orderBy(asc(traceAttributions.ord));
+      return { summary, agents, handoffs, attributions };
+    },
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
+}
+
 export type TraceFindingRow = typeof traceFindings.$inferSelect;
 
 /** Findings in the record's order (by step, then mode), keyset-paginated by position. */
@@ -80,7 +135,7 @@ export async function listTraceFindings(
   return { items, nextCursor: rows.length > limit && last ? encodeCursor([last.ord]) : null };
 }
 
-export async function listTraceAttributions(database: Database, projectId: string, traceId: string) {
+export async function listTraceAttributions(database: Database, projectId: string, traceId: string): Promise<TraceAttributionRow[]> {
   return database.db
     .select()
     .from(traceAttributions)
@@ -88,7 +143,7 @@ export async function listTraceAttributions(database: Database, projectId: strin
     .orderBy(asc(traceAttributions.ord));
 }
 
-export async function listTraceHandoffs(database: Database, projectId: string, traceId: string) {
+export async function listTraceHandoffs(database: Database, projectId: string, traceId: string): Promise<TraceHandoffRow[]> {
   return database.db
     .select()
     .from(traceHandoffs)

@@ -14,93 +14,56 @@ import {
   priceRepository,
   putProjectSettings,
   type ConfigRepository,
+  type HandoffContractInput,
   type Database,
   type Stored,
 } from "@crux/db";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import {
+  AgentContractBody,
+  BaselineBody,
+  ConfigId,
+  ConfigMeta,
+  EffectivePrice,
+  HandoffContractBody,
+  MilestoneSetBody,
+  PriceBody,
+  Settings,
+} from "@crux/contracts";
 import { ApiError, ErrorBody } from "../errors.ts";
-import { JsonValue } from "../validation.ts";
 import { assertValidJsonSchema, assertValidJsonata, assertValidMilestones } from "./config.validation.ts";
 
-const noNul = { message: "must not contain a NUL character (U+0000)" };
-const Name = z
-  .string()
-  .trim()
-  .min(1)
-  .max(256)
-  .refine((s) => !s.includes("\u0000"), noNul);
-const Expression = z
-  .string()
-  .min(1)
-  .max(10_000)
-  .refine((s) => !s.includes("\u0000"), noNul);
-const ServiceName = Name.nullable().default(null).describe("null = every service of the project; a service's row wins over the project-wide one");
-const Money = z.number().finite().min(0);
-const Tools = z.array(Name).max(500).nullable().default(null);
-
-const PriceBody = z.object({
-  model: Name.describe("Model id or id prefix; matched case-insensitively"),
-  inputPerMTok: Money,
-  outputPerMTok: Money,
-  cachedInputPerMTok: Money.nullable().default(null),
-});
-const AgentContractBody = z.object({
-  serviceName: ServiceName,
-  agent: Name.describe('Agent name, or "*" for any agent'),
-  role: Name,
-  allowedTools: Tools,
-  forbiddenTools: Tools,
-  isVerifier: z.boolean().default(false),
-  completionCondition: Expression.nullable().default(null).describe("JSONata expression over the trace view"),
-});
-const HandoffContractBody = z.object({
-  serviceName: ServiceName,
-  from: Name,
-  to: Name,
-  jsonSchema: JsonValue.nullable().default(null).describe("JSON Schema the handoff payload must satisfy"),
-  requiredConstraints: z
-    .array(
-      z
-        .string()
-        .min(1)
-        .max(1000)
-        .refine((s) => !s.includes("\u0000"), noNul),
-    )
-    .max(200)
-    .nullable()
-    .default(null),
-});
-const MilestoneSetBody = z.object({
-  serviceName: ServiceName,
-  name: Name,
-  milestones: z
-    .array(
-      z.object({
-        id: Name,
-        weight: z.number().finite().min(0),
-        check: Expression.describe("JSONata expression over the trace view"),
-        requires: z.array(Name).max(100).optional(),
-        required: z.boolean().optional(),
-      }),
-    )
-    .min(1)
-    .max(200),
-});
-const BaselineBody = z
-  .object({
-    taskId: Name.nullable().default(null),
-    serviceName: Name.nullable().default(null),
-    tokens: z.number().finite().positive().nullable().default(null),
-    costUsd: z.number().finite().positive().nullable().default(null),
-  })
-  .refine((b) => b.taskId !== null || b.serviceName !== null, { message: "set taskId or serviceName", path: ["taskId"] })
-  .refine((b) => b.tokens !== null || b.costUsd !== null, { message: "set tokens or costUsd", path: ["tokens"] });
-
-const Meta = z.object({ id: z.string(), createdAt: z.string(), updatedAt: z.string() });
-const IdParams = z.object({ id: z.uuid() });
+const IdParams = z.object({ id: ConfigId });
 const errors = { 400: ErrorBody, 401: ErrorBody };
+
+/**
+ * Handoff contracts in the API's handoff vocabulary (sender → receiver); the repository keeps its
+ * own field names (from, to).
+ */
+const handoffContracts: ConfigRepository<HandoffContractBody> = (() => {
+  const repo = handoffContractRepository;
+  const toInput = ({ sender, receiver, ...rest }: HandoffContractBody): HandoffContractInput => ({ ...rest, from: sender, to: receiver });
+  const fromStored = <R extends HandoffContractInput>({ from, to, ...rest }: R): Omit<R, "from" | "to"> & { sender: string; receiver: string } => ({
+    ...rest,
+    sender: from,
+    receiver: to,
+  });
+  return {
+    list: async (database, projectId) => (await repo.list(database, projectId)).map(fromStored),
+    get: async (database, projectId, id) => {
+      const row = await repo.get(database, projectId, id);
+      return row && fromStored(row);
+    },
+    create: async (database, projectId, input) => fromStored(await repo.create(database, projectId, toInput(input))),
+    replace: async (database, projectId, id, input) => {
+      const row = await repo.replace(database, projectId, id, toInput(input));
+      return row && fromStored(row);
+    },
+    remove: (database, projectId, id) => repo.remove(database, projectId, id),
+  };
+})();
 
 function withMeta<T>(row: Stored<T>): T & { id: string; createdAt: string; updatedAt: string } {
   return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
@@ -122,9 +85,9 @@ function crudRoutes<S extends z.ZodType>(database: Database, res: Resource<S>): 
     const r = app.withTypeProvider<ZodTypeProvider>();
     // Output is the input shape (after defaults) plus meta. Typed as plain ZodType: the
     // handlers are generic over the resource, so their types are checked at the repository.
-    const Dto: z.ZodType = z.intersection(res.body, Meta);
+    const Dto: z.ZodType = z.intersection(res.body, ConfigMeta);
     const Body: z.ZodType = res.body;
-    const notFound = (id: string) => new ApiError(404, "not_found", `${res.tag} ${id} not found`);
+    const notFound = (id: string) => new ApiError("not_found", `${res.tag} ${id} not found`);
 
     const list = res.list;
     if (list) {
@@ -197,15 +160,6 @@ function crudRoutes<S extends z.ZodType>(database: Database, res: Resource<S>): 
   };
 }
 
-const Settings = z.object({
-  coordinationWeights: z
-    .object({ redundancy: z.number().finite().min(0), ignoredHandoffs: z.number().finite().min(0), roleViolations: z.number().finite().min(0) })
-    .refine((w) => w.redundancy + w.ignoredHandoffs + w.roleViolations > 0, { message: "at least one weight must be positive" })
-    .nullable()
-    .describe("Weights of Coord = 1 - Σ w_k p_k (normalized to sum to 1); null = equal"),
-  repetitionK: z.number().int().min(2).max(100).nullable().describe("FM-1.3 step-repetition threshold; null = 3"),
-});
-
 export function configRoutes(deps: { database: Database }): FastifyPluginAsync {
   return async (app) => {
     const db = deps.database;
@@ -218,12 +172,7 @@ export function configRoutes(deps: { database: Database }): FastifyPluginAsync {
         list: {
           describe:
             'Every price scoring applies, by model id: the seeded default list prices (`source: "default"`, no id) and the project\'s own (`source: "project"`, with id). A project price replaces the default of the same model id; deleting it brings the default back. Defaults cannot be edited in place: POST a price with the same model id.',
-          item: PriceBody.extend({
-            source: z.enum(["default", "project"]),
-            id: z.string().nullable(),
-            createdAt: z.string().nullable(),
-            updatedAt: z.string().nullable(),
-          }),
+          item: EffectivePrice,
           load: async (database, projectId) =>
             (await listEffectivePrices(database, projectId)).map((p) => ({
               ...p,
@@ -249,7 +198,7 @@ export function configRoutes(deps: { database: Database }): FastifyPluginAsync {
         path: "/handoff-contracts",
         tag: "handoff contract",
         body: HandoffContractBody,
-        repo: handoffContractRepository,
+        repo: handoffContracts,
         check: (c) => assertValidJsonSchema(c.jsonSchema, "jsonSchema"),
       }),
     );

@@ -8,9 +8,10 @@ import { agentMetrics, failureModeMetrics, multiplierMetrics, successInputs, typ
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { AgentsMetrics, AgentsMetricsQuery, CostMultiplierMetrics, CostMultiplierQuery, SuccessMetrics, SuccessQuery } from "@crux/contracts";
 import { ErrorBody } from "../errors.ts";
 import { nsToIso } from "../time.ts";
-import { BucketParam, PageQuery, WindowDto, WindowQuery, bucketNs, resolveWindow } from "./metrics.schema.ts";
+import { PageQuery, WindowDto, WindowQuery, bucketNs, resolveWindow } from "./metrics.schema.ts";
 
 const errors = { 400: ErrorBody, 401: ErrorBody };
 
@@ -26,77 +27,6 @@ const FailureModesDto = z.object({
     modes: z.array(z.object({ mode: z.string(), traces: z.number(), share: z.number().nullable() })),
   }),
   sources: z.array(z.object({ mode: z.string(), source: z.string(), kind: z.enum(["code", "judge", "human"]), findings: z.number(), traces: z.number() })),
-});
-
-const UsageDto = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cachedTokens: z.number(),
-  totalTokens: z.number(),
-  costUsd: z.number(),
-  unpricedRows: z.number(),
-  llmCalls: z.number(),
-  toolCalls: z.number(),
-  spans: z.number(),
-  errors: z.number(),
-  traces: z.number(),
-});
-const AgentsDto = z.object({
-  window: WindowDto,
-  totals: UsageDto.extend({ agents: z.number() }),
-  agents: z.array(UsageDto.extend({ agent: z.string(), tokenShare: z.number().nullable(), costShare: z.number().nullable() })),
-  nextCursor: z.string().nullable(),
-  bucket: BucketParam.nullable(),
-  series: z.array(UsageDto.extend({ agent: z.string(), bucketStart: z.string() })).nullable(),
-});
-
-const SourcesDto = z.object({ baseline_run: z.number(), configured: z.number(), unknown: z.number() });
-const MultiplierDto = z.object({
-  value: z.number().nullable(),
-  observed: z.number().nullable(),
-  baseline: z.number().nullable(),
-  runsWithBaseline: z.number(),
-  source: z.enum(["baseline_run", "configured", "unknown", "mixed"]),
-  sources: SourcesDto,
-});
-const CostMultiplierDto = z.object({
-  window: WindowDto,
-  overall: z.object({
-    runs: z.number(),
-    baselineRuns: z.number(),
-    tasks: z.number(),
-    tokens: MultiplierDto.extend({ ratioOfTotals: z.number().nullable() }),
-    cost: MultiplierDto.extend({ ratioOfTotals: z.number().nullable() }),
-  }),
-  tasks: z.array(z.object({ taskId: z.string(), runs: z.number(), baselineRuns: z.number(), tokens: MultiplierDto, cost: MultiplierDto })),
-  nextCursor: z.string().nullable(),
-});
-
-const SuccessDto = z.object({
-  window: WindowDto,
-  successRate: z
-    .object({
-      estimate: z.number(),
-      lower: z.number(),
-      upper: z.number(),
-      confidence: z.number(),
-      iterations: z.number(),
-      tasks: z.number(),
-      runs: z.number(),
-      seed: z.number(),
-    })
-    .nullable(),
-  runs: z.number(),
-  successfulRuns: z.number(),
-  runsWithoutOutcome: z.number(),
-  baselineRuns: z.number().describe("Runs tagged crux.baseline=true in scope: the single-agent reference, left out of the success rate and the run counts"),
-  milestones: z.object({
-    traces: z.number(),
-    meanPartialCredit: z.number().nullable(),
-    fullSuccessRate: z.number().nullable(),
-    meanFurthestIndex: z.number().nullable(),
-    perMilestone: z.array(z.object({ id: z.string(), traces: z.number(), passed: z.number(), passRate: z.number() })),
-  }),
 });
 
 function sourceKind(source: string): "code" | "judge" | "human" {
@@ -135,8 +65,8 @@ export function metricsRoutes(deps: { database: Database; now: () => number }): 
           description:
             "Agents ordered by total tokens (desc). With `bucket`, `series` holds one point per non-empty (bucket, agent) for the agents of this page.",
           tags: ["metrics"],
-          querystring: WindowQuery.extend(PageQuery.shape).extend({ bucket: BucketParam.optional() }),
-          response: { 200: AgentsDto, ...errors },
+          querystring: AgentsMetricsQuery,
+          response: { 200: AgentsMetrics, ...errors },
         },
       },
       async (req) => {
@@ -171,8 +101,8 @@ export function metricsRoutes(deps: { database: Database; now: () => number }): 
           description:
             "Measured when read: each run's observed totals divided by its task's current baseline (the mean of the task's baseline runs, else a configured figure, else unknown), so a baseline exported after its runs counts at once. Here: the mean of the runs' multipliers, the mean observed and baseline figures, and how the baselines were found. Baseline runs are counted, not averaged. Tasks are paginated by task id; runs without a task id count in `overall` only.",
           tags: ["metrics"],
-          querystring: WindowQuery.extend(PageQuery.shape),
-          response: { 200: CostMultiplierDto, ...errors },
+          querystring: CostMultiplierQuery,
+          response: { 200: CostMultiplierMetrics, ...errors },
         },
       },
       async (req) => {
@@ -189,8 +119,8 @@ export function metricsRoutes(deps: { database: Database; now: () => number }): 
           description:
             "The system's success rate: runs tagged crux.baseline=true (the single-agent reference) are left out (counted in `baselineRuns`). Each task weighs the same (the mean of its runs); the percentile interval resamples tasks, not runs, with a fixed seed. A run without a task id is its own task; runs without an outcome are left out. Milestone coverage covers every scored trace in scope.",
           tags: ["metrics"],
-          querystring: WindowQuery.extend({ confidence: z.coerce.number().gt(0).lt(1).default(0.95) }),
-          response: { 200: SuccessDto, ...errors },
+          querystring: SuccessQuery,
+          response: { 200: SuccessMetrics, ...errors },
         },
       },
       async (req) => {

@@ -19,66 +19,24 @@ import type { Logger } from "@crux/runtime";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import {
+  OutcomeBody,
+  OutcomeResponse,
+  PageQuery,
+  TraceAttributionResponse,
+  TraceFindingsResponse,
+  TraceHandoffsResponse,
+  TraceId,
+  TraceScoresResponse,
+  TraceTrajectoriesResponse,
+} from "@crux/contracts";
 import { ApiError, ErrorBody } from "../errors.ts";
 import { nsToIso } from "../time.ts";
-import { TraceId, text } from "../validation.ts";
-import { PageQuery } from "./metrics.schema.ts";
-import { TraceScoresDto, traceScoresView } from "./trace-scores.view.ts";
+import { attributionView, handoffView } from "./score-set.view.ts";
+import { traceScoresView } from "./trace-scores.view.ts";
 
 const params = z.object({ traceId: TraceId });
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
-
-const FindingDto = z.object({
-  mode: z.string(),
-  category: z.string(),
-  agent: z.string().nullable(),
-  spanId: z.string(),
-  stepIndex: z.number().nullable(),
-  source: z.string(),
-  confidence: z.number(),
-  evidence: z.string(),
-});
-const AttributionDto = z.object({
-  method: z.string(),
-  rank: z.number(),
-  agent: z.string().nullable(),
-  stepIndex: z.number().nullable().describe("Index in the trace's ordered steps"),
-  spanId: z.string().nullable(),
-  reason: z.string(),
-  confidence: z.number(),
-});
-const HandoffDto = z.object({
-  index: z.number(),
-  sender: z.string().nullable(),
-  receiver: z.string().nullable(),
-  spanId: z.string(),
-  via: z.string(),
-  message: z.string().nullable(),
-  time: z.string(),
-});
-const StepDto = z.object({
-  index: z.number(),
-  spanId: z.string(),
-  kind: z.string(),
-  toolName: z.string().nullable(),
-  isError: z.boolean(),
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  time: z.string(),
-});
-
-const Outcome = z
-  .object({
-    success: z.boolean().nullable().optional().describe("crux.outcome.success"),
-    score: z.number().min(0).max(1).nullable().optional().describe("crux.outcome.score: graded outcome in 0..1"),
-    taskId: text().nullable().optional().describe("crux.task.id"),
-    variant: text().nullable().optional().describe("crux.variant"),
-    isBaseline: z.boolean().nullable().optional().describe("crux.baseline"),
-    experimentId: text().nullable().optional().describe("crux.experiment.id"),
-    seed: text().nullable().optional().describe("crux.seed"),
-  })
-  .strict()
-  .refine((o) => Object.keys(o).length > 0, { message: "set at least one field" });
 
 export interface TraceScoresDeps {
   database: Database;
@@ -114,7 +72,7 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
 
     async function requireTrace(projectId: string, traceId: string): Promise<boolean> {
       const status = await traceScoreStatus(db, projectId, traceId);
-      if (!status.exists) throw new ApiError(404, "not_found", `trace ${traceId} not found`);
+      if (!status.exists) throw new ApiError("not_found", `trace ${traceId} not found`);
       return status.scored;
     }
 
@@ -125,7 +83,7 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
           summary: "The trace's score summary: run tags, totals, multipliers, coordination, milestones, per-agent usage",
           tags: ["trace scores"],
           params,
-          response: { 200: TraceScoresDto, ...errors },
+          response: { 200: TraceScoresResponse, ...errors },
         },
       },
       async (req) => {
@@ -146,7 +104,7 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
           tags: ["trace scores"],
           params,
           querystring: PageQuery,
-          response: { 200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(FindingDto), nextCursor: z.string().nullable() }), ...errors },
+          response: { 200: TraceFindingsResponse, ...errors },
         },
       },
       async (req) => {
@@ -163,12 +121,13 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
           summary: "Decisive-error attributions: method, agent, step index, span id, reason (a lead, not a verdict)",
           tags: ["trace scores"],
           params,
-          response: { 200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(AttributionDto) }), ...errors },
+          response: { 200: TraceAttributionResponse, ...errors },
         },
       },
       async (req) => {
         const scored = await requireTrace(req.projectId, req.params.traceId);
-        return { traceId: req.params.traceId, scored, items: await listTraceAttributions(db, req.projectId, req.params.traceId) };
+        const rows = await listTraceAttributions(db, req.projectId, req.params.traceId);
+        return { traceId: req.params.traceId, scored, items: rows.map(attributionView) };
       },
     );
 
@@ -179,25 +138,13 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
           summary: "Handoffs between agents, in order",
           tags: ["trace scores"],
           params,
-          response: { 200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(HandoffDto) }), ...errors },
+          response: { 200: TraceHandoffsResponse, ...errors },
         },
       },
       async (req) => {
         const scored = await requireTrace(req.projectId, req.params.traceId);
         const rows = await listTraceHandoffs(db, req.projectId, req.params.traceId);
-        return {
-          traceId: req.params.traceId,
-          scored,
-          items: rows.map((h) => ({
-            index: h.idx,
-            sender: h.sender,
-            receiver: h.receiver,
-            spanId: h.spanId,
-            via: h.via,
-            message: h.message,
-            time: nsToIso(h.startNs),
-          })),
-        };
+        return { traceId: req.params.traceId, scored, items: rows.map(handoffView) };
       },
     );
 
@@ -208,10 +155,7 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
           summary: "Per agent, its ordered steps (ids, kinds, tool names, errors, tokens)",
           tags: ["trace scores"],
           params,
-          response: {
-            200: z.object({ traceId: z.string(), scored: z.boolean(), items: z.array(z.object({ agent: z.string(), steps: z.array(StepDto) })) }),
-            ...errors,
-          },
+          response: { 200: TraceTrajectoriesResponse, ...errors },
         },
       },
       async (req) => {
@@ -234,22 +178,14 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
             "Fields given replace earlier overrides; others keep theirs. They win over span tags. The trace is marked dirty and a re-score job is enqueued at once (`queued: true`; the worker re-scores within seconds). If the queue is unreachable the answer is still 202 with `queued: false`: the trace stays dirty and the worker's sweeper re-scores it after its quiet period.",
           tags: ["trace scores"],
           params,
-          body: Outcome,
-          response: {
-            202: z.object({
-              traceId: z.string(),
-              override: z.record(z.string(), z.unknown()),
-              rescore: z.literal("pending"),
-              queued: z.boolean().describe("The re-score job was enqueued now; false = left to the sweeper"),
-            }),
-            ...errors,
-          },
+          body: OutcomeBody,
+          response: { 202: OutcomeResponse, ...errors },
         },
       },
       async (req, reply) => {
         const override = Object.fromEntries(Object.entries(req.body).filter(([, v]) => v !== undefined));
         const result = await setOutcomeOverride(db, req.projectId, req.params.traceId, override);
-        if (!result) throw new ApiError(404, "not_found", `trace ${req.params.traceId} not found`);
+        if (!result) throw new ApiError("not_found", `trace ${req.params.traceId} not found`);
         const queued = await enqueueRescore(req.projectId, req.params.traceId);
         return reply.code(202).send({ traceId: req.params.traceId, override: result.override as Record<string, unknown>, rescore: "pending" as const, queued });
       },

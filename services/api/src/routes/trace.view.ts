@@ -1,8 +1,12 @@
-/** Shapes stored spans + their attribution into the API's trace tree. Pure. */
+/**
+ * Shapes stored spans (with their owning agent) into the API's trace tree, and
+ * the stored score set into the detail's `scoring`. Pure.
+ */
+import type { SpanNode, TraceScoring } from "@crux/contracts";
 import type { NormalizedSpan, SpanAttribution, TraceAttribution } from "@crux/core";
-import type { TraceSummary } from "@crux/db";
+import type { TraceScoring as StoredTraceScoring, TraceSummary } from "@crux/db";
 import { nsToIso, nsToMs } from "../time.ts";
-import type { SpanNodeDto } from "./trace.schema.ts";
+import { agentUsageView, attributionView, handoffView, totalsView } from "./score-set.view.ts";
 
 export function traceSummaryView(t: TraceSummary) {
   return {
@@ -48,13 +52,13 @@ const byStart = (a: NormalizedSpan, b: NormalizedSpan) =>
  * Spans whose parent never arrived are roots (orphans); a parent cycle in bad
  * data is cut at one of its spans, which becomes a root.
  */
-export function spanTreeView(spans: NormalizedSpan[], attribution: TraceAttribution): SpanNodeDto[] {
+export function spanTreeView(spans: NormalizedSpan[], attribution: TraceAttribution): SpanNode[] {
   const agentNames = new Map(attribution.agents.map((a) => [a.key, a.name]));
   const ordered = [...spans].sort(byStart);
-  const nodes = new Map<string, SpanNodeDto>();
+  const nodes = new Map<string, SpanNode>();
   for (const s of ordered) nodes.set(s.spanId, spanNode(s, attribution.bySpan.get(s.spanId) ?? NO_ATTRIBUTION, agentNames));
-  const children = new Map<string, SpanNodeDto[]>();
-  const starts: SpanNodeDto[] = [];
+  const children = new Map<string, SpanNode[]>();
+  const starts: SpanNode[] = [];
   for (const s of ordered) {
     const parent = s.parentSpanId && s.parentSpanId !== s.spanId ? nodes.get(s.parentSpanId) : undefined;
     if (!parent) {
@@ -66,14 +70,14 @@ export function spanTreeView(spans: NormalizedSpan[], attribution: TraceAttribut
     else children.set(parent.spanId, [nodes.get(s.spanId)!]);
   }
 
-  const roots: SpanNodeDto[] = [];
+  const roots: SpanNode[] = [];
   const placed = new Set<string>();
-  const continuations: SpanNodeDto[] = [];
+  const continuations: SpanNode[] = [];
   // Depth-first from a root; `level` is the nesting level inside `roots`, not the span's depth.
-  const place = (root: SpanNodeDto) => {
+  const place = (root: SpanNode) => {
     roots.push(root);
     placed.add(root.spanId);
-    const stack: { node: SpanNodeDto; level: number }[] = [{ node: root, level: 0 }];
+    const stack: { node: SpanNode; level: number }[] = [{ node: root, level: 0 }];
     while (stack.length > 0) {
       const { node, level } = stack.pop()!;
       for (const child of children.get(node.spanId) ?? []) {
@@ -111,7 +115,7 @@ export function spanTreeView(spans: NormalizedSpan[], attribution: TraceAttribut
   return roots;
 }
 
-function spanNode(s: NormalizedSpan, a: SpanAttribution, agentNames: Map<string, string>): SpanNodeDto {
+function spanNode(s: NormalizedSpan, a: SpanAttribution, agentNames: Map<string, string>): SpanNode {
   return {
     spanId: s.spanId,
     parentSpanId: s.parentSpanId,
@@ -132,11 +136,11 @@ function spanNode(s: NormalizedSpan, a: SpanAttribution, agentNames: Map<string,
     outputTokens: s.outputTokens,
     cachedTokens: s.cachedTokens,
     countedTokens: { input: a.counted.inputTokens, output: a.counted.outputTokens, cached: a.counted.cachedTokens },
-    cost: s.cost,
+    reportedCostUsd: s.cost,
     toolName: s.toolName,
     toolCallId: s.toolCallId,
-    handoffFrom: s.handoffFrom,
-    handoffTo: s.handoffTo,
+    handoffSender: s.handoffFrom,
+    handoffReceiver: s.handoffTo,
     isError: s.isError,
     errorType: s.errorType,
     conversationId: s.conversationId,
@@ -152,19 +156,16 @@ function spanNode(s: NormalizedSpan, a: SpanAttribution, agentNames: Map<string,
   };
 }
 
-export function agentUsageView(attribution: TraceAttribution) {
-  return attribution.agents.map((a) => ({
-    name: a.name,
-    id: a.id,
-    parentAgent: a.parentAgent,
-    spans: a.spans,
-    llmCalls: a.llmCalls,
-    toolCalls: a.toolCalls,
-    errors: a.errors,
-    inputTokens: a.inputTokens,
-    outputTokens: a.outputTokens,
-    cachedTokens: a.cachedTokens,
-    totalTokens: a.inputTokens + a.outputTokens,
-    cost: a.cost,
-  }));
+/** The detail's `scoring`: what the worker stored, or `pending` before the first score. */
+export function scoringView(stored: StoredTraceScoring | null): TraceScoring {
+  if (!stored) return { status: "pending" };
+  return {
+    status: "scored",
+    version: stored.summary.version,
+    scoredAt: stored.summary.scoredAt.toISOString(),
+    totals: totalsView(stored.summary),
+    agents: stored.agents.map(agentUsageView),
+    handoffs: stored.handoffs.map(handoffView),
+    attributions: stored.attributions.map(attributionView),
+  };
 }

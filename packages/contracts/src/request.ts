@@ -1,8 +1,8 @@
 /**
- * Shared zod pieces for request validation. Everything a request carries is
- * checked here, before any query runs: a value Postgres cannot store or
- * compare (U+0000 in text, a time outside the nanosecond range) would
- * otherwise surface as a database error, i.e. a 500 for the client's mistake.
+ * Building blocks of request schemas. Everything a request carries is checked
+ * here, before any query runs: a value Postgres cannot store or compare
+ * (U+0000 in text, a time outside the nanosecond range) would otherwise
+ * surface as a database error, i.e. a 500 for the client's mistake.
  */
 import { z } from "zod";
 
@@ -72,7 +72,11 @@ export const cursorParam = z
   .max(1024, "is not a cursor this API returned")
   .regex(/^[A-Za-z0-9_-]+$/, "is not a cursor this API returned");
 
-export const TraceId = z
-  .string()
-  .regex(/^[0-9a-fA-F]{32}$/, "must be 32 hex characters")
-  .transform((s) => s.toLowerCase());
+/** `cursor` and `limit` of a paginated list. Strict: an unknown parameter is a 400. */
+export const PageQuery = z.strictObject({
+  cursor: cursorParam.optional().describe("Opaque nextCursor of the previous page"),
+  limit: limitParam(),
+});
+
+/** Next page's cursor; null on the last page. */
+export const nextCursorField = () => z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page");

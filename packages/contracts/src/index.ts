@@ -1,0 +1,41 @@
+/**
+ * @crux/contracts: the REST API's wire contracts as zod schemas (with their
+ * inferred types): request and response bodies of every endpoint, the error
+ * codes and their HTTP status, id formats, and the shared shapes (per-agent
+ * usage, handoff, cost). Pure: zod only, no I/O. services/api validates and
+ * serializes with them; a client can parse with them.
+ */
+export { ConfigId, SpanId, TraceId } from "./ids.ts";
+export { ErrorBody, ErrorCode, errorRetryAfterSeconds, errorStatus, isErrorCode, type ErrorStatus } from "./errors.ts";
+export { CostUsd, ReportedCostUsd, costUsdMeaning } from "./cost.ts";
+export { AgentUsage, Handoff, TokenCounts, TraceTotals } from "./usage.ts";
+export { IsoTime, JsonValue, PageQuery, cursorParam, limitParam, text } from "./request.ts";
+export { SpanNode, TraceDetail, TraceList, TraceListQuery, TraceScoring, TraceSummary } from "./traces.ts";
+export {
+  Attribution,
+  Finding,
+  OutcomeBody,
+  OutcomeResponse,
+  Scores,
+  Step,
+  TraceAttributionResponse,
+  TraceFindingsResponse,
+  TraceHandoffsResponse,
+  TraceScoresResponse,
+  TraceTrajectoriesResponse,
+  type ErrorPath,
+  type MilestoneDetail,
+} from "./scores.ts";
+export {
+  AgentsMetrics,
+  AgentsMetricsQuery,
+  BucketParam,
+  CostMultiplierMetrics,
+  CostMultiplierQuery,
+  SuccessMetrics,
+  SuccessQuery,
+  Window,
+  WindowQuery,
+  type Bucket,
+} from "./metrics.ts";
+export { AgentContractBody, BaselineBody, ConfigMeta, EffectivePrice, HandoffContractBody, MilestoneSetBody, PriceBody, Settings } from "./config.ts";
