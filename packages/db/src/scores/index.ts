@@ -21,9 +21,8 @@ export {
 export { type MetricsFilter } from "./metrics-filter.ts";
 export {
   failureModeMetrics,
-  mastModeIds,
-  mastCategories,
   type FailureModeGroupBy,
+  type Measurement,
   type FailureModeRate,
   type FailureModesResult,
 } from "./failure-modes.query.ts";

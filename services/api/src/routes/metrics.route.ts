@@ -9,15 +9,16 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ErrorBody } from "../errors.ts";
 import { nsToIso } from "../time.ts";
-import { BucketParam, PageQuery, WindowDto, WindowQuery, bucketNs, resolveWindow } from "./metrics.schema.ts";
+import { BucketParam, MeasurementDto, PageQuery, WindowDto, WindowQuery, bucketNs, resolveWindow } from "./metrics.schema.ts";
 
 const errors = { 400: ErrorBody, 401: ErrorBody };
 
-const RateDto = z.object({ group: z.string().nullable(), mode: z.string(), numerator: z.number(), denominator: z.number(), rate: z.number().nullable() });
+const RateDto = MeasurementDto.extend({ group: z.string().nullable(), mode: z.string(), numerator: z.number(), denominator: z.number(), rate: z.number().nullable() });
 const FailureModesDto = z.object({
   window: WindowDto,
   groupBy: z.enum(["mode", "category", "agent", "service"]),
   scopeTraces: z.number().describe("Scored traces in scope (the denominator when not grouped by agent or service)"),
+  coverage: z.array(MeasurementDto.extend({ mode: z.string() })).describe("Every mode of the taxonomy, whatever the grouping: measured or not, by which detectors"),
   rates: z.array(RateDto),
   nextCursor: z.string().nullable(),
   failed: z.object({
@@ -113,7 +114,7 @@ export function metricsRoutes(deps: { database: Database; now: () => number }): 
         schema: {
           summary: "MAST failure-mode rates with numerator and denominator; modes among failed traces; code vs judge sources",
           description:
-            "rate = traces in scope with at least one finding of the mode / traces in scope. groupBy=agent: per agent, the traces it took part in and its own findings; groupBy=agent|service lists (group, mode) pairs with at least one finding and is paginated.",
+            "rate = traces in scope with at least one finding of the mode / traces in scope; null when nothing measures the mode for this scope (measured: false, with the reason). groupBy=agent: per agent, the traces it took part in and its own findings; groupBy=agent|service lists (group, mode) pairs with at least one finding and is paginated.",
           tags: ["metrics"],
           querystring: WindowQuery.extend(PageQuery.shape).extend({ groupBy: z.enum(["mode", "category", "agent", "service"]).default("mode") }),
           response: { 200: FailureModesDto, ...errors },
