@@ -37,7 +37,11 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
     app = await buildTestApp(database);
     // Two scored traces without a single finding, in two services.
     await persistTraceScores(database, PROJECT, scoreRecord({ n: 1, startMs: NOW - HOUR, agents: [{ agent: "lead", input: 10, output: 5 }] }));
-    await persistTraceScores(database, PROJECT, scoreRecord({ n: 2, startMs: NOW - 2 * HOUR, service: "other", agents: [{ agent: "lead", input: 10, output: 5 }] }));
+    await persistTraceScores(
+      database,
+      PROJECT,
+      scoreRecord({ n: 2, startMs: NOW - 2 * HOUR, service: "other", agents: [{ agent: "lead", input: 10, output: 5 }] }),
+    );
   });
   afterAll(async () => {
     await app.close();
@@ -47,8 +51,26 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
   it("lists every mode; no detector and no configuration give null with the reason, a config-free detector gives 0", async () => {
     const byMode = await rates();
     expect(Object.keys(byMode)).toHaveLength(14);
-    expect(byMode["FM-1.4"]).toEqual({ group: null, mode: "FM-1.4", numerator: 0, denominator: 2, rate: null, measured: false, detectors: [], reason: "no detector" });
-    expect(byMode["FM-1.3"]).toEqual({ group: null, mode: "FM-1.3", numerator: 0, denominator: 2, rate: 0, measured: true, detectors: ["repetition"], reason: null });
+    expect(byMode["FM-1.4"]).toEqual({
+      group: null,
+      mode: "FM-1.4",
+      numerator: 0,
+      denominator: 2,
+      rate: null,
+      measured: false,
+      detectors: [],
+      reason: "no detector",
+    });
+    expect(byMode["FM-1.3"]).toEqual({
+      group: null,
+      mode: "FM-1.3",
+      numerator: 0,
+      denominator: 2,
+      rate: 0,
+      measured: true,
+      detectors: ["repetition"],
+      reason: null,
+    });
     expect(byMode["FM-3.2"]).toEqual({
       group: null,
       mode: "FM-3.2",
@@ -76,7 +98,16 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
     await post("/api/v1/agent-contracts", { agent: "reviewer", role: "review", isVerifier: true });
     byMode = await rates();
     for (const mode of ["FM-3.2", "FM-3.3"]) {
-      expect(byMode[mode], mode).toEqual({ group: null, mode, numerator: 0, denominator: 2, rate: 0, measured: true, detectors: ["verification"], reason: null });
+      expect(byMode[mode], mode).toEqual({
+        group: null,
+        mode,
+        numerator: 0,
+        denominator: 2,
+        rate: 0,
+        measured: true,
+        detectors: ["verification"],
+        reason: null,
+      });
     }
   });
 

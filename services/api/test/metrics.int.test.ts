@@ -61,7 +61,8 @@ const byRepetition = { measured: true, detectors: ["repetition"], reason: null }
 const foundWithoutVerifier = {
   measured: true,
   detectors: ["verification"],
-  reason: "found in scope, but nothing measures it under the current configuration (needs an agent contract with isVerifier for a named agent; none configured for this project)",
+  reason:
+    "found in scope, but nothing measures it under the current configuration (needs an agent contract with isVerifier for a named agent; none configured for this project)",
 };
 
 describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
@@ -149,7 +150,16 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
         detectors: ["ignored-input"],
         reason: "not measured: FM-2.1, FM-2.2, FM-2.3, FM-2.4, FM-2.6",
       },
-      { group: null, mode: "FC3", numerator: 2, denominator: 4, rate: 0.5, measured: true, detectors: ["verification"], reason: "not measured: FM-3.1, FM-3.3" },
+      {
+        group: null,
+        mode: "FC3",
+        numerator: 2,
+        denominator: 4,
+        rate: 0.5,
+        measured: true,
+        detectors: ["verification"],
+        reason: "not measured: FM-3.1, FM-3.3",
+      },
     ]);
     const svc = await get("/api/v1/metrics/failure-modes?groupBy=service");
     expect(svc.body.rates).toEqual([

@@ -5,16 +5,7 @@
  * traces the agent took part in and the numerator counts the agent's findings.
  * Reads the hourly rollups (rollups.ts); the counts are those of the base rows.
  */
-import {
-  categoryOf,
-  configuredNeeds,
-  mastCategories,
-  mastDetectors,
-  mastModeIds,
-  modeCoverage,
-  type ConfigNeed,
-  type ModeCoverage,
-} from "@crux/core";
+import { categoryOf, configuredNeeds, mastCategories, mastDetectors, mastModeIds, modeCoverage, type ConfigNeed, type ModeCoverage } from "@crux/core";
 import { eq, sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
 import { agentContracts, handoffContracts, milestoneSets } from "../schema.ts";
@@ -23,7 +14,6 @@ import { agentScope, rollupRows } from "./rollup-source.ts";
 import { agentRollup, findingRollup, traceRollup } from "./rollups.ts";
 import { scopedContracts } from "./scoring-config.ts";
 import { decodeCursor, encodeCursor, num } from "./sql-util.ts";
-
 
 export type FailureModeGroupBy = "mode" | "category" | "agent" | "service";
 
@@ -73,11 +63,17 @@ async function configuredCoverage(database: Database, projectId: string, service
   ]);
   const rows = { agentRows, handoffRows, milestoneRows };
   const services =
-    service !== undefined ? [service] : [null, ...new Set([...agentRows, ...handoffRows, ...milestoneRows].flatMap((r) => (r.serviceName === null ? [] : [r.serviceName])))];
+    service !== undefined
+      ? [service]
+      : [null, ...new Set([...agentRows, ...handoffRows, ...milestoneRows].flatMap((r) => (r.serviceName === null ? [] : [r.serviceName])))];
   const configured = new Set<ConfigNeed>();
   for (const name of services) {
     const c = scopedContracts(rows, name);
-    for (const need of configuredNeeds({ agentContracts: c.agentContracts, handoffContracts: c.handoffContracts, milestones: c.milestoneSet?.milestones ?? null })) {
+    for (const need of configuredNeeds({
+      agentContracts: c.agentContracts,
+      handoffContracts: c.handoffContracts,
+      milestones: c.milestoneSet?.milestones ?? null,
+    })) {
       configured.add(need);
     }
   }

@@ -19,13 +19,7 @@ export {
   type ProjectSettings,
 } from "./config.repository.ts";
 export { type MetricsFilter } from "./metrics-filter.ts";
-export {
-  failureModeMetrics,
-  type FailureModeGroupBy,
-  type Measurement,
-  type FailureModeRate,
-  type FailureModesResult,
-} from "./failure-modes.query.ts";
+export { failureModeMetrics, type FailureModeGroupBy, type Measurement, type FailureModeRate, type FailureModesResult } from "./failure-modes.query.ts";
 export { agentMetrics, type AgentMetrics, type AgentSeriesPoint, type AgentUsageTotals, type AgentsResult } from "./agents.query.ts";
 export { multiplierMetrics, type BaselineSource, type MultiplierAggregate, type MultiplierResult, type TaskMultiplier } from "./outcomes.query.ts";
 export { successMetrics, defaultBootstrapSeed, type SuccessMetrics } from "./success.query.ts";

@@ -99,14 +99,15 @@ export function scopedContracts(rows: ContractRows, serviceName: string | null):
     ...(r.isVerifier ? { isVerifier: true } : {}),
     ...(r.completionCondition === null ? {} : { completionCondition: r.completionCondition }),
   }));
-  const handoffContractList: HandoffContract[] = serviceWins(rows.handoffRows.filter(inScope), (r) => `${r.fromAgent.toLowerCase()}\u0000${r.toAgent.toLowerCase()}`).map(
-    (r) => ({
-      from: r.fromAgent,
-      to: r.toAgent,
-      ...(r.jsonSchema === null ? {} : { jsonSchema: r.jsonSchema }),
-      ...(r.requiredConstraints === null ? {} : { requiredConstraints: r.requiredConstraints }),
-    }),
-  );
+  const handoffContractList: HandoffContract[] = serviceWins(
+    rows.handoffRows.filter(inScope),
+    (r) => `${r.fromAgent.toLowerCase()}\u0000${r.toAgent.toLowerCase()}`,
+  ).map((r) => ({
+    from: r.fromAgent,
+    to: r.toAgent,
+    ...(r.jsonSchema === null ? {} : { jsonSchema: r.jsonSchema }),
+    ...(r.requiredConstraints === null ? {} : { requiredConstraints: r.requiredConstraints }),
+  }));
   const milestoneRow = serviceWins(rows.milestoneRows.filter(inScope), () => "set")[0];
   return {
     agentContracts: agentContractList,

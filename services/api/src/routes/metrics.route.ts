@@ -13,12 +13,20 @@ import { BucketParam, MeasurementDto, PageQuery, WindowDto, WindowQuery, bucketN
 
 const errors = { 400: ErrorBody, 401: ErrorBody };
 
-const RateDto = MeasurementDto.extend({ group: z.string().nullable(), mode: z.string(), numerator: z.number(), denominator: z.number(), rate: z.number().nullable() });
+const RateDto = MeasurementDto.extend({
+  group: z.string().nullable(),
+  mode: z.string(),
+  numerator: z.number(),
+  denominator: z.number(),
+  rate: z.number().nullable(),
+});
 const FailureModesDto = z.object({
   window: WindowDto,
   groupBy: z.enum(["mode", "category", "agent", "service"]),
   scopeTraces: z.number().describe("Scored traces in scope (the denominator when not grouped by agent or service)"),
-  coverage: z.array(MeasurementDto.extend({ mode: z.string() })).describe("Every mode of the taxonomy, whatever the grouping: measured or not, by which detectors"),
+  coverage: z
+    .array(MeasurementDto.extend({ mode: z.string() }))
+    .describe("Every mode of the taxonomy, whatever the grouping: measured or not, by which detectors"),
   rates: z.array(RateDto),
   nextCursor: z.string().nullable(),
   failed: z.object({

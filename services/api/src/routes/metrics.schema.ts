@@ -34,12 +34,16 @@ export const WindowDto = z.object({ from: z.string(), to: z.string() });
 
 /** Whether anything measures a failure mode (or category) in scope: an unmeasured mode's rate is null, never 0 (docs/metrics.md §11). */
 export const MeasurementDto = z.object({
-  measured: z.boolean().describe("False when nothing measures the mode for this scope (no detector, or the configuration it needs is not set): its rate is null"),
+  measured: z
+    .boolean()
+    .describe("False when nothing measures the mode for this scope (no detector, or the configuration it needs is not set): its rate is null"),
   detectors: z.array(z.string()).describe("Detectors that measure it (packages/core/src/scorers/detectors.ts ids)"),
   reason: z
     .string()
     .nullable()
-    .describe('What is not measured and why ("no detector", "needs an agent contract with isVerifier for a named agent; none configured for this project"); null when fully measured'),
+    .describe(
+      'What is not measured and why ("no detector", "needs an agent contract with isVerifier for a named agent; none configured for this project"); null when fully measured',
+    ),
 });
 
 /** Resolves from/to (default: the 24 hours before now), rejecting an inverted window and too many buckets. */
