@@ -1,6 +1,6 @@
 /** Runs every detector of the list (detectors.ts) over one trace and returns findings, signals and the scores others read. */
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import { mastDetectors, type DetectorScores, type MastOptions } from "./detectors.ts";
+import { mastDetectors, type Detector, type DetectorScores, type MastOptions } from "./detectors.ts";
 import { sortFindings, type Finding, type Signal } from "./finding.ts";
 
 export interface MastResult extends DetectorScores {
@@ -8,11 +8,12 @@ export interface MastResult extends DetectorScores {
   signals: Signal[];
 }
 
-export function detectMast(t: TraceTrajectories, options: MastOptions = {}): MastResult {
+/** `detectors`: the list by default; tests pass a part of it. */
+export function detectMast(t: TraceTrajectories, options: MastOptions = {}, detectors: readonly Detector[] = mastDetectors): MastResult {
   const findings: Finding[] = [];
   const signals: Signal[] = [];
   const scores: Partial<DetectorScores> = {};
-  for (const detector of mastDetectors) {
+  for (const detector of detectors) {
     const out = detector.run(t, options);
     findings.push(...(out.findings ?? []));
     signals.push(...(out.signals ?? []));
