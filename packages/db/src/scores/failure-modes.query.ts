@@ -4,6 +4,8 @@
  * mode, with numerator and denominator. With an agent filter, the scope is the
  * traces the agent took part in and the numerator counts the agent's findings.
  * Reads the hourly rollups (rollups.ts); the counts are those of the base rows.
+ * Each mode also says whether anything measures it (the detector list and the
+ * project's current configuration): an unmeasured mode's rate is null, never 0.
  */
 import { categoryOf, configuredNeeds, mastCategories, mastDetectors, mastModeIds, modeCoverage, type ConfigNeed, type ModeCoverage } from "@crux/core";
 import { eq, sql, type SQL } from "drizzle-orm";
