@@ -38,4 +38,5 @@ export {
   WindowQuery,
   type Bucket,
 } from "./metrics.ts";
+export { FailureModeRate, FailureModesGroupBy, FailureModesMetrics, FailureModesQuery, FindingSourceKind, Measurement } from "./failure-modes.ts";
 export { AgentContractBody, BaselineBody, ConfigMeta, EffectivePrice, HandoffContractBody, MilestoneSetBody, PriceBody, Settings } from "./config.ts";

@@ -1,6 +1,6 @@
 /**
- * GET /metrics/{agents,cost-multiplier,success}: queries and responses.
- * (GET /metrics/failure-modes keeps its schemas in services/api for now.)
+ * GET /metrics/{agents,cost-multiplier,success}: queries and responses
+ * (GET /metrics/failure-modes: failure-modes.ts).
  */
 import { z } from "zod";
 import { IsoTime, PageQuery, nextCursorField, text } from "./request.ts";

@@ -56,6 +56,15 @@ export const seedSpecs: RecordSpec[] = [
   },
 ];
 
+// No contract is configured here: FM-1.3 has a config-free detector; FM-3.2 (needs a verifier) was found anyway, so it counts as measured.
+const byRepetition = { measured: true, detectors: ["repetition"], reason: null };
+const foundWithoutVerifier = {
+  measured: true,
+  detectors: ["verification"],
+  reason:
+    "found in scope, but nothing measures it under the current configuration (needs an agent contract with isVerifier for a named agent; none configured for this project)",
+};
+
 describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
   let database: Database;
   let app: Awaited<ReturnType<typeof buildTestApp>>;
@@ -84,9 +93,10 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     const byMode = Object.fromEntries(body.rates.map((r: { mode: string }) => [r.mode, r]));
     expect(body.rates).toHaveLength(14);
     // Trace 1 has FM-1.3 twice: it counts once.
-    expect(byMode["FM-1.3"]).toEqual({ group: null, mode: "FM-1.3", numerator: 2, denominator: 4, rate: 0.5 });
-    expect(byMode["FM-3.2"]).toMatchObject({ numerator: 2, denominator: 4, rate: 0.5 });
-    expect(byMode["FM-1.1"]).toMatchObject({ numerator: 0, denominator: 4, rate: 0 });
+    expect(byMode["FM-1.3"]).toEqual({ group: null, mode: "FM-1.3", numerator: 2, denominator: 4, rate: 0.5, ...byRepetition });
+    expect(byMode["FM-3.2"]).toMatchObject({ numerator: 2, denominator: 4, rate: 0.5, ...foundWithoutVerifier });
+    // No handoff contract with a schema: nothing measures FM-1.1, so its rate is unknown, not 0.
+    expect(byMode["FM-1.1"]).toMatchObject({ numerator: 0, denominator: 4, rate: null, measured: false });
     // Failed traces: 1 and 3. Both have FM-1.3; only trace 1 has FM-3.2.
     expect(body.failed.traces).toBe(2);
     expect(body.failed.modes).toEqual([
@@ -120,24 +130,51 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
   it("groups by category, service and agent; agent groups paginate without gaps", async () => {
     const cat = await get("/api/v1/metrics/failure-modes?groupBy=category");
     expect(cat.body.rates).toEqual([
-      { group: null, mode: "FC1", numerator: 2, denominator: 4, rate: 0.5 },
-      { group: null, mode: "FC2", numerator: 0, denominator: 4, rate: 0 },
-      { group: null, mode: "FC3", numerator: 2, denominator: 4, rate: 0.5 },
+      {
+        group: null,
+        mode: "FC1",
+        numerator: 2,
+        denominator: 4,
+        rate: 0.5,
+        measured: true,
+        detectors: ["repetition", "termination"],
+        reason: "not measured: FM-1.1, FM-1.2, FM-1.4",
+      },
+      {
+        group: null,
+        mode: "FC2",
+        numerator: 0,
+        denominator: 4,
+        rate: 0,
+        measured: true,
+        detectors: ["ignored-input"],
+        reason: "not measured: FM-2.1, FM-2.2, FM-2.3, FM-2.4, FM-2.6",
+      },
+      {
+        group: null,
+        mode: "FC3",
+        numerator: 2,
+        denominator: 4,
+        rate: 0.5,
+        measured: true,
+        detectors: ["verification"],
+        reason: "not measured: FM-3.1, FM-3.3",
+      },
     ]);
     const svc = await get("/api/v1/metrics/failure-modes?groupBy=service");
     expect(svc.body.rates).toEqual([
-      { group: "other", mode: "FM-1.3", numerator: 1, denominator: 1, rate: 1 },
-      { group: "svc", mode: "FM-1.3", numerator: 1, denominator: 3, rate: 1 / 3 },
-      { group: "svc", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3 },
+      { group: "other", mode: "FM-1.3", numerator: 1, denominator: 1, rate: 1, ...byRepetition },
+      { group: "svc", mode: "FM-1.3", numerator: 1, denominator: 3, rate: 1 / 3, ...byRepetition },
+      { group: "svc", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3, ...foundWithoutVerifier },
     ]);
     const page1 = await get("/api/v1/metrics/failure-modes?groupBy=agent&limit=2");
     expect(page1.body.rates).toEqual([
-      { group: "lead", mode: "FM-1.3", numerator: 1, denominator: 3, rate: 1 / 3 },
-      { group: "lead", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3 },
+      { group: "lead", mode: "FM-1.3", numerator: 1, denominator: 3, rate: 1 / 3, ...byRepetition },
+      { group: "lead", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3, ...foundWithoutVerifier },
     ]);
     expect(page1.body.nextCursor).toEqual(expect.any(String));
     const page2 = await get(`/api/v1/metrics/failure-modes?groupBy=agent&limit=2&cursor=${page1.body.nextCursor}`);
-    expect(page2.body.rates).toEqual([{ group: "search", mode: "FM-1.3", numerator: 1, denominator: 1, rate: 1 }]);
+    expect(page2.body.rates).toEqual([{ group: "search", mode: "FM-1.3", numerator: 1, denominator: 1, rate: 1, ...byRepetition }]);
     expect(page2.body.nextCursor).toBeNull();
   });
 

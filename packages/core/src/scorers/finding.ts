@@ -1,9 +1,28 @@
 /** Findings (MAST failure modes found by code) and trace-level signals. See docs/failure-modes.md §2–4. */
 
-export type MastModeId =
-  "FM-1.1" | "FM-1.2" | "FM-1.3" | "FM-1.4" | "FM-1.5" | "FM-2.1" | "FM-2.2" | "FM-2.3" | "FM-2.4" | "FM-2.5" | "FM-2.6" | "FM-3.1" | "FM-3.2" | "FM-3.3";
+/** The 14 modes of the taxonomy (docs/failure-modes.md §1), in order. */
+export const mastModeIds = [
+  "FM-1.1",
+  "FM-1.2",
+  "FM-1.3",
+  "FM-1.4",
+  "FM-1.5",
+  "FM-2.1",
+  "FM-2.2",
+  "FM-2.3",
+  "FM-2.4",
+  "FM-2.5",
+  "FM-2.6",
+  "FM-3.1",
+  "FM-3.2",
+  "FM-3.3",
+] as const;
 
-export type MastCategory = "FC1" | "FC2" | "FC3";
+export type MastModeId = (typeof mastModeIds)[number];
+
+export const mastCategories = ["FC1", "FC2", "FC3"] as const;
+
+export type MastCategory = (typeof mastCategories)[number];
 
 export type FindingSource = "heuristic" | "contract";
 

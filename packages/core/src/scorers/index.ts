@@ -22,3 +22,6 @@ export * from "./premature-termination.ts";
 export * from "./signals.ts";
 export * from "./decisive-error.ts";
 export * from "./mast.ts";
+export * from "./detectors.ts";
+export * from "./config-needs.ts";
+export * from "./mode-coverage.ts";

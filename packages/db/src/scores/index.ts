@@ -19,14 +19,7 @@ export {
   type ProjectSettings,
 } from "./config.repository.ts";
 export { type MetricsFilter } from "./metrics-filter.ts";
-export {
-  failureModeMetrics,
-  mastModeIds,
-  mastCategories,
-  type FailureModeGroupBy,
-  type FailureModeRate,
-  type FailureModesResult,
-} from "./failure-modes.query.ts";
+export { failureModeMetrics, type FailureModeGroupBy, type Measurement, type FailureModeRate, type FailureModesResult } from "./failure-modes.query.ts";
 export { agentMetrics, type AgentMetrics, type AgentSeriesPoint, type AgentUsageTotals, type AgentsResult } from "./agents.query.ts";
 export {
   multiplierMetrics,

@@ -82,6 +82,40 @@ export async function listEffectivePrices(database: Database, projectId: string)
     .sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
 }
 
+export interface ContractRows {
+  agentRows: (typeof agentContracts.$inferSelect)[];
+  handoffRows: (typeof handoffContracts.$inferSelect)[];
+  milestoneRows: (typeof milestoneSets.$inferSelect)[];
+}
+
+/** The contracts and milestone set a trace of the service is scored with: its rows and the project-wide ones, a service row winning. */
+export function scopedContracts(rows: ContractRows, serviceName: string | null): Pick<ScoringConfig, "agentContracts" | "handoffContracts" | "milestoneSet"> {
+  const inScope = <R extends { serviceName: string | null }>(r: R): boolean => r.serviceName === null || r.serviceName === serviceName;
+  const agentContractList: AgentContract[] = serviceWins(rows.agentRows.filter(inScope), (r) => r.agent.toLowerCase()).map((r) => ({
+    agent: r.agent,
+    role: r.role,
+    ...(r.allowedTools === null ? {} : { allowedTools: r.allowedTools }),
+    ...(r.forbiddenTools === null ? {} : { forbiddenTools: r.forbiddenTools }),
+    ...(r.isVerifier ? { isVerifier: true } : {}),
+    ...(r.completionCondition === null ? {} : { completionCondition: r.completionCondition }),
+  }));
+  const handoffContractList: HandoffContract[] = serviceWins(
+    rows.handoffRows.filter(inScope),
+    (r) => `${r.fromAgent.toLowerCase()}\u0000${r.toAgent.toLowerCase()}`,
+  ).map((r) => ({
+    from: r.fromAgent,
+    to: r.toAgent,
+    ...(r.jsonSchema === null ? {} : { jsonSchema: r.jsonSchema }),
+    ...(r.requiredConstraints === null ? {} : { requiredConstraints: r.requiredConstraints }),
+  }));
+  const milestoneRow = serviceWins(rows.milestoneRows.filter(inScope), () => "set")[0];
+  return {
+    agentContracts: agentContractList,
+    handoffContracts: handoffContractList,
+    milestoneSet: milestoneRow ? { id: milestoneRow.id, milestones: milestoneRow.milestones as Milestone<string>[] } : null,
+  };
+}
+
 export async function loadScoringConfig(database: Database, projectId: string, serviceName: string | null, taskId: string | null): Promise<ScoringConfig> {
   const db = database.db;
   const [priceRows, agentRows, handoffRows, milestoneRows, baselineRows, settings] = await Promise.all([
@@ -115,21 +149,7 @@ export async function loadScoringConfig(database: Database, projectId: string, s
 
   const byModel = effectivePriceTable(priceRows);
 
-  const agentContractList: AgentContract[] = serviceWins(agentRows, (r) => r.agent.toLowerCase()).map((r) => ({
-    agent: r.agent,
-    role: r.role,
-    ...(r.allowedTools === null ? {} : { allowedTools: r.allowedTools }),
-    ...(r.forbiddenTools === null ? {} : { forbiddenTools: r.forbiddenTools }),
-    ...(r.isVerifier ? { isVerifier: true } : {}),
-    ...(r.completionCondition === null ? {} : { completionCondition: r.completionCondition }),
-  }));
-  const handoffContractList: HandoffContract[] = serviceWins(handoffRows, (r) => `${r.fromAgent.toLowerCase()}\u0000${r.toAgent.toLowerCase()}`).map((r) => ({
-    from: r.fromAgent,
-    to: r.toAgent,
-    ...(r.jsonSchema === null ? {} : { jsonSchema: r.jsonSchema }),
-    ...(r.requiredConstraints === null ? {} : { requiredConstraints: r.requiredConstraints }),
-  }));
-  const milestoneRow = serviceWins(milestoneRows, () => "set")[0];
+  const contracts = scopedContracts({ agentRows, handoffRows, milestoneRows }, serviceName);
 
   // Task id (this service's row, then any service's, then project-wide), else the service's figure.
   const rank = (b: (typeof baselineRows)[number]): number =>
@@ -138,9 +158,7 @@ export async function loadScoringConfig(database: Database, projectId: string, s
 
   return {
     prices: [...byModel.values()].map((e) => e.price),
-    agentContracts: agentContractList,
-    handoffContracts: handoffContractList,
-    milestoneSet: milestoneRow ? { id: milestoneRow.id, milestones: milestoneRow.milestones as Milestone<string>[] } : null,
+    ...contracts,
     configuredBaseline: baseline ? { tokens: baseline.tokens, costUsd: baseline.costUsd } : null,
     coordinationWeights: settings.coordinationWeights,
     repetitionK: settings.repetitionK,

@@ -1,33 +1,28 @@
 /**
  * GET /api/v1/metrics/{failure-modes,agents,cost-multiplier,success}: thin
- * handlers over the @crux/db aggregations, all scoped to the caller's project
- * and filtered by service, agent and the time window on trace start.
+ * handlers over the @crux/db aggregations (and, for success, core's
+ * statistics over db's counts), all scoped to the caller's project and
+ * filtered by service, agent and the time window on trace start.
  */
 import { successMetricsOf } from "@crux/core";
 import { agentMetrics, failureModeMetrics, multiplierMetrics, successInputs, type Database } from "@crux/db";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { AgentsMetrics, AgentsMetricsQuery, CostMultiplierMetrics, CostMultiplierQuery, SuccessMetrics, SuccessQuery } from "@crux/contracts";
+import {
+  AgentsMetrics,
+  AgentsMetricsQuery,
+  CostMultiplierMetrics,
+  CostMultiplierQuery,
+  FailureModesMetrics,
+  FailureModesQuery,
+  SuccessMetrics,
+  SuccessQuery,
+} from "@crux/contracts";
 import { ErrorBody } from "../errors.ts";
 import { nsToIso } from "../time.ts";
-import { PageQuery, WindowDto, WindowQuery, bucketNs, resolveWindow } from "./metrics.schema.ts";
+import { bucketNs, resolveWindow } from "./metrics.schema.ts";
 
 const errors = { 400: ErrorBody, 401: ErrorBody };
-
-const RateDto = z.object({ group: z.string().nullable(), mode: z.string(), numerator: z.number(), denominator: z.number(), rate: z.number().nullable() });
-const FailureModesDto = z.object({
-  window: WindowDto,
-  groupBy: z.enum(["mode", "category", "agent", "service"]),
-  scopeTraces: z.number().describe("Scored traces in scope (the denominator when not grouped by agent or service)"),
-  rates: z.array(RateDto),
-  nextCursor: z.string().nullable(),
-  failed: z.object({
-    traces: z.number().describe("Traces in scope whose outcome is a failure"),
-    modes: z.array(z.object({ mode: z.string(), traces: z.number(), share: z.number().nullable() })),
-  }),
-  sources: z.array(z.object({ mode: z.string(), source: z.string(), kind: z.enum(["code", "judge", "human"]), findings: z.number(), traces: z.number() })),
-});
 
 function sourceKind(source: string): "code" | "judge" | "human" {
   return source === "judge" ? "judge" : source === "human" ? "human" : "code";
@@ -44,10 +39,10 @@ export function metricsRoutes(deps: { database: Database; now: () => number }): 
         schema: {
           summary: "MAST failure-mode rates with numerator and denominator; modes among failed traces; code vs judge sources",
           description:
-            "rate = traces in scope with at least one finding of the mode / traces in scope. groupBy=agent: per agent, the traces it took part in and its own findings; groupBy=agent|service lists (group, mode) pairs with at least one finding and is paginated.",
+            "rate = traces in scope with at least one finding of the mode / traces in scope; null when nothing measures the mode for this scope (measured: false, with the reason). groupBy=agent: per agent, the traces it took part in and its own findings; groupBy=agent|service lists (group, mode) pairs with at least one finding and is paginated.",
           tags: ["metrics"],
-          querystring: WindowQuery.extend(PageQuery.shape).extend({ groupBy: z.enum(["mode", "category", "agent", "service"]).default("mode") }),
-          response: { 200: FailureModesDto, ...errors },
+          querystring: FailureModesQuery,
+          response: { 200: FailureModesMetrics, ...errors },
         },
       },
       async (req) => {

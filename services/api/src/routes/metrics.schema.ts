@@ -14,9 +14,6 @@ export const bucketNs: Record<Bucket, bigint> = {
   "1d": 86_400_000_000_000n,
 };
 
-// The query and window schemas are the API's contracts (@crux/contracts); re-exported under the names the routes use.
-export { PageQuery, Window as WindowDto, WindowQuery } from "@crux/contracts";
-
 /** Resolves from/to (default: the 24 hours before now), rejecting an inverted window and too many buckets. */
 export function resolveWindow(
   q: { service?: string | undefined; agent?: string | undefined; from?: string | undefined; to?: string | undefined },

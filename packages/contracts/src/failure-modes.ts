@@ -1,0 +1,48 @@
+/** GET /metrics/failure-modes: query and response. An unmeasured mode's rate is null, never 0 (docs/metrics.md §11). */
+import { z } from "zod";
+import { Window, WindowQuery } from "./metrics.ts";
+import { PageQuery, nextCursorField } from "./request.ts";
+
+export const FailureModesGroupBy = z.enum(["mode", "category", "agent", "service"]);
+
+export const FailureModesQuery = WindowQuery.extend(PageQuery.shape).extend({ groupBy: FailureModesGroupBy.default("mode") });
+
+/** Whether anything measures a failure mode (or category) in scope. */
+export const Measurement = z.object({
+  measured: z
+    .boolean()
+    .describe("False when nothing measures the mode for this scope (no detector, or the configuration it needs is not set): its rate is null"),
+  detectors: z.array(z.string()).describe("Detectors that measure it (packages/core/src/scorers/detectors.ts ids)"),
+  reason: z
+    .string()
+    .nullable()
+    .describe(
+      'What is not measured and why ("no detector", "needs an agent contract with isVerifier for a named agent; none configured for this project"); null when fully measured',
+    ),
+});
+
+export const FindingSourceKind = z.enum(["code", "judge", "human"]);
+
+export const FailureModeRate = Measurement.extend({
+  group: z.string().nullable(),
+  mode: z.string(),
+  numerator: z.number(),
+  denominator: z.number(),
+  rate: z.number().nullable(),
+});
+
+export const FailureModesMetrics = z.object({
+  window: Window,
+  groupBy: FailureModesGroupBy,
+  scopeTraces: z.number().describe("Scored traces in scope (the denominator when not grouped by agent or service)"),
+  coverage: z
+    .array(Measurement.extend({ mode: z.string() }))
+    .describe("Every mode of the taxonomy, whatever the grouping: measured or not, by which detectors"),
+  rates: z.array(FailureModeRate),
+  nextCursor: nextCursorField(),
+  failed: z.object({
+    traces: z.number().describe("Traces in scope whose outcome is a failure"),
+    modes: z.array(z.object({ mode: z.string(), traces: z.number(), share: z.number().nullable() })),
+  }),
+  sources: z.array(z.object({ mode: z.string(), source: z.string(), kind: FindingSourceKind, findings: z.number(), traces: z.number() })),
+});

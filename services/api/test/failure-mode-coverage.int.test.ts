@@ -1,0 +1,145 @@
+/**
+ * Failure-mode rates say which modes anything measures (docs/metrics.md §11): a mode with no
+ * detector, or whose detector needs configuration the project lacks, is unknown (rate null),
+ * never 0; configuring what a detector needs turns its modes into measured ones.
+ */
+import { mastDetectors, mastModeIds } from "@crux/core";
+import { persistTraceScores, type Database } from "@crux/db";
+import { testDatabases } from "@crux/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HOUR, NOW, PROJECT, buildTestApp } from "./harness.ts";
+import { scoreRecord } from "./score-records.ts";
+
+// Derived from the detector list, so a detector added later changes these with it.
+const covering = (mode: string) => mastDetectors.flatMap((d) => d.modes.filter((m) => m.mode === mode));
+const undetected = mastModeIds.filter((m) => covering(m).length === 0);
+const configFree = mastModeIds.filter((m) => covering(m).some((c) => c.needsConfig.length === 0));
+
+interface Rate {
+  mode: string;
+  numerator: number;
+  denominator: number;
+  rate: number | null;
+  measured: boolean;
+  detectors: string[];
+  reason: string | null;
+}
+
+describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) => {
+  let database: Database;
+  let app: Awaited<ReturnType<typeof buildTestApp>>;
+  const rates = async (query = ""): Promise<Record<string, Rate>> => {
+    const res = await app.inject({ method: "GET", url: `/api/v1/metrics/failure-modes${query}` });
+    expect(res.statusCode).toBe(200);
+    return Object.fromEntries((res.json().rates as Rate[]).map((r) => [r.mode, r]));
+  };
+  const post = async (url: string, payload: object) => {
+    const res = await app.inject({ method: "POST", url, payload });
+    expect(res.statusCode, res.body).toBe(201);
+  };
+
+  beforeAll(async () => {
+    database = await create();
+    app = await buildTestApp(database);
+    // Two scored traces without a single finding, in two services.
+    await persistTraceScores(database, PROJECT, scoreRecord({ n: 1, startMs: NOW - HOUR, agents: [{ agent: "lead", input: 10, output: 5 }] }));
+    await persistTraceScores(
+      database,
+      PROJECT,
+      scoreRecord({ n: 2, startMs: NOW - 2 * HOUR, service: "other", agents: [{ agent: "lead", input: 10, output: 5 }] }),
+    );
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  it("lists every mode; no detector and no configuration give null with the reason, a config-free detector gives 0", async () => {
+    const byMode = await rates();
+    expect(Object.keys(byMode)).toEqual([...mastModeIds]);
+    expect(undetected.length).toBeGreaterThan(0);
+    for (const mode of undetected) {
+      expect(byMode[mode], mode).toEqual({
+        group: null,
+        mode,
+        numerator: 0,
+        denominator: 2,
+        rate: null,
+        measured: false,
+        detectors: [],
+        reason: "no detector",
+      });
+    }
+    expect(byMode["FM-1.3"]).toEqual({
+      group: null,
+      mode: "FM-1.3",
+      numerator: 0,
+      denominator: 2,
+      rate: 0,
+      measured: true,
+      detectors: ["repetition"],
+      reason: null,
+    });
+    expect(byMode["FM-3.2"]).toEqual({
+      group: null,
+      mode: "FM-3.2",
+      numerator: 0,
+      denominator: 2,
+      rate: null,
+      measured: false,
+      detectors: [],
+      reason: "needs an agent contract with isVerifier for a named agent; none configured for this project",
+    });
+    const measured = Object.values(byMode)
+      .filter((r) => r.measured)
+      .map((r) => r.mode);
+    expect(measured).toEqual(configFree);
+    expect(measured).toEqual(expect.arrayContaining(["FM-1.3", "FM-1.5", "FM-2.5"]));
+    for (const r of Object.values(byMode)) expect(r.rate === null, r.mode).toBe(!r.measured);
+  });
+
+  it("a contract that a detector needs turns its modes measured; one without the needed field does not", async () => {
+    // A contract with forbidden tools only: verification still cannot fire (no verifier).
+    await post("/api/v1/agent-contracts", { agent: "coder", role: "code", forbiddenTools: ["deploy"] });
+    let byMode = await rates();
+    expect(byMode["FM-1.2"]).toMatchObject({ rate: 0, measured: true, detectors: ["role-contracts"], reason: null });
+    expect(byMode["FM-3.2"]).toMatchObject({ rate: null, measured: false });
+
+    await post("/api/v1/agent-contracts", { agent: "reviewer", role: "review", isVerifier: true });
+    byMode = await rates();
+    for (const mode of ["FM-3.2", "FM-3.3"]) {
+      expect(byMode[mode], mode).toEqual({
+        group: null,
+        mode,
+        numerator: 0,
+        denominator: 2,
+        rate: 0,
+        measured: true,
+        detectors: ["verification"],
+        reason: null,
+      });
+    }
+  });
+
+  it("a service's own configuration measures that service only; the coverage is listed whatever the grouping", async () => {
+    await post("/api/v1/handoff-contracts", { serviceName: "other", sender: "lead", receiver: "*", jsonSchema: { type: "object" } });
+    expect((await rates())["FM-1.1"]).toMatchObject({ rate: 0, measured: true, detectors: ["handoff-contracts"] });
+    expect((await rates("?service=other"))["FM-1.1"]).toMatchObject({ numerator: 0, denominator: 1, rate: 0, measured: true });
+    expect((await rates("?service=svc"))["FM-1.1"]).toMatchObject({
+      numerator: 0,
+      denominator: 1,
+      rate: null,
+      measured: false,
+      reason: 'needs a handoff contract with a jsonSchema; none configured for service "svc"',
+    });
+
+    await post("/api/v1/milestone-sets", { name: "done", milestones: [{ id: "answered", weight: 1, check: "$count(steps) > 0" }] });
+    const res = await app.inject({ method: "GET", url: "/api/v1/metrics/failure-modes?groupBy=agent" });
+    expect(res.json().rates).toEqual([]); // no finding: no (agent, mode) pair
+    const coverage = res.json().coverage as Array<{ mode: string; measured: boolean; detectors: string[] }>;
+    expect(coverage.map((c) => c.mode)).toHaveLength(14);
+    expect(coverage.find((c) => c.mode === "FM-3.1")).toEqual({ mode: "FM-3.1", measured: true, detectors: ["premature-termination"], reason: null });
+    // Configured by now: tools, a verifier, a schema (service "other"), a milestone set; no required constraints (FM-2.4).
+    expect(coverage.filter((c) => !c.measured).map((c) => c.mode)).toEqual(mastModeIds.filter((m) => m === "FM-2.4" || undetected.includes(m)));
+  });
+});
