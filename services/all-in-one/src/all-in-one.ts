@@ -36,8 +36,8 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
     throw err;
   }
   const queue = config.REDIS_URL
-    ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log: (msg, extra) => log.warn(extra ?? {}, msg) })
-    : createInProcessQueue({ log: (msg, extra) => log.warn(extra ?? {}, msg) });
+    ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log })
+    : createInProcessQueue({ log });
   return composeCrux({ database, queue, config, log });
 }
 
