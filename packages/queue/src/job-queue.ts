@@ -20,7 +20,7 @@ export interface StartOptions<R extends QueueRegistry = AppQueueRegistry> extend
 }
 
 /** Debounced queues need the quiet period of each enqueue; the other modes start at once unless told otherwise. */
-export type EnqueueOptions<R extends QueueRegistry, N extends QueueName<R>> = R[N]["mode"] extends "debounced"
+type EnqueueOptions<R extends QueueRegistry, N extends QueueName<R>> = R[N]["mode"] extends "debounced"
   ? [opts: { delayMs: number }]
   : [opts?: { delayMs?: number }];
 

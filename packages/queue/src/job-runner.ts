@@ -100,7 +100,7 @@ export async function runJob(ctx: JobRunContext): Promise<JobResult> {
     outcome: result.outcome,
     attempt: ctx.run.attempt,
     attempts: ctx.run.attempts,
-    durationMs: Math.round(performance.now() - startedAt),
+    durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
   };
   logOutcome(ctx.log, event, result, error);
   try {

@@ -1,7 +1,7 @@
 /** The worker as a unit: queue processors plus the sweeper, from explicit dependencies. */
 import { describeStorageError, type Database } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
-import type { JobOutcomeEvent, JobQueue, JobRunnerOptions } from "@crux/queue";
+import type { JobHandlers, JobOutcomeEvent, JobQueue, JobRunnerOptions } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { resolveWorkerConfig, type WorkerConfig } from "./config.ts";
 import { createWorkerMetrics, type JobOutcome, type WorkerMetrics } from "./metrics.ts";
@@ -75,11 +75,11 @@ export function createWorker(deps: WorkerDeps) {
     registry,
     config,
     start() {
-      // One handler per queue; a queue added to the registry gets its entry here.
-      deps.queue.start(
-        { "trace.settle": (payload) => slots.run(payload.projectId, () => settle(payload)) },
-        { concurrency: { "trace.settle": config.CRUX_WORKER_CONCURRENCY }, ...jobRunnerHooks(metrics) },
-      );
+      // One handler per queue of the registry: a queue added there without its entry here fails the typecheck.
+      const handlers = {
+        "trace.settle": (payload) => slots.run(payload.projectId, () => settle(payload)),
+      } satisfies Required<JobHandlers>;
+      deps.queue.start(handlers, { concurrency: { "trace.settle": config.CRUX_WORKER_CONCURRENCY }, ...jobRunnerHooks(metrics) });
       sweeper.start();
     },
     /** Stops the sweeper; the queue's own close() lets in-flight jobs finish. */
