@@ -501,7 +501,8 @@ describe.each(adapters)("JobQueue contract: $title", (adapter) => {
       // A run at the start, then one per interval: never one per worker.
       expect(runs.length, `runs at ${runs.map((t) => t - startedAt).join(", ")} ms`).toBeGreaterThanOrEqual(3);
       expect(runs.length).toBeLessThanOrEqual(Math.floor(elapsed / everyMs) + 1);
-      for (let i = 1; i < runs.length; i++) expect(runs[i]! - runs[i - 1]!).toBeGreaterThanOrEqual(everyMs * 0.7);
+      // A tick run by both workers would show as two runs a few ms apart; promotion latency moves a run by ~100 ms at most.
+      for (let i = 1; i < runs.length; i++) expect(runs[i]! - runs[i - 1]!).toBeGreaterThanOrEqual(everyMs / 2);
       // @ts-expect-error: a scheduled queue has no producer
       const refused = await queue.enqueue("test.tick", { source: "schedule" }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(PermanentError);

@@ -4,7 +4,8 @@
  */
 import { OverloadedError } from "@crux/core";
 import { describe, expect, it } from "vitest";
-import { createInProcessQueue, type Payload } from "../src/index.ts";
+import { z } from "zod";
+import { createInProcessQueue, defineQueue, queueRegistry, type Payload } from "../src/index.ts";
 import { recordingLog } from "./recording-log.ts";
 
 /** Timers that fire only when the test advances time; handlers' microtasks run in between. */
@@ -129,5 +130,30 @@ describe("in-process queue timing (injected clock)", () => {
     expect(clock.pendingTimers()).toBe(0);
     expect(await queue.depth("trace.settle")).toBe(0);
     expect(entries.map((e) => e.msg)).toContain("in-process queue closed");
+  });
+
+  it("a scheduled queue runs at start and then every interval, skipping a tick whose previous run has not finished", async () => {
+    const clock = manualClock();
+    const registry = {
+      "test.tick": defineQueue({ mode: "scheduled", payload: z.object({}), everyMs: 100, data: {}, defaults: queueRegistry["trace.settle"].defaults }),
+    };
+    const queue = createInProcessQueue({ ...clock, registry });
+    const startedAt: number[] = [];
+    let release: () => void = () => {};
+    queue.start(
+      {
+        "test.tick": async () => {
+          startedAt.push(clock.now());
+          if (startedAt.length === 2) await new Promise<void>((resolve) => (release = resolve));
+        },
+      },
+      { concurrency: { "test.tick": 2 } },
+    );
+    await clock.advanceTo(350); // the run of tick 100 is still going at 200 and 300: both skipped, not doubled
+    release();
+    await clock.advanceTo(500);
+    expect(startedAt).toEqual([0, 100, 400, 500]);
+    await queue.close(0);
+    expect(clock.pendingTimers()).toBe(0);
   });
 });
