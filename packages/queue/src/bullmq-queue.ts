@@ -1,16 +1,41 @@
-import { isPermanent, OverloadedError } from "@crux/core";
+import { OverloadedError, PermanentError } from "@crux/core";
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from "bullmq";
 import { Redis } from "ioredis";
-import { defaultCloseTimeoutMs, describeError, isJobDeferral, QueueClosedError, type JobHandler, type JobQueue, type QueueLog } from "./job-queue.ts";
-import { jobDefaultsFor, parsePayload, queueNames, queueRegistry, type JobDefaultsOverrides, type QueueName } from "./registry.ts";
+import { pino, type Logger } from "pino";
+import {
+  checkStart,
+  defaultCloseTimeoutMs,
+  describeError,
+  QueueClosedError,
+  type JobHandler,
+  type JobHandlers,
+  type JobQueue,
+  type StartOptions,
+} from "./job-queue.ts";
+import { runJob, windowOf, type RateLimiter } from "./job-runner.ts";
+import {
+  definitionOf,
+  jobDefaultsFor,
+  jobKeyOf,
+  parsePayload,
+  queueNamesOf,
+  queueRegistry,
+  type AnyQueueDefinition,
+  type AppQueueRegistry,
+  type JobDefaultsOverrides,
+  type QueueName,
+  type QueueRegistry,
+} from "./registry.ts";
 import { createRepeatSuppressingLog, withDeadline } from "./timing.ts";
 
-export interface BullmqQueueOptions {
+export interface BullmqQueueOptions<R extends QueueRegistry = AppQueueRegistry> {
   redisUrl: string;
   /** Redis key prefix; tests pass a unique one per test. */
   prefix?: string;
-  log?: QueueLog;
-  jobDefaults?: JobDefaultsOverrides;
+  /** The queues this instance knows (default: the app's registry). */
+  registry?: R;
+  log?: Logger;
+  jobDefaults?: NoInfer<JobDefaultsOverrides<R>>;
   /** Upper bound on enqueue / depth / ping when Redis is slow or down (default 2000 ms). */
   commandTimeoutMs?: number;
 }
@@ -18,25 +43,36 @@ export interface BullmqQueueOptions {
 export const defaultQueuePrefix = "crux";
 const defaultCommandTimeoutMs = 2_000;
 const unavailableRetryAfterSeconds = 5;
+const schedulerRetryMs = 5_000;
 
 /**
- * Debounce, as verified in test/bullmq-dedup.int.test.ts: the key is the
- * deduplication id (not the job id: a fixed job id makes BullMQ drop the
- * re-add as a duplicate, so the delay would never be pushed back).
- * - replace: a re-add while the job is delayed replaces it and restarts the delay;
- * - keepLastIfActive: a re-add while it runs is stored and becomes one more
- *   job (latest data, same delay) when it finishes, never a parallel run.
+ * Each mode's BullMQ job options, as verified in test/bullmq-dedup.int.test.ts.
+ * debounced: the key is the deduplication id (not the job id: a fixed job id
+ * makes BullMQ drop the re-add as a duplicate, so the delay would never be
+ * pushed back); `replace` makes a re-add while delayed replace the job and
+ * restart the delay; `keepLastIfActive` stores a re-add during a run as one
+ * more job (latest data) for when it finishes, never a parallel run.
+ * unique: plain deduplication id: a re-add is ignored until the job completes
+ * or fails for good (retries and deferrals keep it).
+ * rate-limited: no deduplication; the limit is applied when the job runs.
  */
-function jobOptionsFor(name: QueueName, key: string, delayMs: number, overrides?: JobDefaultsOverrides): JobsOptions {
-  const defaults = jobDefaultsFor(name, overrides);
-  return {
-    delay: delayMs,
-    deduplication: { id: key, replace: true, keepLastIfActive: true },
+function jobOptionsFor(name: string, definition: AnyQueueDefinition, key: string, delayMs: number, defaults: ReturnType<typeof jobDefaultsFor>): JobsOptions {
+  const retention = {
     attempts: defaults.attempts,
     backoff: { type: defaults.backoff.type, delay: defaults.backoff.delay },
     removeOnComplete: defaults.removeOnComplete,
     removeOnFail: defaults.removeOnFail,
   };
+  switch (definition.mode) {
+    case "debounced":
+      return { delay: delayMs, deduplication: { id: key, replace: true, keepLastIfActive: true }, ...retention };
+    case "unique":
+      return { delay: delayMs, deduplication: { id: key }, ...retention };
+    case "rate-limited":
+      return { delay: delayMs, ...retention };
+    case "scheduled":
+      throw new PermanentError("not_enqueueable", `queue "${name}" is scheduled: it runs on its schedule and cannot be enqueued to`);
+  }
 }
 
 const downStatuses = new Set(["reconnecting", "close", "end"]);
@@ -44,10 +80,28 @@ const downStatuses = new Set(["reconnecting", "close", "end"]);
 // Redis reconnect pacing: quick first retries, then at most every 2 s.
 const retryStrategy = (times: number): number => Math.min(times * 200, 2_000);
 
-export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
+// One fixed-window counter per key and window, expiring with its window (plus slack for clock skew).
+const takeRunScript = `local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return n`;
+
+/** Per-key run counts in Redis, so the limit holds across every worker process of the prefix. */
+function redisRateLimiter(client: () => Redis, prefix: string): RateLimiter {
+  return {
+    async acquire(queue, key, limit) {
+      const window = windowOf(limit, Date.now());
+      const counter = `${prefix}:${queue}:rate:${key}:${window.index}`;
+      const runs = Number(await client().eval(takeRunScript, 1, counter, String(limit.windowMs + 60_000)));
+      return runs <= limit.max ? 0 : window.endsInMs;
+    },
+  };
+}
+
+export function createBullmqQueue<R extends QueueRegistry = AppQueueRegistry>(opts: BullmqQueueOptions<R>): JobQueue<R> {
+  const registry = (opts.registry ?? queueRegistry) as R;
   const prefix = opts.prefix ?? defaultQueuePrefix;
   const commandTimeoutMs = opts.commandTimeoutMs ?? defaultCommandTimeoutMs;
-  const log = opts.log ?? (() => {});
+  const log = opts.log ?? pino({ enabled: false });
   const logError = createRepeatSuppressingLog(log);
 
   // Producer: no offline queue and a short connect timeout, so commands fail
@@ -59,17 +113,20 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
     retryStrategy,
   });
   producer.on("error", (err) => logError("redis producer connection error", err));
-  let workerConnection: Redis | undefined; // created by the first process() call
-  const queues = new Map<QueueName, Queue>();
+  let workerConnection: Redis | undefined; // created by the first start() call
+  const queues = new Map<string, Queue>();
   const workers: Worker[] = [];
+  const schedulerRetries = new Set<ReturnType<typeof setTimeout>>();
   let closing: Promise<void> | undefined;
+  // The counters live on the worker connection: it waits out a Redis outage like the worker itself.
+  const limiter = redisRateLimiter(() => workerConnection!, prefix);
 
   function assertOpen(): void {
     if (closing) throw new QueueClosedError("bullmq");
   }
 
-  function queueFor(name: QueueName): Queue {
-    if (!Object.hasOwn(queueRegistry, name)) throw new Error(`unknown queue "${String(name)}"`);
+  function queueFor(name: string): Queue {
+    definitionOf(registry, name);
     let queue = queues.get(name);
     if (!queue) {
       queue = new Queue(name, { connection: producer, prefix });
@@ -116,27 +173,70 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
     return firstConnection;
   }
 
-  function processorFor(name: QueueName, handler: JobHandler<QueueName>) {
+  function bulkFor(name: string, payloads: readonly unknown[], delayMs: number) {
+    const definition = definitionOf(registry, name);
+    const defaults = jobDefaultsFor(registry, name, opts.jobDefaults);
+    return payloads.map((payload) => {
+      const data = parsePayload(registry, name, payload);
+      return { name, data, opts: jobOptionsFor(name, definition, jobKeyOf(definition, name, data), delayMs, defaults) };
+    });
+  }
+
+  function processorFor(name: string, handler: JobHandler<never>, startOpts: StartOptions<R> | undefined) {
     return async (job: Job, token?: string): Promise<void> => {
-      // Permanent failures become UnrecoverableError: failed now, no retry (docs/engineering.md §6).
-      let payload;
-      try {
-        payload = parsePayload(name, job.data);
-      } catch (err) {
-        throw new UnrecoverableError(describeError(err));
-      }
-      try {
-        await handler(payload, { attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1 });
-      } catch (err) {
-        if (isPermanent(err)) throw new UnrecoverableError(`${err.code}: ${err.message}`);
-        if (isJobDeferral(err)) {
+      const result = await runJob({
+        registry,
+        name,
+        data: job.data,
+        run: { attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1 },
+        handler,
+        limiter,
+        log,
+        options: startOpts,
+      });
+      switch (result.outcome) {
+        case "completed":
+          return;
+        case "deferred":
           // BullMQ's manual delay: move the job back and tell the worker not to count it as failed.
-          await job.moveToDelayed(Date.now() + err.delayMs, token);
+          await job.moveToDelayed(Date.now() + result.delayMs, token);
           throw new DelayedError();
-        }
-        throw err;
+        case "retry":
+          throw new Error(result.message);
+        case "failed-permanent":
+        case "failed-exhausted":
+          // Failed now, no retry (docs/engineering.md §6); the job runner has logged it.
+          throw new UnrecoverableError(result.message);
       }
     };
+  }
+
+  /** Upserts a scheduled queue's job scheduler; BullMQ then adds one job per tick however many processes upsert it. */
+  function ensureScheduler(name: string): void {
+    const definition = definitionOf(registry, name);
+    if (definition.mode !== "scheduled" || closing) return;
+    const defaults = jobDefaultsFor(registry, name, opts.jobDefaults);
+    const queue = queueFor(name);
+    redisCall(`schedule ${name}`, () =>
+      queue.upsertJobScheduler(
+        name,
+        { every: definition.everyMs },
+        {
+          name,
+          data: definition.data,
+          opts: { attempts: defaults.attempts, backoff: defaults.backoff, removeOnComplete: defaults.removeOnComplete, removeOnFail: defaults.removeOnFail },
+        },
+      ),
+    ).catch((err: unknown) => {
+      if (closing) return;
+      logError(`schedule of ${name} not set; retrying`, err);
+      const timer = setTimeout(() => {
+        schedulerRetries.delete(timer);
+        ensureScheduler(name);
+      }, schedulerRetryMs);
+      timer.unref();
+      schedulerRetries.add(timer);
+    });
   }
 
   async function closeWorkers(deadlineMs: number): Promise<void> {
@@ -147,7 +247,7 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
         const closed = await withDeadline(worker.close(), timeoutMs);
         if (!closed.done) {
           // Abandoned jobs keep their lock until it expires, then another worker retries them.
-          log("worker did not drain before the close deadline; disconnecting", { queue: worker.name, timeoutMs });
+          log.warn({ queue: worker.name, timeoutMs }, "worker did not drain before the close deadline; disconnecting");
           await withDeadline(worker.disconnect(), 1_000);
         }
       }),
@@ -156,58 +256,45 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
 
   // Create every queue now, so connecting and loading scripts do not eat into the
   // first enqueue: BullMQ measures `delay` from the add() call, not from its arrival.
-  for (const name of queueNames) queueFor(name);
+  for (const name of queueNamesOf(registry)) queueFor(name);
 
   return {
     kind: "bullmq",
 
-    async enqueue(name, payload, { key, delayMs }) {
+    async enqueue(name, payload, ...[enqueueOpts]) {
       assertOpen();
-      const parsed = parsePayload(name, payload);
+      const [job] = bulkFor(name, [payload], enqueueOpts?.delayMs ?? 0);
       const queue = queueFor(name);
-      await redisCall(`enqueue ${name}`, () => queue.add(name, parsed, jobOptionsFor(name, key, delayMs, opts.jobDefaults)));
+      await redisCall(`enqueue ${name}`, () => queue.add(name, job!.data, job!.opts));
     },
 
-    async enqueueMany(name, jobs, { delayMs }) {
+    async enqueueMany(name, payloads, ...[enqueueOpts]) {
       assertOpen();
-      const bulk = jobs.map((job) => ({
-        name,
-        data: parsePayload(name, job.payload),
-        opts: jobOptionsFor(name, job.key, delayMs, opts.jobDefaults),
-      }));
+      const bulk = bulkFor(name, payloads, enqueueOpts?.delayMs ?? 0);
       if (bulk.length === 0) return;
       const queue = queueFor(name);
       await redisCall(`enqueueMany ${name}`, () => queue.addBulk(bulk));
     },
 
-    process(name, handler, { concurrency }) {
+    start(handlers: JobHandlers<R>, startOpts?: StartOptions<R>) {
       assertOpen();
-      if (!Number.isInteger(concurrency) || concurrency < 1) {
-        throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
-      }
-      if (workers.some((w) => w.name === name)) throw new Error(`queue "${name}" is already being processed`);
-      if (!Object.hasOwn(queueRegistry, name)) throw new Error(`unknown queue "${String(name)}"`);
-      if (!workerConnection) {
+      const names = checkStart(registry, handlers, startOpts);
+      for (const name of names) if (workers.some((w) => w.name === name)) throw new Error(`queue "${name}" is already being processed`);
+      if (!workerConnection && names.length > 0) {
         // Workers must wait out Redis outages rather than fail commands (BullMQ's rule).
         workerConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, retryStrategy });
         workerConnection.on("error", (err) => logError("redis worker connection error", err));
       }
-      const worker = new Worker(name, processorFor(name, handler as JobHandler<QueueName>), {
-        connection: workerConnection,
-        prefix,
-        concurrency,
-      });
-      worker.on("error", (err) => logError(`worker ${name} error`, err));
-      worker.on("failed", (job, err) => {
-        log("job failed", {
-          queue: name,
-          key: job?.deduplicationId,
-          attempt: job?.attemptsMade,
-          willRetry: job !== undefined && !(err instanceof UnrecoverableError) && job.attemptsMade < (job.opts.attempts ?? 1),
-          error: describeError(err),
+      for (const name of names as QueueName<R>[]) {
+        const worker = new Worker(name, processorFor(name, handlers[name] as JobHandler<never>, startOpts), {
+          connection: workerConnection!,
+          prefix,
+          concurrency: startOpts?.concurrency?.[name] ?? 1,
         });
-      });
-      workers.push(worker);
+        worker.on("error", (err) => logError(`worker ${name} error`, err));
+        workers.push(worker);
+        ensureScheduler(name);
+      }
     },
 
     async depth(name) {
@@ -224,7 +311,8 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
     close(timeoutMs = defaultCloseTimeoutMs) {
       closing ??= (async () => {
         const startedAt = Date.now();
-        log("bullmq queue closing", { workers: workers.length, queues: queues.size });
+        for (const timer of schedulerRetries) clearTimeout(timer);
+        log.info({ workers: workers.length, queues: queues.size }, "bullmq queue closing");
         await closeWorkers(timeoutMs);
         // With Redis unreachable there is nothing to flush: do not wait out the whole deadline.
         const remainingMs = producer.status === "ready" ? Math.max(timeoutMs - (Date.now() - startedAt), 500) : 500;
@@ -239,7 +327,7 @@ export function createBullmqQueue(opts: BullmqQueueOptions): JobQueue {
             );
           client.disconnect();
         }
-        log("bullmq queue closed", { elapsedMs: Date.now() - startedAt });
+        log.info({ elapsedMs: Date.now() - startedAt }, "bullmq queue closed");
       })();
       return closing;
     },

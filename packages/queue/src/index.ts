@@ -1,15 +1,21 @@
 export {
   queueRegistry,
   queueNames,
+  queueNamesOf,
+  defineQueue,
   parsePayload,
-  settleJobKey,
   jobDefaultsFor,
   backoffDelayMs,
+  type AppQueueRegistry,
+  type QueueRegistry,
+  type QueueDefinition,
+  type QueueMode,
+  type RateLimit,
   type QueueName,
+  type EnqueueableName,
   type Payload,
   type JobDefaults,
   type JobDefaultsOverrides,
-  type QueueDefinition,
 } from "./registry.ts";
 export {
   QueueClosedError,
@@ -18,9 +24,11 @@ export {
   defaultCloseTimeoutMs,
   type JobQueue,
   type JobHandler,
+  type JobHandlers,
   type JobRun,
-  type QueueLog,
+  type StartOptions,
 } from "./job-queue.ts";
+export { type JobOutcome, type JobOutcomeEvent, type JobRunnerOptions } from "./job-runner.ts";
 export { createBullmqQueue, defaultQueuePrefix, type BullmqQueueOptions } from "./bullmq-queue.ts";
 export { createInProcessQueue, defaultMaxPendingJobs, type InProcessQueueOptions } from "./in-process-queue.ts";
 export { purgeQueuePrefix } from "./purge.ts";

@@ -15,46 +15,101 @@ export interface JobDefaults {
   readonly removeOnFail: number;
 }
 
-export interface QueueDefinition {
-  readonly payload: z.ZodType;
+/**
+ * How a queue treats a second enqueue, decided per queue in the registry:
+ * - `debounced`: one pending job per key; a re-enqueue replaces its payload and
+ *   pushes its run to now + delay; a re-enqueue during a run schedules one more
+ *   run after it (never in parallel).
+ * - `unique`: one pending-or-running job per key; a second enqueue of the key
+ *   is a no-op (never replaces); other keys are independent.
+ * - `rate-limited`: every enqueue is its own job; at most `max` runs per
+ *   `windowMs` window per key (across every worker process); jobs over the
+ *   cap wait for the next window, without using up an attempt.
+ * - `scheduled`: no producer; `data` runs every `everyMs`, exactly once per
+ *   tick however many worker processes run it.
+ */
+export type QueueMode = "debounced" | "unique" | "rate-limited" | "scheduled";
+
+export interface RateLimit {
+  /** Runs allowed per key in one window. */
+  readonly max: number;
+  /** Fixed window length (windows start at multiples of it). */
+  readonly windowMs: number;
+}
+
+/** What each mode adds to a definition; `key` is a method so definitions of any payload fit the generic registry type. */
+interface ModeFields<P> {
+  debounced: { key(payload: P): string };
+  unique: { key(payload: P): string };
+  "rate-limited": { key(payload: P): string; readonly rateLimit: RateLimit };
+  scheduled: { readonly everyMs: number; readonly data: P };
+}
+
+export type QueueDefinition<S extends z.ZodType = z.ZodType, M extends QueueMode = QueueMode> = {
+  readonly mode: M;
+  readonly payload: S;
   readonly defaults: JobDefaults;
+} & ModeFields<z.infer<S>>[M];
+
+/** Any queue of any mode (the constraint of a registry's entries). */
+export type AnyQueueDefinition = { [M in QueueMode]: QueueDefinition<z.ZodType, M> }[QueueMode];
+export type QueueRegistry = Readonly<Record<string, AnyQueueDefinition>>;
+
+/** Declares one queue; infers the payload type so `key` and `data` are checked against the schema. */
+export function defineQueue<S extends z.ZodType, M extends QueueMode>(definition: QueueDefinition<S, M>): QueueDefinition<S, M> {
+  const d = definition as AnyQueueDefinition;
+  if (d.mode === "rate-limited" && !(Number.isInteger(d.rateLimit.max) && d.rateLimit.max > 0 && d.rateLimit.windowMs > 0)) {
+    throw new RangeError(`rateLimit needs a positive integer max and a positive windowMs, got ${JSON.stringify(d.rateLimit)}`);
+  }
+  if (d.mode === "scheduled") {
+    if (!(Number.isInteger(d.everyMs) && d.everyMs > 0)) throw new RangeError(`everyMs must be a positive integer, got ${d.everyMs}`);
+    d.payload.parse(d.data); // a schedule whose data fails its own schema would fail on every tick
+  }
+  return definition;
 }
 
 const traceId = z.string().regex(/^[0-9a-f]{32}$/, "traceId must be 32 lowercase hex characters");
 
 /**
- * Every queue, its payload contract and its job defaults, in one place.
- * Payloads carry ids, never span bodies. A field added to a payload stays
- * `.optional()` until jobs enqueued by the previous version have drained.
+ * Every queue of the app: its mode, key, payload contract and job defaults, in
+ * one place. Payloads carry ids, never span bodies. A field added to a payload
+ * stays `.optional()` until jobs enqueued by the previous version have drained.
  */
 export const queueRegistry = {
-  /** Rebuild a trace once it has been quiet for the debounce delay. */
-  "trace.settle": {
+  /** Rebuild a trace once it has been quiet for the debounce delay; one job per trace. */
+  "trace.settle": defineQueue({
+    mode: "debounced",
     payload: z.object({ projectId: z.string().min(1), traceId }),
+    key: (p) => `${p.projectId}:${p.traceId}`,
     defaults: {
       attempts: 5,
       backoff: { type: "exponential", delay: 2_000 },
       removeOnComplete: 1_000,
       removeOnFail: 10_000,
     },
-  },
-} as const satisfies Record<string, QueueDefinition>;
+  }),
+} as const satisfies QueueRegistry;
 
-export type QueueName = keyof typeof queueRegistry;
+export type AppQueueRegistry = typeof queueRegistry;
 
-/** The debounce key of a trace's settle job: every producer (receiver, sweeper, API) must use the same one. */
-export function settleJobKey(projectId: string, traceId: string): string {
-  return `${projectId}:${traceId}`;
+/** Queue names of a registry (default: the app's). */
+export type QueueName<R extends QueueRegistry = AppQueueRegistry> = keyof R & string;
+export type Payload<N extends QueueName<R>, R extends QueueRegistry = AppQueueRegistry> = z.infer<R[N]["payload"]>;
+/** Queues a producer may enqueue to: every mode but `scheduled` (those run on their schedule only). */
+export type EnqueueableName<R extends QueueRegistry = AppQueueRegistry> = {
+  [N in QueueName<R>]: R[N]["mode"] extends "scheduled" ? never : N;
+}[QueueName<R>];
+
+export function queueNamesOf<R extends QueueRegistry>(registry: R): QueueName<R>[] {
+  return Object.keys(registry) as QueueName<R>[];
 }
-export type Payload<N extends QueueName> = z.infer<(typeof queueRegistry)[N]["payload"]>;
-
-export const queueNames = Object.keys(queueRegistry) as QueueName[];
+export const queueNames = queueNamesOf(queueRegistry);
 
 /** Per-queue overrides of the registry defaults (from service config, or short delays in tests). */
-export type JobDefaultsOverrides = { readonly [N in QueueName]?: Partial<JobDefaults> };
+export type JobDefaultsOverrides<R extends QueueRegistry = AppQueueRegistry> = { readonly [N in QueueName<R>]?: Partial<JobDefaults> };
 
-export function jobDefaultsFor(name: QueueName, overrides: JobDefaultsOverrides | undefined): JobDefaults {
-  return { ...queueRegistry[name].defaults, ...overrides?.[name] };
+export function jobDefaultsFor<R extends QueueRegistry>(registry: R, name: QueueName<R>, overrides: JobDefaultsOverrides<R> | undefined): JobDefaults {
+  return { ...definitionOf(registry, name).defaults, ...overrides?.[name] };
 }
 
 /** Delay before retry number `retry` (1 = the first retry). */
@@ -62,20 +117,27 @@ export function backoffDelayMs(defaults: JobDefaults, retry: number): number {
   return defaults.backoff.delay * 2 ** (retry - 1);
 }
 
+export function definitionOf<R extends QueueRegistry>(registry: R, name: string): AnyQueueDefinition {
+  if (!Object.hasOwn(registry, name)) throw new PermanentError("unknown_queue", `unknown queue "${name}"`);
+  return registry[name]!;
+}
+
+/** The job's key as its queue defines it; scheduled queues have one job per tick, keyed by the queue name. */
+export function jobKeyOf(definition: AnyQueueDefinition, name: string, payload: unknown): string {
+  return definition.mode === "scheduled" ? name : definition.key(payload);
+}
+
 /**
  * Parses a payload with its queue's schema. An invalid payload can never
  * succeed on retry, so it is a PermanentError with every issue listed.
  */
-export function parsePayload<N extends QueueName>(name: N, payload: unknown): Payload<N> {
-  if (!Object.hasOwn(queueRegistry, name)) {
-    throw new PermanentError("unknown_queue", `unknown queue "${String(name)}"`);
-  }
-  const result = queueRegistry[name].payload.safeParse(payload);
+export function parsePayload<R extends QueueRegistry, N extends QueueName<R>>(registry: R, name: N, payload: unknown): Payload<N, R> {
+  const result = definitionOf(registry, name).payload.safeParse(payload);
   if (!result.success) {
     const issues = result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
     throw new PermanentError("invalid_payload", `invalid ${name} payload: ${issues.join("; ")}`, {
       issues: result.error.issues,
     });
   }
-  return result.data as Payload<N>;
+  return result.data as Payload<N, R>;
 }

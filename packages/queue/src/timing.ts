@@ -1,4 +1,5 @@
-import { describeError, type QueueLog } from "./job-queue.ts";
+import type { Logger } from "pino";
+import { describeError } from "./job-queue.ts";
 
 /** Settles with the promise's value, or with done=false once ms have passed (the promise keeps running). */
 export async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<{ done: true; value: T } | { done: false }> {
@@ -20,7 +21,7 @@ export async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<
  * interval: a Redis outage makes every connection emit an error on each
  * reconnect attempt, and those would drown the log.
  */
-export function createRepeatSuppressingLog(log: QueueLog, intervalMs = 30_000): (source: string, err: unknown) => void {
+export function createRepeatSuppressingLog(log: Logger, intervalMs = 30_000): (source: string, err: unknown) => void {
   const lastLogged = new Map<string, number>();
   return (source, err) => {
     const message = describeError(err);
@@ -30,6 +31,6 @@ export function createRepeatSuppressingLog(log: QueueLog, intervalMs = 30_000): 
     if (previous !== undefined && now - previous < intervalMs) return;
     if (lastLogged.size > 1_000) lastLogged.clear(); // bounded
     lastLogged.set(id, now);
-    log(source, { error: message });
+    log.warn({ error: message }, source);
   };
 }

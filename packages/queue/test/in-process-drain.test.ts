@@ -4,29 +4,25 @@
  */
 import { describe, expect, it } from "vitest";
 import { createInProcessQueue, QueueClosedError, type Payload } from "../src/index.ts";
+import { recordingLog } from "./recording-log.ts";
 
 const payload = (traceId: string): Payload<"trace.settle"> => ({ projectId: "p", traceId });
 const trace = (c: string) => c.repeat(32);
-
-function recordingLog() {
-  const entries: { msg: string; extra?: object }[] = [];
-  return { entries, log: (msg: string, extra?: object) => void entries.push({ msg, ...(extra ? { extra } : {}) }) };
-}
 
 describe("in-process queue close() drains", () => {
   it("runs delayed and waiting jobs at once instead of dropping them, in enqueue order", async () => {
     const { entries, log } = recordingLog();
     const queue = createInProcessQueue({ log });
     const ran: string[] = [];
-    queue.process("trace.settle", async (p) => void ran.push(p.traceId[0]!), { concurrency: 1 });
-    for (const c of ["a", "b", "c"]) await queue.enqueue("trace.settle", payload(trace(c)), { key: c, delayMs: 60_000 });
+    queue.start({ "trace.settle": async (p) => void ran.push(p.traceId[0]!) });
+    for (const c of ["a", "b", "c"]) await queue.enqueue("trace.settle", payload(trace(c)), { delayMs: 60_000 });
     const startedAt = Date.now();
     await queue.close(5_000);
     expect(ran).toEqual(["a", "b", "c"]);
     expect(Date.now() - startedAt).toBeLessThan(1_000);
     expect(await queue.depth("trace.settle")).toBe(0);
     expect(entries.find((e) => e.msg === "in-process queue closed")?.extra).toEqual({});
-    await expect(queue.enqueue("trace.settle", payload(trace("d")), { key: "d", delayMs: 0 })).rejects.toBeInstanceOf(QueueClosedError);
+    await expect(queue.enqueue("trace.settle", payload(trace("d")), { delayMs: 0 })).rejects.toBeInstanceOf(QueueClosedError);
   });
 
   it("runs the follow-up accepted while a job was active", async () => {
@@ -34,17 +30,15 @@ describe("in-process queue close() drains", () => {
     const seen: string[] = [];
     let release!: () => void;
     const first = new Promise<void>((r) => (release = r));
-    queue.process(
-      "trace.settle",
-      async (p) => {
+    queue.start({
+      "trace.settle": async (p) => {
         seen.push(p.projectId);
         if (seen.length === 1) await first;
       },
-      { concurrency: 1 },
-    );
-    await queue.enqueue("trace.settle", { projectId: "v1", traceId: trace("a") }, { key: "a", delayMs: 0 });
+    });
+    await queue.enqueue("trace.settle", { projectId: "v1", traceId: trace("a") }, { delayMs: 0 });
     while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
-    await queue.enqueue("trace.settle", { projectId: "v2", traceId: trace("a") }, { key: "a", delayMs: 60_000 });
+    await queue.enqueue("trace.settle", { projectId: "v2", traceId: trace("a") }, { delayMs: 60_000 });
     const closed = queue.close(5_000);
     release();
     await closed;
@@ -54,15 +48,13 @@ describe("in-process queue close() drains", () => {
   it("does not retry a job that fails while draining (its trace stays dirty for the next start)", async () => {
     const queue = createInProcessQueue({ jobDefaults: { "trace.settle": { attempts: 5, backoff: { type: "exponential", delay: 10 } } } });
     let runs = 0;
-    queue.process(
-      "trace.settle",
-      async () => {
+    queue.start({
+      "trace.settle": async () => {
         runs++;
         throw new Error("database went away");
       },
-      { concurrency: 1 },
-    );
-    await queue.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 60_000 });
+    });
+    await queue.enqueue("trace.settle", payload(trace("a")), { delayMs: 60_000 });
     await queue.close(2_000);
     expect(runs).toBe(1);
   });
@@ -71,16 +63,14 @@ describe("in-process queue close() drains", () => {
     const { entries, log } = recordingLog();
     const queue = createInProcessQueue({ log });
     const ran: string[] = [];
-    queue.process(
-      "trace.settle",
-      (p) => {
+    queue.start({
+      "trace.settle": (p) => {
         ran.push(p.traceId[0]!);
         return new Promise<void>(() => {}); // never settles
       },
-      { concurrency: 1 },
-    );
-    await queue.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 60_000 });
-    await queue.enqueue("trace.settle", payload(trace("b")), { key: "b", delayMs: 60_000 });
+    });
+    await queue.enqueue("trace.settle", payload(trace("a")), { delayMs: 60_000 });
+    await queue.enqueue("trace.settle", payload(trace("b")), { delayMs: 60_000 });
     const startedAt = Date.now();
     await queue.close(200);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(190);
@@ -91,14 +81,14 @@ describe("in-process queue close() drains", () => {
   it("drops, and counts, jobs of a queue nobody processes; close(0) drops without running", async () => {
     const { entries, log } = recordingLog();
     const unprocessed = createInProcessQueue({ log });
-    await unprocessed.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 60_000 });
+    await unprocessed.enqueue("trace.settle", payload(trace("a")), { delayMs: 60_000 });
     await unprocessed.close(5_000);
     expect(entries.find((e) => e.msg === "in-process queue closed")?.extra).toMatchObject({ droppedPendingJobs: 1 });
 
     const immediate = createInProcessQueue();
     let runs = 0;
-    immediate.process("trace.settle", async () => void runs++, { concurrency: 1 });
-    await immediate.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 60_000 });
+    immediate.start({ "trace.settle": async () => void runs++ });
+    await immediate.enqueue("trace.settle", payload(trace("a")), { delayMs: 60_000 });
     await immediate.close(0);
     expect(runs).toBe(0);
     expect(await immediate.depth("trace.settle")).toBe(0);

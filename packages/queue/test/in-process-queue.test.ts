@@ -4,7 +4,9 @@
  */
 import { OverloadedError } from "@crux/core";
 import { describe, expect, it } from "vitest";
-import { createInProcessQueue, type Payload } from "../src/index.ts";
+import { z } from "zod";
+import { createInProcessQueue, defineQueue, queueRegistry, type Payload } from "../src/index.ts";
+import { recordingLog } from "./recording-log.ts";
 
 /** Timers that fire only when the test advances time; handlers' microtasks run in between. */
 function manualClock() {
@@ -45,20 +47,20 @@ const trace = (c: string) => c.repeat(32);
 describe("in-process queue memory cap", () => {
   it("throws OverloadedError beyond maxPendingJobs, but still accepts re-enqueues of held keys", async () => {
     const queue = createInProcessQueue({ maxPendingJobs: 2 });
-    await queue.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 1_000 });
-    await queue.enqueue("trace.settle", payload(trace("b")), { key: "b", delayMs: 1_000 });
-    const error = await queue.enqueue("trace.settle", payload(trace("c")), { key: "c", delayMs: 1_000 }).catch((e: unknown) => e);
+    await queue.enqueue("trace.settle", payload(trace("a")), { delayMs: 1_000 });
+    await queue.enqueue("trace.settle", payload(trace("b")), { delayMs: 1_000 });
+    const error = await queue.enqueue("trace.settle", payload(trace("c")), { delayMs: 1_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OverloadedError);
     expect((error as OverloadedError).retryAfterSeconds).toBeGreaterThan(0);
-    await queue.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 1_000 });
+    await queue.enqueue("trace.settle", payload(trace("a")), { delayMs: 1_000 });
     expect(await queue.depth("trace.settle")).toBe(2);
     await queue.close(0);
   });
 
   it("rejects a whole enqueueMany batch that would exceed the cap, enqueuing none of it", async () => {
     const queue = createInProcessQueue({ maxPendingJobs: 3 });
-    await queue.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 1_000 });
-    const batch = ["a", "b", "c", "d"].map((c) => ({ payload: payload(trace(c)), key: c }));
+    await queue.enqueue("trace.settle", payload(trace("a")), { delayMs: 1_000 });
+    const batch = ["a", "b", "c", "d"].map((c) => payload(trace(c)));
     await expect(queue.enqueueMany("trace.settle", batch, { delayMs: 1_000 })).rejects.toBeInstanceOf(OverloadedError);
     expect(await queue.depth("trace.settle")).toBe(1);
     await queue.enqueueMany("trace.settle", batch.slice(0, 3), { delayMs: 1_000 }); // a is held already: 2 new
@@ -69,11 +71,11 @@ describe("in-process queue memory cap", () => {
   it("frees a slot when a job finishes", async () => {
     const clock = manualClock();
     const queue = createInProcessQueue({ maxPendingJobs: 1, ...clock });
-    queue.process("trace.settle", async () => {}, { concurrency: 1 });
-    await queue.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 10 });
+    queue.start({ "trace.settle": async () => {} });
+    await queue.enqueue("trace.settle", payload(trace("a")), { delayMs: 10 });
     await clock.advanceTo(10);
     expect(await queue.depth("trace.settle")).toBe(0);
-    await queue.enqueue("trace.settle", payload(trace("b")), { key: "b", delayMs: 10 });
+    await queue.enqueue("trace.settle", payload(trace("b")), { delayMs: 10 });
     expect(await queue.depth("trace.settle")).toBe(1);
     await queue.close(0);
   });
@@ -87,15 +89,13 @@ describe("in-process queue timing (injected clock)", () => {
       jobDefaults: { "trace.settle": { attempts: 4, backoff: { type: "exponential", delay: 100 } } },
     });
     const startedAt: number[] = [];
-    queue.process(
-      "trace.settle",
-      async () => {
+    queue.start({
+      "trace.settle": async () => {
         startedAt.push(clock.now());
         throw new Error("down");
       },
-      { concurrency: 1 },
-    );
-    await queue.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 30 });
+    });
+    await queue.enqueue("trace.settle", payload(trace("a")), { delayMs: 30 });
     await clock.advanceTo(10_000);
     expect(startedAt).toEqual([30, 130, 330, 730]);
     expect(await queue.depth("trace.settle")).toBe(0);
@@ -107,28 +107,53 @@ describe("in-process queue timing (injected clock)", () => {
     const clock = manualClock();
     const queue = createInProcessQueue(clock);
     const startedAt: number[] = [];
-    queue.process("trace.settle", async () => void startedAt.push(clock.now()), { concurrency: 1 });
-    await queue.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 100 });
+    queue.start({ "trace.settle": async () => void startedAt.push(clock.now()) });
+    await queue.enqueue("trace.settle", payload(trace("a")), { delayMs: 100 });
     await clock.advanceTo(90);
-    await queue.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 100 });
+    await queue.enqueue("trace.settle", payload(trace("a")), { delayMs: 100 });
     expect(clock.pendingTimers()).toBe(1);
     await clock.advanceTo(180);
-    await queue.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 100 });
+    await queue.enqueue("trace.settle", payload(trace("a")), { delayMs: 100 });
     await clock.advanceTo(1_000);
     expect(startedAt).toEqual([280]);
     await queue.close(0);
   });
 
-  it("close() drops pending jobs, cancels their timers, and refuses a second process()", async () => {
+  it("close() drops pending jobs, cancels their timers, and refuses a second start() of the queue", async () => {
     const clock = manualClock();
-    const logs: string[] = [];
-    const queue = createInProcessQueue({ ...clock, log: (msg) => logs.push(msg) });
-    queue.process("trace.settle", async () => {}, { concurrency: 1 });
-    expect(() => queue.process("trace.settle", async () => {}, { concurrency: 1 })).toThrow(/already being processed/);
-    await queue.enqueue("trace.settle", payload(trace("a")), { key: "a", delayMs: 100 });
+    const { entries, log } = recordingLog();
+    const queue = createInProcessQueue({ ...clock, log });
+    queue.start({ "trace.settle": async () => {} });
+    expect(() => queue.start({ "trace.settle": async () => {} })).toThrow(/already being processed/);
+    await queue.enqueue("trace.settle", payload(trace("a")), { delayMs: 100 });
     await queue.close(0);
     expect(clock.pendingTimers()).toBe(0);
     expect(await queue.depth("trace.settle")).toBe(0);
-    expect(logs).toContain("in-process queue closed");
+    expect(entries.map((e) => e.msg)).toContain("in-process queue closed");
+  });
+
+  it("a scheduled queue runs at start and then every interval, skipping a tick whose previous run has not finished", async () => {
+    const clock = manualClock();
+    const registry = {
+      "test.tick": defineQueue({ mode: "scheduled", payload: z.object({}), everyMs: 100, data: {}, defaults: queueRegistry["trace.settle"].defaults }),
+    };
+    const queue = createInProcessQueue({ ...clock, registry });
+    const startedAt: number[] = [];
+    let release: () => void = () => {};
+    queue.start(
+      {
+        "test.tick": async () => {
+          startedAt.push(clock.now());
+          if (startedAt.length === 2) await new Promise<void>((resolve) => (release = resolve));
+        },
+      },
+      { concurrency: { "test.tick": 2 } },
+    );
+    await clock.advanceTo(350); // the run of tick 100 is still going at 200 and 300: both skipped, not doubled
+    release();
+    await clock.advanceTo(500);
+    expect(startedAt).toEqual([0, 100, 400, 500]);
+    await queue.close(0);
+    expect(clock.pendingTimers()).toBe(0);
   });
 });

@@ -17,7 +17,7 @@ describe.skipIf(unavailable !== null)("purgeQueuePrefix", () => {
       const queue = createBullmqQueue({ redisUrl: testRedisUrl, prefix });
       await queue.enqueueMany(
         "trace.settle",
-        ["1", "2"].map((d) => ({ payload: { projectId: "p", traceId: d.repeat(32) }, key: `p:${d}` })),
+        ["1", "2"].map((d) => ({ projectId: "p", traceId: d.repeat(32) })),
         { delayMs: 60_000 },
       );
       await queue.close();

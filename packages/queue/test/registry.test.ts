@@ -1,6 +1,7 @@
 import { PermanentError } from "@crux/core";
 import { describe, expect, it } from "vitest";
-import { backoffDelayMs, jobDefaultsFor, parsePayload, queueNames, queueRegistry } from "../src/index.ts";
+import { z } from "zod";
+import { backoffDelayMs, defineQueue, jobDefaultsFor, parsePayload, queueNames, queueRegistry } from "../src/index.ts";
 
 describe("queue registry", () => {
   it("gives every queue retries with exponential backoff and bounded retention", () => {
@@ -16,7 +17,7 @@ describe("queue registry", () => {
 
   it("parses a valid payload and drops unknown fields", () => {
     const traceId = "0123456789abcdef0123456789abcdef";
-    expect(parsePayload("trace.settle", { projectId: "p", traceId, spans: ["no bodies in Redis"] })).toEqual({
+    expect(parsePayload(queueRegistry, "trace.settle", { projectId: "p", traceId, spans: ["no bodies in Redis"] })).toEqual({
       projectId: "p",
       traceId,
     });
@@ -25,7 +26,7 @@ describe("queue registry", () => {
   it("rejects an invalid payload with a PermanentError listing every issue", () => {
     let error: unknown;
     try {
-      parsePayload("trace.settle", { projectId: "", traceId: "0123456789ABCDEF0123456789ABCDEF" });
+      parsePayload(queueRegistry, "trace.settle", { projectId: "", traceId: "0123456789ABCDEF0123456789ABCDEF" });
     } catch (e) {
       error = e;
     }
@@ -36,14 +37,30 @@ describe("queue registry", () => {
   });
 
   it("rejects an unknown queue name", () => {
-    expect(() => parsePayload("nope" as "trace.settle", {})).toThrow(/unknown queue "nope"/);
+    expect(() => parsePayload(queueRegistry, "nope" as "trace.settle", {})).toThrow(/unknown queue "nope"/);
   });
 
   it("applies per-queue overrides over the registry defaults", () => {
-    const merged = jobDefaultsFor("trace.settle", { "trace.settle": { attempts: 2 } });
+    const merged = jobDefaultsFor(queueRegistry, "trace.settle", { "trace.settle": { attempts: 2 } });
     expect(merged.attempts).toBe(2);
     expect(merged.backoff).toEqual(queueRegistry["trace.settle"].defaults.backoff);
     expect(backoffDelayMs(merged, 1)).toBe(merged.backoff.delay);
     expect(backoffDelayMs(merged, 3)).toBe(merged.backoff.delay * 4);
+  });
+
+  it("declares trace.settle debounced, keyed by project and trace (the one key every producer uses)", () => {
+    const settle = queueRegistry["trace.settle"];
+    expect(settle.mode).toBe("debounced");
+    expect(settle.key({ projectId: "p", traceId: "0123456789abcdef0123456789abcdef" })).toBe("p:0123456789abcdef0123456789abcdef");
+  });
+
+  it("refuses a definition that could never run: a bad rate limit, a bad interval, schedule data failing its schema", () => {
+    const defaults = queueRegistry["trace.settle"].defaults;
+    const payload = z.object({ projectId: z.string().min(1) });
+    expect(() => defineQueue({ mode: "rate-limited", payload, defaults, key: (p) => p.projectId, rateLimit: { max: 0, windowMs: 1_000 } })).toThrow(
+      /positive integer max/,
+    );
+    expect(() => defineQueue({ mode: "scheduled", payload, defaults, everyMs: 0, data: { projectId: "p" } })).toThrow(/everyMs/);
+    expect(() => defineQueue({ mode: "scheduled", payload, defaults, everyMs: 1_000, data: { projectId: "" } })).toThrow();
   });
 });

@@ -36,9 +36,7 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
     await database.close();
     throw err;
   }
-  const queue = config.REDIS_URL
-    ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log: (msg, extra) => log.warn(extra ?? {}, msg) })
-    : createInProcessQueue({ log: (msg, extra) => log.warn(extra ?? {}, msg) });
+  const queue = config.REDIS_URL ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log }) : createInProcessQueue({ log });
   return composeCrux({ database, queue, config, log });
 }
 

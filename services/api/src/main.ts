@@ -26,9 +26,7 @@ const database = await createDatabase({
   url: config.DATABASE_URL,
   onConnectionError: (err) => log.warn({ error: describeStorageError(err).message }, "database connection lost"),
 });
-const queue = config.REDIS_URL
-  ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log: (msg, extra) => log.warn(extra ?? {}, msg) })
-  : undefined;
+const queue = config.REDIS_URL ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log }) : undefined;
 if (!queue) log.warn("REDIS_URL is not set: outcome changes are re-scored by the worker's sweeper, not at once");
 if (!config.CRUX_AUTH) log.warn("auth is OFF (CRUX_AUTH=false): the API serves the default project to anyone");
 const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });

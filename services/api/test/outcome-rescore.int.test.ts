@@ -104,14 +104,12 @@ describe.each(cases)("outcome re-score on $name", ({ db, q }) => {
   beforeAll(async () => {
     database = await db.create();
     ({ queue, purge } = q.make());
-    queue.process(
-      "trace.settle",
-      async (p) => {
+    queue.start({
+      "trace.settle": async (p) => {
         await settle(database, p.projectId, p.traceId);
         settled.push(p.traceId);
       },
-      { concurrency: 1 },
-    );
+    });
     app = await buildTestApp(database, { queue });
   });
   afterAll(async () => {
@@ -125,7 +123,7 @@ describe.each(cases)("outcome re-score on $name", ({ db, q }) => {
     const traceId = hexTraceId(0x0c1);
     await storeTrace(database, traceId);
     // As the receiver would after ingest: the settle job waits out the quiet period (here a long one).
-    await queue.enqueue("trace.settle", { projectId: PROJECT, traceId }, { key: `${PROJECT}:${traceId}`, delayMs: 600_000 });
+    await queue.enqueue("trace.settle", { projectId: PROJECT, traceId }, { delayMs: 600_000 });
     expect((await app.inject({ method: "GET", url: `/api/v1/traces/${traceId}/scores` })).json().scored).toBe(false);
 
     const started = Date.now();

@@ -13,7 +13,7 @@
 import { OverloadedError } from "@crux/core";
 import { insertSpanBatch, type Database } from "@crux/db";
 import { decodeExportRequest, normalizeSpans, type DecodeLimits, type OtlpFormat } from "@crux/otlp";
-import { settleJobKey, type JobQueue } from "@crux/queue";
+import type { JobQueue } from "@crux/queue";
 import { ThrottledError } from "./errors.ts";
 import type { ReceiverMetrics } from "./metrics.ts";
 
@@ -177,13 +177,13 @@ export function createIngestPipeline(deps: IngestDeps) {
   /** Never rejects: a failed enqueue is logged and left to the sweeper. */
   async function enqueueSettle(projectId: string, traceIds: string[], completed: Set<string>): Promise<boolean> {
     if (traceIds.length === 0) return true;
-    const job = (traceId: string) => ({ payload: { projectId, traceId }, key: settleJobKey(projectId, traceId) });
+    const payload = (traceId: string) => ({ projectId, traceId });
     const rootDelay = Math.min(deps.settleRootDelayMs, deps.settleDelayMs);
     const soon = traceIds.filter((id) => completed.has(id));
     const later = traceIds.filter((id) => !completed.has(id));
     try {
-      if (soon.length > 0) await deps.queue.enqueueMany("trace.settle", soon.map(job), { delayMs: rootDelay });
-      if (later.length > 0) await deps.queue.enqueueMany("trace.settle", later.map(job), { delayMs: deps.settleDelayMs });
+      if (soon.length > 0) await deps.queue.enqueueMany("trace.settle", soon.map(payload), { delayMs: rootDelay });
+      if (later.length > 0) await deps.queue.enqueueMany("trace.settle", later.map(payload), { delayMs: deps.settleDelayMs });
       return true;
     } catch (err) {
       // Spans are committed and their traces are marked dirty: the sweeper enqueues them later.

@@ -21,7 +21,7 @@ const database = await createDatabase({
   namedStatements: config.CRUX_PG_NAMED_STATEMENTS,
   onConnectionError: (err) => log.warn({ error: describeStorageError(err) }, "database connection failed"),
 });
-const queue = createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log: (msg, extra) => log.warn(extra ?? {}, msg) });
+const queue = createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log });
 const receiver = createReceiver({
   database,
   queue,

@@ -22,7 +22,7 @@ describe.each(backends())("queue depth reading on $name", (backend) => {
     const post = () =>
       fetch(r.otlpUrl, { method: "POST", body: jsonExport([jsonSpan(n++, { traceId: traceIdOf(n) })]), headers: { "content-type": "application/json" } });
     try {
-      const backlog = Array.from({ length: 20 }, (_, i) => ({ payload: { projectId: "default", traceId: traceIdOf(1_000 + i) }, key: `backlog-${i}` }));
+      const backlog = Array.from({ length: 20 }, (_, i) => ({ projectId: "default", traceId: traceIdOf(1_000 + i) }));
       await queue.enqueueMany("trace.settle", backlog, { delayMs: 0 });
 
       const refused = await eventually(async () => {
@@ -32,7 +32,7 @@ describe.each(backends())("queue depth reading on $name", (backend) => {
       expect(refused.headers.get("retry-after")).toBe("5");
 
       // A worker clears the backlog; then no request for a while.
-      queue.process("trace.settle", async () => {}, { concurrency: 8 });
+      queue.start({ "trace.settle": async () => {} }, { concurrency: { "trace.settle": 8 } });
       await eventually(async () => ((await queue.depth("trace.settle")) === 0 ? true : undefined), 10_000);
       await new Promise((resolve) => setTimeout(resolve, 300));
 

@@ -18,7 +18,7 @@ const database = await createDatabase({
   url: databaseUrl.toString(),
   onConnectionError: (err) => log.warn({ error: describeStorageError(err) }, "postgres connection lost; the next query reconnects"),
 });
-const queue = createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log: (msg, extra) => log.warn(extra ?? {}, msg) });
+const queue = createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log });
 const registry = createMetricsRegistry({ defaultLabels: { service: "worker" } });
 const worker = createWorker({ database, queue, config, log, registry });
 const readiness = createReadiness({ postgres: () => database.ping(), redis: () => queue.ping() });

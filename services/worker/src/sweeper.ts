@@ -4,7 +4,7 @@
  * lost) are enqueued again. Postgres is the source of truth.
  */
 import { describeStorageError, listDirtyTraces, type Database } from "@crux/db";
-import { settleJobKey, type JobQueue } from "@crux/queue";
+import type { JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 
 export interface SweeperOptions {
@@ -28,7 +28,7 @@ export function createSweeper(opts: SweeperOptions) {
     if (dirty.length === 0) return 0;
     await opts.queue.enqueueMany(
       "trace.settle",
-      dirty.map((t) => ({ payload: { projectId: t.projectId, traceId: t.traceId }, key: settleJobKey(t.projectId, t.traceId) })),
+      dirty.map((t) => ({ projectId: t.projectId, traceId: t.traceId })),
       { delayMs: 0 },
     );
     opts.onReenqueued?.(dirty.length);

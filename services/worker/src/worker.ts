@@ -1,8 +1,7 @@
 /** The worker as a unit: queue processors plus the sweeper, from explicit dependencies. */
-import { isPermanent } from "@crux/core";
 import { describeStorageError, type Database } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
-import { isJobDeferral, type JobHandler, type JobQueue, type QueueName } from "@crux/queue";
+import type { JobHandlers, JobOutcomeEvent, JobQueue, JobRunnerOptions } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { resolveWorkerConfig, type WorkerConfig } from "./config.ts";
 import { createWorkerMetrics, type JobOutcome, type WorkerMetrics } from "./metrics.ts";
@@ -22,31 +21,28 @@ export interface WorkerDeps {
   milestones?: MilestoneExpressionEvaluator;
 }
 
-/** Counts and times every run; a retryable failure leaves without SQL text or parameters (describeStorageError). */
-function instrumented<N extends QueueName>(queue: N, metrics: WorkerMetrics, handler: JobHandler<N>): JobHandler<N> {
-  return async (payload, run) => {
-    const started = performance.now();
-    let outcome: JobOutcome = "completed";
-    try {
-      await handler(payload, run);
-    } catch (err) {
-      if (isJobDeferral(err)) {
-        outcome = "deferred";
-        throw err;
-      }
-      if (isPermanent(err) || run.attempt >= run.attempts) {
-        outcome = "failed";
-        metrics.permanentFailures.inc({ queue, reason: isPermanent(err) ? "permanent" : "exhausted" });
-        if (isPermanent(err)) throw err;
-      } else {
-        outcome = "retry";
-        metrics.retries.inc({ queue });
-      }
-      throw new Error(describeStorageError(err).message, { cause: err });
-    } finally {
-      metrics.jobs.inc({ queue, outcome });
-      metrics.jobDuration.observe({ queue, outcome }, (performance.now() - started) / 1000);
-    }
+/**
+ * The worker's side of the queue's job runner: counts and times every run
+ * (the runner classifies it), and makes failures leave without SQL text or
+ * parameters (describeStorageError).
+ */
+function jobRunnerHooks(metrics: WorkerMetrics): JobRunnerOptions {
+  const outcomeLabel: Record<JobOutcomeEvent["outcome"], JobOutcome> = {
+    completed: "completed",
+    deferred: "deferred",
+    retry: "retry",
+    "failed-permanent": "failed",
+    "failed-exhausted": "failed",
+  };
+  return {
+    describeFailure: (err) => describeStorageError(err).message,
+    onOutcome(event) {
+      const outcome = outcomeLabel[event.outcome];
+      if (event.outcome === "retry") metrics.retries.inc({ queue: event.queue });
+      if (outcome === "failed") metrics.permanentFailures.inc({ queue: event.queue, reason: event.outcome === "failed-permanent" ? "permanent" : "exhausted" });
+      metrics.jobs.inc({ queue: event.queue, outcome });
+      metrics.jobDuration.observe({ queue: event.queue, outcome }, event.durationMs / 1000);
+    },
   };
 }
 
@@ -79,11 +75,11 @@ export function createWorker(deps: WorkerDeps) {
     registry,
     config,
     start() {
-      deps.queue.process(
-        "trace.settle",
-        instrumented("trace.settle", metrics, (payload) => slots.run(payload.projectId, () => settle(payload))),
-        { concurrency: config.CRUX_WORKER_CONCURRENCY },
-      );
+      // One handler per queue of the registry: a queue added there without its entry here fails the typecheck.
+      const handlers = {
+        "trace.settle": (payload) => slots.run(payload.projectId, () => settle(payload)),
+      } satisfies Required<JobHandlers>;
+      deps.queue.start(handlers, { concurrency: { "trace.settle": config.CRUX_WORKER_CONCURRENCY }, ...jobRunnerHooks(metrics) });
       sweeper.start();
     },
     /** Stops the sweeper; the queue's own close() lets in-flight jobs finish. */

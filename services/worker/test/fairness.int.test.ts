@@ -86,11 +86,11 @@ describe.each(cases)("fair scoring on $name", ({ db, q }) => {
       }, 20);
       await queue.enqueueMany(
         "trace.settle",
-        aTraces.map((traceId) => ({ payload: { projectId: "fair-a", traceId }, key: `fair-a:${traceId}` })),
+        aTraces.map((traceId) => ({ projectId: "fair-a", traceId })),
         { delayMs: 0 },
       );
       await new Promise((r) => setTimeout(r, 300)); // A's traces hold their slots and threads
-      await queue.enqueue("trace.settle", { projectId: "fair-b", traceId: bTrace }, { key: `fair-b:${bTrace}`, delayMs: 0 });
+      await queue.enqueue("trace.settle", { projectId: "fair-b", traceId: bTrace }, { delayMs: 0 });
 
       let aScoredWhenBScored = -1;
       const deadline = Date.now() + 90_000;

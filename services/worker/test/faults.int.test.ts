@@ -47,7 +47,7 @@ async function scoredCount(database: Database, traceIds: string[]): Promise<numb
 async function enqueueSettles(queue: JobQueue, traceIds: string[]): Promise<void> {
   await queue.enqueueMany(
     "trace.settle",
-    traceIds.map((traceId) => ({ payload: { projectId: PROJECT, traceId }, key: `${PROJECT}:${traceId}` })),
+    traceIds.map((traceId) => ({ projectId: PROJECT, traceId })),
     { delayMs: 0 },
   );
 }

@@ -55,7 +55,7 @@ describe("worker metrics", () => {
       // Storage gone: the first run is retried, the second is the last attempt.
       await setOutcomeOverride(database, "p", traceId, { success: false });
       await database.close();
-      await queue.enqueue("trace.settle", { projectId: "p", traceId }, { key: `p:${traceId}`, delayMs: 0 });
+      await queue.enqueue("trace.settle", { projectId: "p", traceId }, { delayMs: 0 });
       await until("the last attempt", async () => (await value("crux_worker_job_failures_total", { queue: "trace.settle", reason: "exhausted" })) === 1);
       expect(await value("crux_worker_job_retries_total", { queue: "trace.settle" })).toBe(1);
       expect(await value("crux_worker_jobs_total", { queue: "trace.settle", outcome: "retry" })).toBe(1);

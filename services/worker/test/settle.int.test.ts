@@ -176,7 +176,7 @@ describe.each(testDatabases())("settle processor on $name", ({ create }) => {
       const traceId = spans[0]!.traceId;
       await insertSpanBatch(database, PROJECT, spans);
       worker.start();
-      await queue.enqueue("trace.settle", { projectId: PROJECT, traceId }, { key: `${PROJECT}:${traceId}`, delayMs: 0 });
+      await queue.enqueue("trace.settle", { projectId: PROJECT, traceId }, { delayMs: 0 });
       const deadline = Date.now() + 20_000;
       while ((await scoresOf(database, traceId)).rows.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect((await scoresOf(database, traceId)).rows[0]).toMatchObject({ version: 1, milestoneFullSuccess: true });

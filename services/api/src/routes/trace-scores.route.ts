@@ -14,7 +14,7 @@ import {
   traceScoreStatus,
   type Database,
 } from "@crux/db";
-import { settleJobKey, type JobQueue } from "@crux/queue";
+import type { JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -59,7 +59,7 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
     async function enqueueRescore(projectId: string, traceId: string): Promise<boolean> {
       if (!deps.queue) return false;
       try {
-        await deps.queue.enqueue("trace.settle", { projectId, traceId }, { key: settleJobKey(projectId, traceId), delayMs: 0 });
+        await deps.queue.enqueue("trace.settle", { projectId, traceId }, { delayMs: 0 });
         return true;
       } catch (err) {
         deps.log.warn(
