@@ -3,6 +3,8 @@ export {
   queueNames,
   parsePayload,
   settleJobKey,
+  scoreJobKey,
+  judgeJobKey,
   jobDefaultsFor,
   backoffDelayMs,
   type QueueName,

@@ -38,12 +38,42 @@ export const queueRegistry = {
       removeOnFail: 10_000,
     },
   },
+  /** Deterministic scoring of a settled trace; skipped when its input hash is unchanged. */
+  "trace.score": {
+    payload: z.object({ projectId: z.string().min(1), traceId }),
+    defaults: {
+      attempts: 5,
+      backoff: { type: "exponential", delay: 2_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 10_000,
+    },
+  },
+  /** The registered judge producers of a scored trace; each runs only when its verdict for the current inputs is missing. */
+  "trace.judge": {
+    payload: z.object({ projectId: z.string().min(1), traceId }),
+    defaults: {
+      attempts: 5,
+      backoff: { type: "exponential", delay: 2_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 10_000,
+    },
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof queueRegistry;
 
 /** The debounce key of a trace's settle job: every producer (receiver, sweeper, API) must use the same one. */
 export function settleJobKey(projectId: string, traceId: string): string {
+  return `${projectId}:${traceId}`;
+}
+
+/** The debounce key of a trace's score job (worker's settle stage and sweeper, API outcome). */
+export function scoreJobKey(projectId: string, traceId: string): string {
+  return `${projectId}:${traceId}`;
+}
+
+/** The debounce key of a trace's judge job. */
+export function judgeJobKey(projectId: string, traceId: string): string {
   return `${projectId}:${traceId}`;
 }
 export type Payload<N extends QueueName> = z.infer<(typeof queueRegistry)[N]["payload"]>;

@@ -7,7 +7,10 @@ import type { Logger } from "@crux/runtime";
 import { resolveWorkerConfig, type WorkerConfig } from "./config.ts";
 import { createWorkerMetrics, type JobOutcome, type WorkerMetrics } from "./metrics.ts";
 import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";
+import { assertJudgeProducers, type JudgeProducer } from "./judge-producer.ts";
+import { createJudgeProcessor } from "./judge.processor.ts";
 import { createProjectSlots } from "./project-slots.ts";
+import { createScoreProcessor } from "./score.processor.ts";
 import { createSettleProcessor } from "./settle.processor.ts";
 import { createSweeper } from "./sweeper.ts";
 
@@ -20,6 +23,8 @@ export interface WorkerDeps {
   registry?: Registry;
   /** Default: JSONata in worker threads with the config's limits and budgets. */
   milestones?: MilestoneExpressionEvaluator;
+  /** Judge producers run by trace.judge (none by default: the stage is then neither enqueued nor processed). */
+  judges?: readonly JudgeProducer[];
 }
 
 /** Counts and times every run; a retryable failure leaves without SQL text or parameters (describeStorageError). */
@@ -64,7 +69,11 @@ export function createWorker(deps: WorkerDeps) {
       projectBudgetMs: config.CRUX_MILESTONE_PROJECT_BUDGET_MS,
       metrics,
     });
-  const settle = createSettleProcessor({ database: deps.database, log: deps.log, milestones });
+  const judges = deps.judges ?? [];
+  assertJudgeProducers(judges);
+  const settle = createSettleProcessor({ database: deps.database, queue: deps.queue, log: deps.log });
+  const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging: judges.length > 0 });
+  const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges });
   const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
   const sweeper = createSweeper({
     database: deps.database,
@@ -79,11 +88,21 @@ export function createWorker(deps: WorkerDeps) {
     registry,
     config,
     start() {
+      const concurrency = config.CRUX_WORKER_CONCURRENCY;
+      // Settling reads span ids only; scoring and judging hold a project slot, so one project cannot take them all.
+      deps.queue.process("trace.settle", instrumented("trace.settle", metrics, settle), { concurrency });
       deps.queue.process(
-        "trace.settle",
-        instrumented("trace.settle", metrics, (payload) => slots.run(payload.projectId, () => settle(payload))),
-        { concurrency: config.CRUX_WORKER_CONCURRENCY },
+        "trace.score",
+        instrumented("trace.score", metrics, (payload) => slots.run(payload.projectId, () => score(payload))),
+        { concurrency },
       );
+      if (judges.length > 0) {
+        deps.queue.process(
+          "trace.judge",
+          instrumented("trace.judge", metrics, (payload) => slots.run(payload.projectId, () => judge(payload))),
+          { concurrency },
+        );
+      }
       sweeper.start();
     },
     /** Stops the sweeper; the queue's own close() lets in-flight jobs finish. */
