@@ -18,7 +18,7 @@
  */
 import { spanSetHash } from "@crux/core";
 import { describeStorageError, getTraceSummary, listSpanIds, markTraceSettled, type Database } from "@crux/db";
-import { scoreJobKey, type JobQueue, type Payload } from "@crux/queue";
+import { QueueClosedError, scoreJobKey, type JobQueue, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 
 export interface SettleDeps {
@@ -53,7 +53,9 @@ export function createSettleProcessor(deps: SettleDeps) {
       await deps.queue.enqueue("trace.score", payload, { key: scoreJobKey(projectId, traceId), delayMs: 0 });
     } catch (err) {
       scoreQueued = false;
-      deps.log.warn({ ...payload, error: describeStorageError(err) }, "score enqueue failed; the score request is left to the sweeper");
+      // Closing (a shutdown drains settle jobs): expected, the next start's sweep scores the trace.
+      if (err instanceof QueueClosedError) deps.log.info(payload, "queue closing; the score request is left for the sweeper");
+      else deps.log.warn({ ...payload, error: describeStorageError(err) }, "score enqueue failed; the score request is left to the sweeper");
     }
     deps.log.info({ ...payload, version: trace.settleVersion + 1, spans: spanIds.length, scoreQueued }, "trace settled");
   };
