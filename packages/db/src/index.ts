@@ -18,7 +18,16 @@ export {
   type InsertSpanBatchResult,
 } from "./insert-spans.ts";
 export { ensureProject, createApiKey, findProjectByApiKey, revokeApiKey, countApiKeys, apiKeyPrefix } from "./api-keys.ts";
-export { listTraces, getTrace, getTraceSummary, encodeTraceCursor, decodeTraceCursor, maxListTracesLimit, type ListTracesQuery, type TraceSummary } from "./traces.ts";
+export {
+  listTraces,
+  getTrace,
+  getTraceSummary,
+  encodeTraceCursor,
+  decodeTraceCursor,
+  maxListTracesLimit,
+  type ListTracesQuery,
+  type TraceSummary,
+} from "./traces.ts";
 export {
   listDirtyTraces,
   listSpanIds,

@@ -86,7 +86,11 @@ export function createScoreProcessor(deps: ScoreDeps) {
   /** The scores are current: start the judge stage if any, then clear the request this job answered. */
   async function done(trace: TraceSummary): Promise<void> {
     if (deps.judging) {
-      await deps.queue.enqueue("trace.judge", { projectId: trace.projectId, traceId: trace.traceId }, { key: judgeJobKey(trace.projectId, trace.traceId), delayMs: 0 });
+      await deps.queue.enqueue(
+        "trace.judge",
+        { projectId: trace.projectId, traceId: trace.traceId },
+        { key: judgeJobKey(trace.projectId, trace.traceId), delayMs: 0 },
+      );
     }
     if (trace.scoreRequestedAt !== null) await clearScoreRequest(deps.database, trace.projectId, trace.traceId, trace.scoreRequestedAt);
   }

@@ -116,15 +116,18 @@ export function recordingLog() {
  * The stages as the worker composes them, called one after the other by the test. The jobs
  * they enqueue for the next stage wait in a real in-process queue that nobody processes.
  */
-export function directStages(
-  database: Database,
-  opts: { log?: Logger; validateSchema?: SchemaValidator; judges?: readonly JudgeProducer[] } = {},
-) {
+export function directStages(database: Database, opts: { log?: Logger; validateSchema?: SchemaValidator; judges?: readonly JudgeProducer[] } = {}) {
   const queue = createInProcessQueue();
   const log = opts.log ?? recordingLog().log;
   const judges = opts.judges ?? [];
   const settle = createSettleProcessor({ database, queue, log });
-  const score = createScoreProcessor({ database, queue, log, judging: judges.length > 0, ...(opts.validateSchema ? { validateSchema: opts.validateSchema } : {}) });
+  const score = createScoreProcessor({
+    database,
+    queue,
+    log,
+    judging: judges.length > 0,
+    ...(opts.validateSchema ? { validateSchema: opts.validateSchema } : {}),
+  });
   const judge = createJudgeProcessor({ database, log, producers: judges });
   return {
     queue,
