@@ -14,6 +14,7 @@ import { judgeInputHash, PermanentError, prepareTrace, runTagsOf, spanSetHash } 
 import { getOutcomeOverride, getTrace, getTraceSummary, insertVerdict, listVerdicts, type Database } from "@crux/db";
 import type { Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
+import { frozenSpanSetHash } from "./frozen-span-set.ts";
 import type { JudgeProducer, JudgeVerdict } from "./judge-producer.ts";
 import { pure } from "./pure.ts";
 
@@ -38,11 +39,11 @@ export function createJudgeProcessor(deps: JudgeDeps) {
     const { projectId, traceId } = payload;
     if (deps.producers.length === 0) return;
     const trace = await getTraceSummary(deps.database, projectId, traceId);
-    if (!trace || trace.spanSetHash === null || trace.dirty) {
-      deps.log.debug(payload, "judge: the trace is unknown, not settled or re-opened; its score stage starts the judges");
+    const frozen = trace ? await frozenSpanSetHash(deps.database, trace) : null;
+    if (frozen === null) {
+      deps.log.debug(payload, "judge: the trace is unknown or re-opened; its next score job starts the judges");
       return;
     }
-    const frozen = trace.spanSetHash;
     const override = await getOutcomeOverride(deps.database, projectId, traceId);
     const keyed = deps.producers.map((producer) => ({
       producer,

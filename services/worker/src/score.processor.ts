@@ -48,6 +48,7 @@ import {
 } from "@crux/db";
 import { judgeJobKey, type JobQueue, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
+import { frozenSpanSetHash } from "./frozen-span-set.ts";
 import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";
 import { pure } from "./pure.ts";
 import { createSchemaValidator } from "./schema-validator.ts";
@@ -102,8 +103,8 @@ export function createScoreProcessor(deps: ScoreDeps) {
       deps.log.warn(payload, "score: trace not found, nothing to do");
       return;
     }
-    const frozen = trace.spanSetHash;
-    if (frozen === null || trace.dirty) {
+    const frozen = await frozenSpanSetHash(deps.database, trace);
+    if (frozen === null) {
       deps.log.debug(payload, "score: the trace is not settled (or was re-opened); its settle requests the score");
       return;
     }

@@ -139,6 +139,26 @@ describe.each(testDatabases())("settle and score stages on $name", ({ create }) 
     }
   });
 
+  it("re-scores an outcome change on a trace settled before the stages existed (no span-set hash stored)", async () => {
+    const database = await create();
+    try {
+      await seed(database);
+      const spans = reportTrace({ startMs: Date.now() - 60_000, success: true });
+      const traceId = spans[0]!.traceId;
+      await insertSpanBatch(database, PROJECT, spans);
+      const stages = directStages(database);
+      await stages.run({ projectId: PROJECT, traceId });
+      // What migration 0009 leaves on a trace settled by the earlier worker.
+      await database.db.update(schema.traces).set({ spanSetHash: null });
+      await setOutcomeOverride(database, PROJECT, traceId, { success: false });
+      await stages.score({ projectId: PROJECT, traceId });
+      expect((await scoresOf(database, traceId)).rows[0]).toMatchObject({ success: false, version: 1 });
+      expect((await getTrace(database, PROJECT, traceId))?.trace.scoreRequestedAt).toBeNull();
+    } finally {
+      await database.close();
+    }
+  });
+
   it("classifies a throw inside scoring as permanent and a database error as retryable", async () => {
     const database = await create();
     await seed(database);
