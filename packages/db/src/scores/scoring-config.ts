@@ -114,7 +114,8 @@ export async function loadScoringConfig(database: Database, projectId: string, s
             serviceName === null ? sql`false` : and(isNull(baselines.taskId), eq(baselines.serviceName, serviceName)),
           ),
         ),
-      ),
+      )
+      .orderBy(asc(baselines.id)),
     getProjectSettings(database, projectId),
   ]);
 
