@@ -18,8 +18,27 @@ export {
   type InsertSpanBatchResult,
 } from "./insert-spans.ts";
 export { ensureProject, createApiKey, findProjectByApiKey, revokeApiKey, countApiKeys, apiKeyPrefix } from "./api-keys.ts";
-export { listTraces, getTrace, encodeTraceCursor, decodeTraceCursor, maxListTracesLimit, type ListTracesQuery, type TraceSummary } from "./traces.ts";
-export { listDirtyTraces, markTraceSettled, updateTraceAgents, type DirtyTrace } from "./settle.ts";
+export {
+  listTraces,
+  getTrace,
+  getTraceSummary,
+  encodeTraceCursor,
+  decodeTraceCursor,
+  maxListTracesLimit,
+  type ListTracesQuery,
+  type TraceSummary,
+} from "./traces.ts";
+export {
+  listDirtyTraces,
+  listSpanIds,
+  markTraceSettled,
+  updateTraceAgents,
+  listScoreRequests,
+  clearScoreRequest,
+  type DirtyTrace,
+  type ScoreRequest,
+} from "./settle.ts";
+export { listVerdicts, insertVerdict, type VerdictKey, type VerdictRow } from "./verdicts.ts";
 export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
 export * as schema from "./schema.ts";
 export * from "./scores/index.ts";

@@ -143,6 +143,14 @@ export const traces = pgTable(
     dirtySince: timestamp({ withTimezone: true }),
     settledAt: timestamp({ withTimezone: true }),
     settleVersion: integer().notNull().default(0),
+    /** spanSetHash (packages/core) of the span set the last settle froze; null until the first settle. */
+    spanSetHash: text(),
+    /**
+     * Set when the trace needs scoring (a settle froze a new span set, or the outcome changed),
+     * cleared by the score stage by compare-and-set; the sweeper enqueues traces left with one.
+     * Millisecond precision so a JS Date round-trips exactly.
+     */
+    scoreRequestedAt: timestamp({ withTimezone: true, precision: 3 }),
   },
   (t) => [
     primaryKey({ columns: [t.projectId, t.traceId] }),
@@ -155,6 +163,9 @@ export const traces = pgTable(
     index("traces_dirty_idx")
       .on(t.lastReceivedAt)
       .where(sql`${t.dirty}`),
+    index("traces_score_requested_idx")
+      .on(t.scoreRequestedAt)
+      .where(sql`${t.scoreRequestedAt} IS NOT NULL`),
   ],
 );
 
@@ -220,6 +231,8 @@ export const traceScores = pgTable(
     /** { orphans, multipleRoots, clockSkew } */
     flags: jsonb().notNull(),
     findingCount: integer().notNull(),
+    /** scoreInputHash (packages/core) of the inputs this set was computed from; null = unknown, never skipped. */
+    inputHash: text(),
     scoredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -341,6 +354,31 @@ export const traceTrajectories = pgTable(
     steps: jsonb().notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.agent] })],
+);
+
+/**
+ * Results that cost money to compute (judge verdicts; later replay results), one row per
+ * (producer id, producer version, input hash): a producer runs only when its row is missing,
+ * and a new input hash adds a row, keeping the old ones. persistTraceScores never touches it.
+ */
+export const traceVerdicts = pgTable(
+  "trace_verdicts",
+  {
+    projectId: text().notNull(),
+    traceId: text().notNull(),
+    producerId: text().notNull(),
+    producerVersion: integer().notNull(),
+    /** judgeInputHash (packages/core) of the inputs the producer declared. */
+    inputHash: text().notNull(),
+    /** "succeeded" | "failed" (a verdict the producer could not reach, kept so it is not paid for again). */
+    status: text().notNull(),
+    result: jsonb().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "trace_verdicts_pk", columns: [t.projectId, t.traceId, t.producerId, t.producerVersion, t.inputHash] }),
+    check("trace_verdicts_status", sql`${t.status} IN ('succeeded', 'failed')`),
+  ],
 );
 
 /** Outcome and run tags set through the API; they win over span tags when the trace is scored. */

@@ -1,11 +1,17 @@
 /**
- * The dirty flag: insertSpanBatch marks a trace dirty; the settle job finds
- * traces that went quiet, rebuilds them, and clears the flag only if no span
- * arrived meanwhile (last_received_at strictly increases on every write).
+ * The dirty flag and the score request (docs/architecture.md §6): insertSpanBatch
+ * marks a trace dirty; the settle stage freezes a trace that went quiet (records
+ * the hash of its span set) and clears the flag only if no span arrived meanwhile
+ * (last_received_at strictly increases on every write). Freezing requests the
+ * score stage; so does an outcome change. The score stage clears the request by
+ * compare-and-set, so a request made while it runs is kept.
  */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Database } from "./client.ts";
-import { traces } from "./schema.ts";
+import { spans, traces } from "./schema.ts";
+
+/** A new request value: now, and always later than the one it replaces (so a compare-and-set on the old one fails). */
+export const bumpScoreRequest = sql`greatest(now(), coalesce(${traces.scoreRequestedAt}, '-infinity'::timestamptz) + interval '1 millisecond')`;
 
 export interface DirtyTrace {
   projectId: string;
@@ -23,12 +29,30 @@ export async function listDirtyTraces(database: Database, opts: { quietBeforeMs:
     .limit(Math.max(1, Math.trunc(opts.limit)));
 }
 
+/** The trace's span ids (primary-key order): what the settle stage hashes, without reading any span body. */
+export async function listSpanIds(database: Database, projectId: string, traceId: string): Promise<string[]> {
+  const rows = await database.db
+    .select({ spanId: spans.spanId })
+    .from(spans)
+    .where(and(eq(spans.projectId, projectId), eq(spans.traceId, traceId)))
+    .orderBy(asc(spans.spanId));
+  return rows.map((r) => r.spanId);
+}
+
 /**
- * Clears dirty if last_received_at still equals what the settler saw; bumps
- * settle_version and sets settled_at. Returns false if a span arrived since
- * (the trace stays dirty and will be settled again) or it was already settled.
+ * Freezes the trace: clears dirty if last_received_at still equals what the
+ * settler saw, records the hash of the span set it saw, bumps settle_version,
+ * sets settled_at and requests the score stage. Returns false if a span
+ * arrived since (the trace stays dirty and will be settled again) or it was
+ * already settled.
  */
-export async function markTraceSettled(database: Database, projectId: string, traceId: string, lastReceivedAtSeen: Date): Promise<boolean> {
+export async function markTraceSettled(
+  database: Database,
+  projectId: string,
+  traceId: string,
+  lastReceivedAtSeen: Date,
+  spanSetHash: string,
+): Promise<boolean> {
   const rows = await database.db
     .update(traces)
     .set({
@@ -36,6 +60,8 @@ export async function markTraceSettled(database: Database, projectId: string, tr
       dirtySince: null,
       settledAt: sql`now()`,
       settleVersion: sql`${traces.settleVersion} + 1`,
+      spanSetHash,
+      scoreRequestedAt: bumpScoreRequest,
     })
     .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId), eq(traces.dirty, true), eq(traces.lastReceivedAt, lastReceivedAtSeen)))
     .returning({ traceId: traces.traceId });
@@ -48,4 +74,40 @@ export async function updateTraceAgents(database: Database, projectId: string, t
     .update(traces)
     .set({ agents })
     .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId)));
+}
+
+export interface ScoreRequest {
+  projectId: string;
+  traceId: string;
+  scoreRequestedAt: Date;
+}
+
+/**
+ * Settled traces whose score request is older than quietBeforeMs (its job was lost, or its
+ * enqueue failed), oldest first. Dirty traces are left to the settle sweep: their settle requests the score.
+ */
+export async function listScoreRequests(database: Database, opts: { quietBeforeMs: number; limit: number }): Promise<ScoreRequest[]> {
+  const rows = await database.db
+    .select({ projectId: traces.projectId, traceId: traces.traceId, scoreRequestedAt: traces.scoreRequestedAt })
+    .from(traces)
+    .where(
+      and(
+        isNotNull(traces.scoreRequestedAt),
+        eq(traces.dirty, false),
+        sql`${traces.scoreRequestedAt} < now() - ${opts.quietBeforeMs}::double precision * interval '1 millisecond'`,
+      ),
+    )
+    .orderBy(asc(traces.scoreRequestedAt))
+    .limit(Math.max(1, Math.trunc(opts.limit)));
+  return rows.map((r) => ({ projectId: r.projectId, traceId: r.traceId, scoreRequestedAt: r.scoreRequestedAt! }));
+}
+
+/** Clears the score request if it is still the one the score stage read; false if a newer one was made meanwhile (it stays). */
+export async function clearScoreRequest(database: Database, projectId: string, traceId: string, requestedAtSeen: Date): Promise<boolean> {
+  const rows = await database.db
+    .update(traces)
+    .set({ scoreRequestedAt: null })
+    .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId), eq(traces.scoreRequestedAt, requestedAtSeen)))
+    .returning({ traceId: traces.traceId });
+  return rows.length > 0;
 }

@@ -80,6 +80,16 @@ export async function listTraces(database: Database, projectId: string, q: ListT
   return { items, nextCursor };
 }
 
+/** The trace's summary row alone (no span is read); null if unknown. */
+export async function getTraceSummary(database: Database, projectId: string, traceId: string): Promise<TraceSummary | null> {
+  const [trace] = await database.db
+    .select()
+    .from(traces)
+    .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId)))
+    .limit(1);
+  return trace ?? null;
+}
+
 /** Spans per query of getTrace: a page is decoded in well under 100 ms, even on PGlite. */
 const getTraceSpansPageSize = 1_000;
 
@@ -96,11 +106,7 @@ export async function getTrace(
   traceId: string,
   opts: { pageSize?: number } = {},
 ): Promise<{ trace: TraceSummary; spans: NormalizedSpan[] } | null> {
-  const [trace] = await database.db
-    .select()
-    .from(traces)
-    .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId)))
-    .limit(1);
+  const trace = await getTraceSummary(database, projectId, traceId);
   if (!trace) return null;
   const pageSize = Math.max(1, opts.pageSize ?? getTraceSpansPageSize);
   const result: NormalizedSpan[] = [];

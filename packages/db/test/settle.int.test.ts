@@ -1,6 +1,18 @@
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureProject, getTrace, insertSpanBatch, listDirtyTraces, markTraceSettled, updateTraceAgents, type Database } from "../src/index.ts";
+import {
+  clearScoreRequest,
+  ensureProject,
+  getTrace,
+  insertSpanBatch,
+  listDirtyTraces,
+  listScoreRequests,
+  listSpanIds,
+  markTraceSettled,
+  setOutcomeOverride,
+  updateTraceAgents,
+  type Database,
+} from "../src/index.ts";
 import { projectId, sleep, span, spanId, traceId } from "./fixtures.ts";
 
 describe.each(testDatabases())("dirty and settled traces on $name", ({ create }) => {
@@ -30,19 +42,21 @@ describe.each(testDatabases())("dirty and settled traces on $name", ({ create })
 
     // A late span lands between the settler's read and its write.
     await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(2), parentSpanId: spanId(1) })]);
-    expect(await markTraceSettled(database, p, t, seen!.lastReceivedAt)).toBe(false);
+    expect(await markTraceSettled(database, p, t, seen!.lastReceivedAt, "h1")).toBe(false);
     expect((await getTrace(database, p, t))!.trace.dirty).toBe(true);
 
     await sleep(20);
     const [again] = await dirtyOf(p);
     expect(again!.lastReceivedAt.getTime()).toBeGreaterThan(seen!.lastReceivedAt.getTime());
-    expect(await markTraceSettled(database, p, t, again!.lastReceivedAt)).toBe(true);
+    expect(await markTraceSettled(database, p, t, again!.lastReceivedAt, "h2")).toBe(true);
     const settled = (await getTrace(database, p, t))!.trace;
-    expect(settled).toMatchObject({ dirty: false, dirtySince: null, settleVersion: 1, spanCount: 2 });
+    expect(settled).toMatchObject({ dirty: false, dirtySince: null, settleVersion: 1, spanCount: 2, spanSetHash: "h2" });
+    expect(settled.scoreRequestedAt).toBeInstanceOf(Date);
     expect(settled.settledAt).toBeInstanceOf(Date);
     expect(await dirtyOf(p)).toEqual([]);
     // Settling twice is a no-op.
-    expect(await markTraceSettled(database, p, t, again!.lastReceivedAt)).toBe(false);
+    expect(await markTraceSettled(database, p, t, again!.lastReceivedAt, "h3")).toBe(false);
+    expect((await getTrace(database, p, t))!.trace.spanSetHash).toBe("h2");
 
     // A retried batch stores nothing, so it must not re-dirty the trace.
     await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(1) })]);
@@ -90,5 +104,32 @@ describe.each(testDatabases())("dirty and settled traces on $name", ({ create })
 
     await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(2), parentSpanId: spanId(1), operation: "agent", agentName: "reviewer" })]);
     expect((await getTrace(database, p, t))!.trace.agents).toEqual(["coder", "planner", "reviewer"]);
+  });
+
+  it("keeps a score request made while the score stage ran, and lists requests of settled traces only", async () => {
+    const p = projectId();
+    await ensureProject(database, p, "score requests");
+    const t = traceId(7);
+    await insertSpanBatch(database, p, [span({ traceId: t, spanId: spanId(2) }), span({ traceId: t, spanId: spanId(1), parentSpanId: spanId(2) })]);
+    expect(await listSpanIds(database, p, t)).toEqual([spanId(1), spanId(2)]);
+    const requestsOf = async () => (await listScoreRequests(database, { quietBeforeMs: 0, limit: 1_000 })).filter((r) => r.projectId === p);
+    // Dirty: the settle requests the score, not the sweeper's score pass.
+    await setOutcomeOverride(database, p, t, { success: true });
+    expect(await requestsOf()).toEqual([]);
+
+    const seen = (await getTrace(database, p, t))!.trace;
+    expect(await markTraceSettled(database, p, t, seen.lastReceivedAt, "h")).toBe(true);
+    await sleep(5);
+    const [first] = await requestsOf();
+    expect(first).toMatchObject({ traceId: t });
+    // An outcome set while the score stage runs: its clear (with the request it read) fails, the new request stays.
+    await setOutcomeOverride(database, p, t, { success: false });
+    expect(await clearScoreRequest(database, p, t, first!.scoreRequestedAt)).toBe(false);
+    const [second] = await requestsOf();
+    expect(second!.scoreRequestedAt.getTime()).toBeGreaterThan(first!.scoreRequestedAt.getTime());
+    expect(await clearScoreRequest(database, p, t, second!.scoreRequestedAt)).toBe(true);
+    expect(await requestsOf()).toEqual([]);
+    // setOutcomeOverride no longer re-opens the trace: the span set did not change.
+    expect((await getTrace(database, p, t))!.trace).toMatchObject({ dirty: false, settleVersion: 1 });
   });
 });

@@ -88,6 +88,34 @@ export const queueRegistry = {
       removeOnFail: 10_000,
     },
   }),
+  /** Deterministic scoring of a settled trace (or of a new outcome); skipped when its input hash is unchanged. Debounced so a request during a run gets one more run after it. */
+  "trace.score": defineQueue({
+    mode: "debounced",
+    payload: z.object({ projectId: z.string().min(1), traceId }),
+    key: (p) => `${p.projectId}:${p.traceId}`,
+    defaults: {
+      attempts: 5,
+      backoff: { type: "exponential", delay: 2_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 10_000,
+    },
+  }),
+  /**
+   * The registered judge producers of a scored trace; each runs only when its verdict for the current
+   * inputs is missing. Rate-limited per project: judges call paid model APIs.
+   */
+  "trace.judge": defineQueue({
+    mode: "rate-limited",
+    payload: z.object({ projectId: z.string().min(1), traceId }),
+    key: (p) => p.projectId,
+    rateLimit: { max: 60, windowMs: 60_000 },
+    defaults: {
+      attempts: 5,
+      backoff: { type: "exponential", delay: 2_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 10_000,
+    },
+  }),
 } as const satisfies QueueRegistry;
 
 export type AppQueueRegistry = typeof queueRegistry;

@@ -67,7 +67,7 @@ export async function composeCrux(deps: { database: Database; queue: JobQueue; c
     // rather than after the sweeper's quiet period. A failure is not fatal: the sweeper retries.
     if (queue.kind === "in-process") {
       await worker.sweeper.sweepOnce({ quietMs: 0, limit: startupSweepLimit }).then(
-        (traces) => traces > 0 && log.info({ traces }, "start-up sweep enqueued traces left dirty by the previous run"),
+        (traces) => traces > 0 && log.info({ traces }, "start-up sweep enqueued traces left dirty or unscored by the previous run"),
         (err: unknown) => log.warn({ err: describeStorageError(err) }, "start-up sweep failed; the sweeper will retry"),
       );
     }

@@ -36,8 +36,8 @@ export interface ApiDeps {
   /** Clock for the default metrics window (the last 24 hours); Date.now unless a test injects one. */
   now?: () => number;
   /**
-   * Producer for `trace.settle`: POST /traces/:id/outcome enqueues the re-score at once. Optional:
-   * without it (or with Redis down) the trace is left dirty and the worker's sweeper re-scores it.
+   * Producer for `trace.score`: POST /traces/:id/outcome enqueues the re-score at once. Optional:
+   * without it (or with Redis down) the stored score request is left to the worker's sweeper.
    */
   queue?: JobQueue;
   /** Prometheus registry for /metrics (the all-in-one process shares one); a fresh one by default. */

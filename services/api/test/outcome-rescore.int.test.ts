@@ -1,17 +1,28 @@
 /**
- * POST /traces/:id/outcome enqueues the re-score at once (trace.settle, the
- * receiver's key `${projectId}:${traceId}`, delay 0) on a real queue: the
- * in-process one and BullMQ on Redis. No sweeper runs here: the consumer
- * below re-scores like the worker does (getTrace → core scoreTrace on the
- * project's config with the outcome override → persistTraceScores →
- * markTraceSettled), so "re-scored within seconds" is measured on stored
- * scores. With the queue unreachable the answer is still 202 and the trace
- * stays dirty for the worker's sweeper.
+ * POST /traces/:id/outcome enqueues the re-score at once (trace.score, the
+ * worker's key `${projectId}:${traceId}`, delay 0) on a real queue: the
+ * in-process one and BullMQ on Redis. The span set did not change, so the
+ * trace is not re-settled. No sweeper runs here: the consumer below re-scores
+ * like the worker's score stage does (the frozen trace → core scoreTrace on
+ * the project's config with the outcome override → persistTraceScores →
+ * clearScoreRequest), so "re-scored within seconds" is measured on stored
+ * scores. With the queue unreachable the answer is still 202 and the score
+ * request stays stored for the worker's sweeper.
  */
 import { randomUUID } from "node:crypto";
-import { scoreTrace } from "@crux/core";
+import { scoreTrace, spanSetHash } from "@crux/core";
 import { normalizedSpan, spanIdOf } from "@crux/core/testing";
-import { getOutcomeOverride, getTrace, insertSpanBatch, loadScoringConfig, markTraceSettled, persistTraceScores, type Database } from "@crux/db";
+import {
+  clearScoreRequest,
+  getOutcomeOverride,
+  getTrace,
+  insertSpanBatch,
+  listSpanIds,
+  loadScoringConfig,
+  markTraceSettled,
+  persistTraceScores,
+  type Database,
+} from "@crux/db";
 import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix, type JobQueue } from "@crux/queue";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,16 +74,22 @@ async function storeTrace(database: Database, traceId: string): Promise<void> {
   ]);
 }
 
-/** What the worker's trace.settle processor does, reduced to the scoring path. */
-async function settle(database: Database, projectId: string, traceId: string): Promise<void> {
+/** What the worker's settle stage does: freeze the span set (the score job it would enqueue is left out). */
+async function freeze(database: Database, projectId: string, traceId: string): Promise<void> {
   const found = await getTrace(database, projectId, traceId);
-  if (!found || !found.trace.dirty) return;
+  await markTraceSettled(database, projectId, traceId, found!.trace.lastReceivedAt, spanSetHash(await listSpanIds(database, projectId, traceId)));
+}
+
+/** What the worker's trace.score stage does, reduced to the scoring path. */
+async function score(database: Database, projectId: string, traceId: string): Promise<void> {
+  const found = await getTrace(database, projectId, traceId);
+  if (!found || found.trace.dirty || found.trace.spanSetHash === null) return;
   const override = await getOutcomeOverride(database, projectId, traceId);
   const config = await loadScoringConfig(database, projectId, found.trace.serviceName, override?.taskId ?? null);
   const record = scoreTrace({
     projectId,
     traceId,
-    version: found.trace.settleVersion + 1,
+    version: found.trace.settleVersion,
     spans: found.spans,
     config,
     outcomeOverride: override,
@@ -81,7 +98,7 @@ async function settle(database: Database, projectId: string, traceId: string): P
     evaluateMilestone: () => false,
   });
   await persistTraceScores(database, projectId, record);
-  await markTraceSettled(database, projectId, traceId, found.trace.lastReceivedAt);
+  if (found.trace.scoreRequestedAt) await clearScoreRequest(database, projectId, traceId, found.trace.scoreRequestedAt);
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
@@ -99,15 +116,15 @@ describe.each(cases)("outcome re-score on $name", ({ db, q }) => {
   let queue: JobQueue;
   let purge: () => Promise<unknown>;
   let app: Awaited<ReturnType<typeof buildTestApp>>;
-  const settled: string[] = [];
+  const scored: string[] = [];
 
   beforeAll(async () => {
     database = await db.create();
     ({ queue, purge } = q.make());
     queue.start({
-      "trace.settle": async (p) => {
-        await settle(database, p.projectId, p.traceId);
-        settled.push(p.traceId);
+      "trace.score": async (p) => {
+        await score(database, p.projectId, p.traceId);
+        scored.push(p.traceId);
       },
     });
     app = await buildTestApp(database, { queue });
@@ -119,11 +136,12 @@ describe.each(cases)("outcome re-score on $name", ({ db, q }) => {
     await database.close();
   });
 
-  it("the outcome is re-scored within seconds, replacing the receiver's pending settle job (same key)", async () => {
+  it("the outcome is re-scored within seconds by the score stage, replacing its pending job (same key); the trace is not re-settled", async () => {
     const traceId = hexTraceId(0x0c1);
     await storeTrace(database, traceId);
-    // As the receiver would after ingest: the settle job waits out the quiet period (here a long one).
-    await queue.enqueue("trace.settle", { projectId: PROJECT, traceId }, { delayMs: 600_000 });
+    await freeze(database, PROJECT, traceId);
+    // A score job of the trace still waiting (here a long delay): the outcome's job replaces it.
+    await queue.enqueue("trace.score", { projectId: PROJECT, traceId }, { delayMs: 600_000 });
     expect((await app.inject({ method: "GET", url: `/api/v1/traces/${traceId}/scores` })).json().scored).toBe(false);
 
     const started = Date.now();
@@ -141,10 +159,12 @@ describe.each(cases)("outcome re-score on $name", ({ db, q }) => {
     );
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(run).toMatchObject({ success: true, taskId: "t-1" });
-    expect((await getTrace(database, PROJECT, traceId))!.trace.dirty).toBe(false);
-    // The 10-minute job was replaced, not kept next to the new one.
+    const trace = (await getTrace(database, PROJECT, traceId))!.trace;
+    expect(trace).toMatchObject({ dirty: false, settleVersion: 1, scoreRequestedAt: null });
+    // The 10-minute job was replaced, not kept next to the new one; nothing was sent to the settle stage.
+    expect(await queue.depth("trace.score")).toBe(0);
     expect(await queue.depth("trace.settle")).toBe(0);
-    expect(settled.filter((t) => t === traceId)).toHaveLength(1);
+    expect(scored.filter((t) => t === traceId)).toHaveLength(1);
 
     // A second outcome re-scores again.
     await app.inject({ method: "POST", url: `/api/v1/traces/${traceId}/outcome`, payload: { success: false } });
@@ -176,14 +196,18 @@ describe.each(testDatabases())("outcome with the queue unreachable on $name", ({
     await database.close();
   });
 
-  it("still 202 (queued: false), the override stored and the trace left dirty for the sweeper; one warn line", async () => {
+  it("still 202 (queued: false), the override and the score request stored for the sweeper; one warn line", async () => {
     const traceId = hexTraceId(0x0c2);
     await storeTrace(database, traceId);
+    await freeze(database, PROJECT, traceId);
+    const before = (await getTrace(database, PROJECT, traceId))!.trace.scoreRequestedAt!;
     const res = await app.inject({ method: "POST", url: `/api/v1/traces/${traceId}/outcome`, payload: { success: true } });
     expect(res.statusCode).toBe(202);
     expect(res.json()).toMatchObject({ queued: false, override: { success: true } });
     expect(await getOutcomeOverride(database, PROJECT, traceId)).toEqual({ success: true });
-    expect((await getTrace(database, PROJECT, traceId))!.trace.dirty).toBe(true);
+    const after = (await getTrace(database, PROJECT, traceId))!.trace;
+    expect(after.dirty).toBe(false);
+    expect(after.scoreRequestedAt!.getTime()).toBeGreaterThan(before.getTime());
     expect(captured.lines.filter((l) => l.includes("re-score enqueue failed"))).toHaveLength(1);
   });
 });

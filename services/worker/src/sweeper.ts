@@ -1,9 +1,11 @@
 /**
  * The safety net that makes Redis optional for durability: traces still dirty
  * long after their last span (their settle job was never enqueued, or was
- * lost) are enqueued again. Postgres is the source of truth.
+ * lost) are enqueued to trace.settle again, and settled traces whose score
+ * request is as old (a score job lost, or an enqueue that failed in the settle
+ * stage or the API) to trace.score. Postgres is the source of truth.
  */
-import { describeStorageError, listDirtyTraces, type Database } from "@crux/db";
+import { describeStorageError, listDirtyTraces, listScoreRequests, type Database } from "@crux/db";
 import type { JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 
@@ -22,18 +24,33 @@ export function createSweeper(opts: SweeperOptions) {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
 
-  /** `quietMs: 0` takes every dirty trace (the all-in-one start-up sweep, when no job of this process exists yet). */
+  /**
+   * Returns how many traces it enqueued (settles plus scores). `quietMs: 0` takes every dirty
+   * trace and score request (the all-in-one start-up sweep, when no job of this process exists yet).
+   */
   async function sweepOnce(over: { quietMs?: number; limit?: number } = {}): Promise<number> {
-    const dirty = await listDirtyTraces(opts.database, { quietBeforeMs: over.quietMs ?? opts.quietMs, limit: over.limit ?? opts.batchSize ?? 1_000 });
-    if (dirty.length === 0) return 0;
-    await opts.queue.enqueueMany(
-      "trace.settle",
-      dirty.map((t) => ({ projectId: t.projectId, traceId: t.traceId })),
-      { delayMs: 0 },
-    );
-    opts.onReenqueued?.(dirty.length);
-    opts.log.info({ traces: dirty.length }, "sweeper re-enqueued dirty traces");
-    return dirty.length;
+    const bounds = { quietBeforeMs: over.quietMs ?? opts.quietMs, limit: over.limit ?? opts.batchSize ?? 1_000 };
+    const dirty = await listDirtyTraces(opts.database, bounds);
+    if (dirty.length > 0) {
+      await opts.queue.enqueueMany(
+        "trace.settle",
+        dirty.map((t) => ({ projectId: t.projectId, traceId: t.traceId })),
+        { delayMs: 0 },
+      );
+    }
+    const requested = await listScoreRequests(opts.database, bounds);
+    if (requested.length > 0) {
+      await opts.queue.enqueueMany(
+        "trace.score",
+        requested.map((t) => ({ projectId: t.projectId, traceId: t.traceId })),
+        { delayMs: 0 },
+      );
+    }
+    const total = dirty.length + requested.length;
+    if (total === 0) return 0;
+    opts.onReenqueued?.(total);
+    opts.log.info({ settle: dirty.length, score: requested.length }, "sweeper re-enqueued traces left unsettled or unscored");
+    return total;
   }
 
   function tick() {

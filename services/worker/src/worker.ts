@@ -6,7 +6,10 @@ import type { Logger } from "@crux/runtime";
 import { resolveWorkerConfig, type WorkerConfig } from "./config.ts";
 import { createWorkerMetrics, type JobOutcome, type WorkerMetrics } from "./metrics.ts";
 import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";
+import { assertJudgeProducers, type JudgeProducer } from "./judge-producer.ts";
+import { createJudgeProcessor } from "./judge.processor.ts";
 import { createProjectSlots } from "./project-slots.ts";
+import { createScoreProcessor } from "./score.processor.ts";
 import { createSettleProcessor } from "./settle.processor.ts";
 import { createSweeper } from "./sweeper.ts";
 
@@ -19,6 +22,8 @@ export interface WorkerDeps {
   registry?: Registry;
   /** Default: JSONata in worker threads with the config's limits and budgets. */
   milestones?: MilestoneExpressionEvaluator;
+  /** Judge producers run by trace.judge (none by default: the stage is then neither enqueued nor processed). */
+  judges?: readonly JudgeProducer[];
 }
 
 /**
@@ -60,7 +65,11 @@ export function createWorker(deps: WorkerDeps) {
       projectBudgetMs: config.CRUX_MILESTONE_PROJECT_BUDGET_MS,
       metrics,
     });
-  const settle = createSettleProcessor({ database: deps.database, log: deps.log, milestones });
+  const judges = deps.judges ?? [];
+  assertJudgeProducers(judges);
+  const settle = createSettleProcessor({ database: deps.database, queue: deps.queue, log: deps.log });
+  const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging: judges.length > 0 });
+  const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges });
   const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
   const sweeper = createSweeper({
     database: deps.database,
@@ -75,11 +84,19 @@ export function createWorker(deps: WorkerDeps) {
     registry,
     config,
     start() {
+      const concurrency = config.CRUX_WORKER_CONCURRENCY;
       // One handler per queue of the registry: a queue added there without its entry here fails the typecheck.
+      // Settling reads span ids only; scoring and judging hold a project slot, so one project cannot take them all.
       const handlers = {
-        "trace.settle": (payload) => slots.run(payload.projectId, () => settle(payload)),
+        "trace.settle": settle,
+        "trace.score": (payload) => slots.run(payload.projectId, () => score(payload)),
+        // Enqueued only when judges are registered (none by default).
+        "trace.judge": (payload) => slots.run(payload.projectId, () => judge(payload)),
       } satisfies Required<JobHandlers>;
-      deps.queue.start(handlers, { concurrency: { "trace.settle": config.CRUX_WORKER_CONCURRENCY }, ...jobRunnerHooks(metrics) });
+      deps.queue.start(handlers, {
+        concurrency: { "trace.settle": concurrency, "trace.score": concurrency, "trace.judge": concurrency },
+        ...jobRunnerHooks(metrics),
+      });
       sweeper.start();
     },
     /** Stops the sweeper; the queue's own close() lets in-flight jobs finish. */

@@ -8,8 +8,7 @@
 import { ensureProject, getTraceScores, insertSpanBatch, multiplierMetrics, setOutcomeOverride, type Database } from "@crux/db";
 import { testDatabases } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
-import { createSettleProcessor } from "../src/settle.processor.ts";
-import { recordingLog, reportTrace } from "./traces.ts";
+import { directStages, reportTrace } from "./traces.ts";
 
 const PROJECT = "p-mult";
 const TASK = "heat-pumps"; // the task id reportTrace tags its root with
@@ -24,8 +23,9 @@ async function setup(database: Database) {
   await insertSpanBatch(database, PROJECT, multi);
   const baselineId = baseline[0]!.traceId;
   await setOutcomeOverride(database, PROJECT, baselineId, { isBaseline: true });
-  const settle = createSettleProcessor({ database, log: recordingLog().log });
-  return { baselineId, multiId: multi[0]!.traceId, settle: (traceId: string) => settle({ projectId: PROJECT, traceId }) };
+  // settle then score (after an outcome change the settle is a no-op and the score stage re-scores).
+  const stages = directStages(database);
+  return { baselineId, multiId: multi[0]!.traceId, settle: (traceId: string) => stages.run({ projectId: PROJECT, traceId }) };
 }
 
 async function multipliers(database: Database, multiId: string, baselineId: string) {

@@ -1,8 +1,8 @@
 /**
- * The settle processor end to end on every database backend: stored spans in,
- * scores persisted with the settle version, trace marked settled; late spans
- * and outcome overrides re-score; scoring throws are permanent, database
- * errors are not.
+ * The settle and score stages end to end on every database backend: stored
+ * spans in, trace frozen and marked settled, scores persisted with the settle
+ * version; late spans and outcome overrides re-score; scoring throws are
+ * permanent, database errors are not.
  */
 import { ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
 import { isPermanent } from "@crux/core";
@@ -19,9 +19,8 @@ import {
 import { createInProcessQueue } from "@crux/queue";
 import { testDatabases } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
-import { createSettleProcessor } from "../src/settle.processor.ts";
 import { createWorker } from "../src/worker.ts";
-import { normalized, recordingLog, reportTrace } from "./traces.ts";
+import { directStages, normalized, recordingLog, reportTrace } from "./traces.ts";
 
 const PROJECT = "p-settle";
 
@@ -55,7 +54,7 @@ async function scoresOf(database: Database, traceId: string) {
   };
 }
 
-describe.each(testDatabases())("settle processor on $name", ({ create }) => {
+describe.each(testDatabases())("settle and score stages on $name", ({ create }) => {
   it("scores a failed trace, persists the set with the settle version and clears the dirty flag", async () => {
     const database = await create();
     try {
@@ -63,8 +62,8 @@ describe.each(testDatabases())("settle processor on $name", ({ create }) => {
       const spans = reportTrace({ startMs: Date.now() - 60_000, success: false, payloadWithoutPath: true });
       const traceId = spans[0]!.traceId;
       await insertSpanBatch(database, PROJECT, spans);
-      const { log } = recordingLog();
-      await createSettleProcessor({ database, log })({ projectId: PROJECT, traceId });
+      const stages = directStages(database);
+      await stages.run({ projectId: PROJECT, traceId });
 
       const found = await getTrace(database, PROJECT, traceId);
       expect(found?.trace).toMatchObject({ dirty: false, settleVersion: 1, agents: ["planner", "reviewer", "writer"] });
@@ -88,7 +87,8 @@ describe.each(testDatabases())("settle processor on $name", ({ create }) => {
       const traceId = spans[0]!.traceId;
       const root = spans.find((s) => s.parentSpanId === null)!;
       await insertSpanBatch(database, PROJECT, spans);
-      const settle = createSettleProcessor({ database, log: recordingLog().log });
+      const stages = directStages(database);
+      const settle = stages.run;
       await settle({ projectId: PROJECT, traceId });
       expect((await scoresOf(database, traceId)).findings).toEqual([]);
       // A duplicate job on a settled trace changes nothing.
@@ -125,14 +125,35 @@ describe.each(testDatabases())("settle processor on $name", ({ create }) => {
       const spans = reportTrace({ startMs: Date.now() - 60_000, success: true, saveFails: true });
       const traceId = spans[0]!.traceId;
       await insertSpanBatch(database, PROJECT, spans);
-      const settle = createSettleProcessor({ database, log: recordingLog().log });
-      await settle({ projectId: PROJECT, traceId });
+      const stages = directStages(database);
+      await stages.run({ projectId: PROJECT, traceId });
       expect((await scoresOf(database, traceId)).attributions).toEqual([]);
       await setOutcomeOverride(database, PROJECT, traceId, { success: false });
-      await settle({ projectId: PROJECT, traceId });
+      // The span set did not change: the score stage alone runs again, on the same settle version.
+      await stages.score({ projectId: PROJECT, traceId });
       const { rows, attributions } = await scoresOf(database, traceId);
-      expect(rows[0]).toMatchObject({ success: false, version: 2 });
+      expect(rows[0]).toMatchObject({ success: false, version: 1 });
       expect(attributions.find((a) => a.rank === 1)).toMatchObject({ method: "first_unrecovered_tool_error", agent: "writer" });
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("re-scores an outcome change on a trace settled before the stages existed (no span-set hash stored)", async () => {
+    const database = await create();
+    try {
+      await seed(database);
+      const spans = reportTrace({ startMs: Date.now() - 60_000, success: true });
+      const traceId = spans[0]!.traceId;
+      await insertSpanBatch(database, PROJECT, spans);
+      const stages = directStages(database);
+      await stages.run({ projectId: PROJECT, traceId });
+      // What migration 0009 leaves on a trace settled by the earlier worker.
+      await database.db.update(schema.traces).set({ spanSetHash: null });
+      await setOutcomeOverride(database, PROJECT, traceId, { success: false });
+      await stages.score({ projectId: PROJECT, traceId });
+      expect((await scoresOf(database, traceId)).rows[0]).toMatchObject({ success: false, version: 1 });
+      expect((await getTrace(database, PROJECT, traceId))?.trace.scoreRequestedAt).toBeNull();
     } finally {
       await database.close();
     }
@@ -144,18 +165,20 @@ describe.each(testDatabases())("settle processor on $name", ({ create }) => {
     const spans = reportTrace({ startMs: Date.now() - 60_000, success: false });
     const traceId = spans[0]!.traceId;
     await insertSpanBatch(database, PROJECT, spans);
-    const throwing = createSettleProcessor({
-      database,
-      log: recordingLog().log,
+    const throwing = directStages(database, {
       validateSchema: () => {
         throw new TypeError("validator bug");
       },
     });
-    const permanent = await throwing({ projectId: PROJECT, traceId }).catch((e: unknown) => e);
+    const permanent = await throwing.run({ projectId: PROJECT, traceId }).catch((e: unknown) => e);
     expect(isPermanent(permanent)).toBe(true);
-    expect((await getTrace(database, PROJECT, traceId))?.trace.dirty).toBe(true);
+    // Settled, but the score request stays for the sweeper.
+    expect((await getTrace(database, PROJECT, traceId))?.trace.scoreRequestedAt).not.toBeNull();
+    expect((await scoresOf(database, traceId)).rows).toEqual([]);
     await database.close();
-    const retryable = await createSettleProcessor({ database, log: recordingLog().log })({ projectId: PROJECT, traceId }).catch((e: unknown) => e);
+    const retryable = await directStages(database)
+      .score({ projectId: PROJECT, traceId })
+      .catch((e: unknown) => e);
     expect(retryable).toBeInstanceOf(Error);
     expect(isPermanent(retryable)).toBe(false);
   });

@@ -7,9 +7,16 @@
  * reads it and approves. Options inject failures.
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
-import type { NormalizedSpan } from "@crux/core";
+import type { NormalizedSpan, SchemaValidator } from "@crux/core";
+import type { Database } from "@crux/db";
 import { decodeExportRequest, normalizeSpans } from "@crux/otlp";
+import { createInProcessQueue } from "@crux/queue";
+import type { Logger } from "@crux/runtime";
 import { recordSpans, toProtobuf } from "@crux/testkit";
+import type { JudgeProducer } from "../src/judge-producer.ts";
+import { createJudgeProcessor } from "../src/judge.processor.ts";
+import { createScoreProcessor } from "../src/score.processor.ts";
+import { createSettleProcessor } from "../src/settle.processor.ts";
 
 const REPORT_GOAL = "Write a report on heat pumps in Norway, under 500 words, cite sources";
 
@@ -95,11 +102,44 @@ export function reportTrace(o: ReportOptions): NormalizedSpan[] {
 /** A logger that records warnings (the worker only calls info/warn on it). */
 export function recordingLog() {
   const warnings: Array<{ obj: unknown; msg: string }> = [];
+  const debugs: string[] = [];
   const log = {
     warn: (obj: unknown, msg: string) => warnings.push({ obj, msg }),
     info: () => {},
-    debug: () => {},
+    debug: (_obj: unknown, msg: string) => debugs.push(msg),
     error: (obj: unknown, msg: string) => warnings.push({ obj, msg }),
   };
-  return { log: log as unknown as import("@crux/runtime").Logger, warnings };
+  return { log: log as unknown as Logger, warnings, debugs };
+}
+
+/**
+ * The stages as the worker composes them, called one after the other by the test. The jobs
+ * they enqueue for the next stage wait in a real in-process queue that nobody processes.
+ */
+export function directStages(database: Database, opts: { log?: Logger; validateSchema?: SchemaValidator; judges?: readonly JudgeProducer[] } = {}) {
+  const queue = createInProcessQueue();
+  const log = opts.log ?? recordingLog().log;
+  const judges = opts.judges ?? [];
+  const settle = createSettleProcessor({ database, queue, log });
+  const score = createScoreProcessor({
+    database,
+    queue,
+    log,
+    judging: judges.length > 0,
+    ...(opts.validateSchema ? { validateSchema: opts.validateSchema } : {}),
+  });
+  const judge = createJudgeProcessor({ database, log, producers: judges });
+  return {
+    queue,
+    settle,
+    score,
+    judge,
+    /** settle → score → judge, as the queue would run them for one trace. */
+    async run(payload: { projectId: string; traceId: string }): Promise<void> {
+      await settle(payload);
+      await score(payload);
+      if (judges.length > 0) await judge(payload);
+    },
+    close: () => queue.close(0),
+  };
 }

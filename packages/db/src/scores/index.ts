@@ -1,4 +1,4 @@
-export { persistTraceScores } from "./persist.ts";
+export { persistTraceScores, getStoredScoreInputs } from "./persist.ts";
 export { rebuildScoreRollups } from "./rollups.ts";
 export { loadScoringConfig, listEffectivePrices, type EffectivePrice, getOutcomeOverride, setOutcomeOverride, findBaselineRun } from "./scoring-config.ts";
 export {

@@ -4,6 +4,8 @@
  * same trace, so the second one's deletes see the first one's rows (no
  * primary-key clash) and readers see the old set or the new set, never a mix.
  * A record older than the stored one (lower version) is ignored.
+ * The set is stamped with the hash of the inputs it was computed from (the score
+ * stage's scoreInputHash; null = unknown, so the next score job recomputes it).
  * The hourly rollups (rollups.ts) get the trace's new contribution minus its
  * old one; a transaction-scoped advisory lock on the trace, taken first, keeps
  * the old contribution read before the upsert stable until commit.
@@ -23,12 +25,17 @@ interface Col {
 
 const childTables = ["trace_findings", "trace_agent_usage", "trace_attributions", "trace_handoffs", "trace_trajectories"];
 
-export async function persistTraceScores(database: Database, projectId: string, record: TraceScoreRecord): Promise<void> {
+export async function persistTraceScores(
+  database: Database,
+  projectId: string,
+  record: TraceScoreRecord,
+  opts: { inputHash?: string | null } = {},
+): Promise<void> {
   await database.db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`crux.scores:${projectId}:${record.traceId}`}, 0))`);
     const old: Record<string, unknown>[][] = [];
     for (const r of rollups) old.push(await traceContribution((q) => tx.execute(q), r, projectId, record.traceId));
-    const written = rowsOf(await tx.execute(upsertSummarySql(projectId, record)));
+    const written = rowsOf(await tx.execute(upsertSummarySql(projectId, record, opts.inputHash ?? null)));
     if (written.length === 0) return; // a newer version is already stored
     for (const table of childTables) {
       await tx.execute(sql`DELETE FROM ${sql.identifier(table)} WHERE project_id = ${projectId} AND trace_id = ${record.traceId}`);
@@ -41,6 +48,20 @@ export async function persistTraceScores(database: Database, projectId: string, 
     // Always in the order of `rollups`, each statement in key order: see applyTraceDeltaSql.
     for (const [i, r] of rollups.entries()) await tx.execute(applyTraceDeltaSql(r, projectId, record.traceId, old[i]!));
   });
+}
+
+/** What the score stage compares before scoring: the stored set's input hash, and the task id it resolved (which picks config and baseline). */
+export async function getStoredScoreInputs(
+  database: Database,
+  projectId: string,
+  traceId: string,
+): Promise<{ version: number; inputHash: string | null; taskId: string | null } | null> {
+  const rows = rowsOf(
+    await database.db.execute(sql`
+      SELECT version, input_hash, task_id FROM trace_scores WHERE project_id = ${projectId} AND trace_id = ${traceId}`),
+  );
+  const row = rows[0] as { version: number; input_hash: string | null; task_id: string | null } | undefined;
+  return row ? { version: Number(row.version), inputHash: row.input_hash, taskId: row.task_id } : null;
 }
 
 async function insertRows(tx: Tx, table: string, projectId: string, traceId: string, columns: Col[]): Promise<void> {
@@ -161,7 +182,7 @@ function trajectoryColumns(r: TraceScoreRecord): Col[] {
   ];
 }
 
-function upsertSummarySql(projectId: string, r: TraceScoreRecord): SQL {
+function upsertSummarySql(projectId: string, r: TraceScoreRecord, inputHash: string | null): SQL {
   const m = r.milestones;
   const values: [string, unknown, string][] = [
     ["version", r.version, "integer"],
@@ -204,6 +225,7 @@ function upsertSummarySql(projectId: string, r: TraceScoreRecord): SQL {
     ["error_paths", JSON.stringify(r.errorPaths), "jsonb"],
     ["flags", JSON.stringify(r.flags), "jsonb"],
     ["finding_count", r.findings.length, "integer"],
+    ["input_hash", inputHash, "text"],
   ];
   const names = values.map(([n]) => n);
   const exprs = values.map(([name, v, type]) =>

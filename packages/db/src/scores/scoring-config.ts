@@ -11,10 +11,11 @@ import {
   type RunTagsOverride,
   type ScoringConfig,
 } from "@crux/core";
-import { and, eq, isNull, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, or, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { rowsOf, type Database } from "../client.ts";
 import { agentContracts, baselines, handoffContracts, milestoneSets, outcomeOverrides, prices, traces } from "../schema.ts";
+import { bumpScoreRequest } from "../settle.ts";
 import { currentBaseline } from "./baselines.ts";
 import { getProjectSettings } from "./config.repository.ts";
 
@@ -119,19 +120,23 @@ export function scopedContracts(rows: ContractRows, serviceName: string | null):
 export async function loadScoringConfig(database: Database, projectId: string, serviceName: string | null, taskId: string | null): Promise<ScoringConfig> {
   const db = database.db;
   const [priceRows, agentRows, handoffRows, milestoneRows, baselineRows, settings] = await Promise.all([
-    db.select().from(prices).where(eq(prices.projectId, projectId)),
+    // Every list in a fixed order: the score stage hashes the config (scoreInputHash), so the same rows must give the same config.
+    db.select().from(prices).where(eq(prices.projectId, projectId)).orderBy(asc(prices.model)),
     db
       .select()
       .from(agentContracts)
-      .where(and(eq(agentContracts.projectId, projectId), serviceScope(agentContracts.serviceName, serviceName))),
+      .where(and(eq(agentContracts.projectId, projectId), serviceScope(agentContracts.serviceName, serviceName)))
+      .orderBy(asc(agentContracts.id)),
     db
       .select()
       .from(handoffContracts)
-      .where(and(eq(handoffContracts.projectId, projectId), serviceScope(handoffContracts.serviceName, serviceName))),
+      .where(and(eq(handoffContracts.projectId, projectId), serviceScope(handoffContracts.serviceName, serviceName)))
+      .orderBy(asc(handoffContracts.id)),
     db
       .select()
       .from(milestoneSets)
-      .where(and(eq(milestoneSets.projectId, projectId), serviceScope(milestoneSets.serviceName, serviceName))),
+      .where(and(eq(milestoneSets.projectId, projectId), serviceScope(milestoneSets.serviceName, serviceName)))
+      .orderBy(asc(milestoneSets.id)),
     db
       .select()
       .from(baselines)
@@ -143,7 +148,8 @@ export async function loadScoringConfig(database: Database, projectId: string, s
             serviceName === null ? sql`false` : and(isNull(baselines.taskId), eq(baselines.serviceName, serviceName)),
           ),
         ),
-      ),
+      )
+      .orderBy(asc(baselines.id)),
     getProjectSettings(database, projectId),
   ]);
 
@@ -176,26 +182,23 @@ export async function getOutcomeOverride(database: Database, projectId: string, 
 
 /**
  * Merges the given fields into the trace's override (fields not given keep
- * their earlier override) and marks the trace dirty, in one transaction. The
- * API has no queue: the worker's dirty-trace sweeper re-settles and re-scores
- * the trace once it has been quiet for its quiet period. last_received_at is
- * bumped so a settle already in flight (with the old outcome) cannot clear the
- * flag. Returns null when the trace is unknown (nothing is stored).
+ * their earlier override) and requests the score stage, in one transaction.
+ * The span set did not change, so the trace is not re-settled: its score
+ * stage (enqueued by the API, or by the worker's sweeper once the request is
+ * older than its quiet period) re-scores it with the new outcome. A score
+ * already in flight with the old outcome cannot clear the new request.
+ * Returns null when the trace is unknown (nothing is stored).
  */
 export async function setOutcomeOverride(
   database: Database,
   projectId: string,
   traceId: string,
   override: RunTagsOverride,
-): Promise<{ override: RunTagsOverride; dirty: true } | null> {
+): Promise<{ override: RunTagsOverride } | null> {
   return database.db.transaction(async (tx) => {
     const marked = await tx
       .update(traces)
-      .set({
-        dirty: true,
-        dirtySince: sql`coalesce(${traces.dirtySince}, now())`,
-        lastReceivedAt: sql`greatest(now(), ${traces.lastReceivedAt} + interval '1 millisecond')`,
-      })
+      .set({ scoreRequestedAt: bumpScoreRequest })
       .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId)))
       .returning({ traceId: traces.traceId });
     if (marked.length === 0) return null;
@@ -207,7 +210,7 @@ export async function setOutcomeOverride(
         RETURNING override`),
     );
     const stored = rows[0]?.override;
-    return { override: (typeof stored === "string" ? JSON.parse(stored) : stored) as RunTagsOverride, dirty: true as const };
+    return { override: (typeof stored === "string" ? JSON.parse(stored) : stored) as RunTagsOverride };
   });
 }
 

@@ -40,7 +40,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
 
 export interface TraceScoresDeps {
   database: Database;
-  /** trace.settle producer; without it the sweeper re-scores outcome changes. */
+  /** trace.score producer; without it the worker's sweeper re-scores outcome changes. */
   queue?: JobQueue | undefined;
   log: Logger;
 }
@@ -51,20 +51,21 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
     const db = deps.database;
 
     /**
-     * The receiver's settle job for the trace (same queue, same debounce key), due now: it replaces a
-     * pending one, or runs once more after a running one. Never throws: the trace is already dirty,
-     * so a failed enqueue only means the sweeper re-scores it later (the BullMQ producer gives up
-     * within its command timeout, 2 s by default).
+     * The trace's score job (the worker's key), due now: the span set did not change, so only the
+     * score stage runs again. It replaces a pending one, or runs once more after a running one.
+     * Never throws: the score request is already stored, so a failed enqueue only means the
+     * sweeper re-scores the trace later (the BullMQ producer gives up within its command timeout,
+     * 2 s by default).
      */
     async function enqueueRescore(projectId: string, traceId: string): Promise<boolean> {
       if (!deps.queue) return false;
       try {
-        await deps.queue.enqueue("trace.settle", { projectId, traceId }, { delayMs: 0 });
+        await deps.queue.enqueue("trace.score", { projectId, traceId }, { delayMs: 0 });
         return true;
       } catch (err) {
         deps.log.warn(
           { traceId, error: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 300) : String(err) },
-          "re-score enqueue failed; trace left dirty for the sweeper",
+          "re-score enqueue failed; the score request is left to the sweeper",
         );
         return false;
       }
@@ -175,7 +176,7 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
         schema: {
           summary: "Set the run's outcome and tags; the trace is re-scored",
           description:
-            "Fields given replace earlier overrides; others keep theirs. They win over span tags. The trace is marked dirty and a re-score job is enqueued at once (`queued: true`; the worker re-scores within seconds). If the queue is unreachable the answer is still 202 with `queued: false`: the trace stays dirty and the worker's sweeper re-scores it after its quiet period.",
+            "Fields given replace earlier overrides; others keep theirs. They win over span tags. A re-score is requested and its job enqueued at once (`queued: true`; the worker re-scores a settled trace within seconds; a trace still in its quiet period is scored when it settles). If the queue is unreachable the answer is still 202 with `queued: false`: the request is stored and the worker's sweeper re-scores the trace after its quiet period.",
           tags: ["trace scores"],
           params,
           body: OutcomeBody,

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { inputHash, judgeInputHash, scoreInputHash, spanSetHash, type ScoreInputs } from "../../src/index.ts";
+
+const config: ScoreInputs["config"] = {
+  prices: [],
+  agentContracts: [],
+  handoffContracts: [],
+  milestoneSet: null,
+  configuredBaseline: null,
+  coordinationWeights: null,
+  repetitionK: null,
+};
+const base: ScoreInputs = { spanSetHash: spanSetHash(["a", "b"]), outcomeOverride: null, config, baselineRun: null };
+
+describe("input hashes", () => {
+  it("hash a span set by its ids, whatever their order", () => {
+    expect(spanSetHash(["b", "a", "c"])).toBe(spanSetHash(["c", "b", "a"]));
+    expect(spanSetHash(["a", "b"])).not.toBe(spanSetHash(["a", "b", "c"]));
+    expect(spanSetHash(["a", "b"])).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("hash inputs canonically: key order does not matter, values and bigints do", () => {
+    expect(inputHash({ a: 1, b: { c: [1, 2], d: "x" } })).toBe(inputHash({ b: { d: "x", c: [1, 2] }, a: 1 }));
+    expect(inputHash({ a: [1, 2] })).not.toBe(inputHash({ a: [2, 1] }));
+    expect(inputHash({ n: 5n })).toBe(inputHash({ n: "5" }));
+    expect(inputHash({ a: 1, gone: undefined })).toBe(inputHash({ a: 1 }));
+  });
+
+  it("change the score input hash with the span set, the outcome, the config and the baseline", () => {
+    const h = scoreInputHash(base);
+    expect(scoreInputHash({ ...base })).toBe(h);
+    expect(scoreInputHash({ ...base, spanSetHash: spanSetHash(["a"]) })).not.toBe(h);
+    expect(scoreInputHash({ ...base, outcomeOverride: { success: false } })).not.toBe(h);
+    expect(scoreInputHash({ ...base, config: { ...config, repetitionK: 4 } })).not.toBe(h);
+    expect(scoreInputHash({ ...base, baselineRun: { tokens: 10, costUsd: null, runs: 1 } })).not.toBe(h);
+  });
+
+  it("hash a judge's inputs over what it declared only", () => {
+    const before = { spanSetHash: spanSetHash(["a"]), outcomeOverride: null };
+    const outcomeChanged = { ...before, outcomeOverride: { success: true } };
+    const spansChanged = { ...before, spanSetHash: spanSetHash(["a", "b"]) };
+    expect(judgeInputHash(["spans"], outcomeChanged)).toBe(judgeInputHash(["spans"], before));
+    expect(judgeInputHash(["spans"], spansChanged)).not.toBe(judgeInputHash(["spans"], before));
+    expect(judgeInputHash(["spans", "outcome"], outcomeChanged)).not.toBe(judgeInputHash(["spans", "outcome"], before));
+    expect(judgeInputHash(["outcome", "spans"], before)).toBe(judgeInputHash(["spans", "outcome"], before));
+  });
+});

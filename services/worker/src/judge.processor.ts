@@ -1,0 +1,78 @@
+/**
+ * trace.judge, the third stage (docs/architecture.md §6): runs the registered
+ * judge producers of a scored trace. Each producer's key is (id, version,
+ * input hash over the inputs it declared, judgeInputHash in packages/core);
+ * it runs only when trace_verdicts has no row for that key, and its verdict
+ * is added as a new row (older rows are kept). persistTraceScores never
+ * touches trace_verdicts, so a re-settle or a re-score does not wipe a
+ * verdict, and a verdict is not paid for twice for the same inputs.
+ *
+ * Reads: the trace summary, the outcome override and the trace's verdict keys;
+ * the spans only when some producer has to run.
+ */
+import { judgeInputHash, PermanentError, prepareTrace, runTagsOf, spanSetHash } from "@crux/core";
+import { getOutcomeOverride, getTrace, getTraceSummary, insertVerdict, listVerdicts, type Database } from "@crux/db";
+import type { Payload } from "@crux/queue";
+import type { Logger } from "@crux/runtime";
+import { frozenSpanSetHash } from "./frozen-span-set.ts";
+import type { JudgeProducer, JudgeVerdict } from "./judge-producer.ts";
+import { pure } from "./pure.ts";
+
+export interface JudgeDeps {
+  database: Database;
+  log: Logger;
+  producers: readonly JudgeProducer[];
+}
+
+const keyOf = (producerId: string, producerVersion: number, inputHash: string) => `${producerId}\u0000${producerVersion}\u0000${inputHash}`;
+
+function checkedVerdict(producer: JudgeProducer, verdict: JudgeVerdict): JudgeVerdict {
+  if (verdict.status !== "succeeded" && verdict.status !== "failed") {
+    throw new PermanentError("invalid_verdict", `judge producer ${producer.id} returned status ${JSON.stringify(verdict.status)} (succeeded or failed)`);
+  }
+  if (verdict.result === undefined) throw new PermanentError("invalid_verdict", `judge producer ${producer.id} returned no result`);
+  return verdict;
+}
+
+export function createJudgeProcessor(deps: JudgeDeps) {
+  return async function judge(payload: Payload<"trace.judge">): Promise<void> {
+    const { projectId, traceId } = payload;
+    if (deps.producers.length === 0) return;
+    const trace = await getTraceSummary(deps.database, projectId, traceId);
+    const frozen = trace ? await frozenSpanSetHash(deps.database, trace) : null;
+    if (frozen === null) {
+      deps.log.debug(payload, "judge: the trace is unknown or re-opened; its next score job starts the judges");
+      return;
+    }
+    const override = await getOutcomeOverride(deps.database, projectId, traceId);
+    const keyed = deps.producers.map((producer) => ({
+      producer,
+      inputHash: judgeInputHash(producer.inputs, { spanSetHash: frozen, outcomeOverride: override }),
+    }));
+    const stored = new Set((await listVerdicts(deps.database, projectId, traceId)).map((v) => keyOf(v.producerId, v.producerVersion, v.inputHash)));
+    const missing = keyed.filter((k) => !stored.has(keyOf(k.producer.id, k.producer.version, k.inputHash)));
+    if (missing.length === 0) {
+      deps.log.debug({ ...payload, producers: keyed.length }, "judge: every verdict is current");
+      return;
+    }
+    const found = await getTrace(deps.database, projectId, traceId);
+    if (!found) return;
+    if (spanSetHash(found.spans.map((s) => s.spanId)) !== frozen) {
+      deps.log.debug(payload, "judge: spans arrived since the trace was settled; its next settle starts the judges again");
+      return;
+    }
+    const trajectories = pure("trajectory build", traceId, () => prepareTrace(found.spans));
+    const runTags = pure("run tags", traceId, () => runTagsOf(trajectories, override));
+    for (const { producer, inputHash } of missing) {
+      const verdict = checkedVerdict(producer, await producer.judge({ projectId, traceId, spans: found.spans, trajectories, runTags }));
+      await insertVerdict(deps.database, projectId, traceId, {
+        producerId: producer.id,
+        producerVersion: producer.version,
+        inputHash,
+        status: verdict.status,
+        result: verdict.result,
+      });
+    }
+    deps.log.info({ ...payload, judged: missing.map((k) => k.producer.id), kept: keyed.length - missing.length }, "trace judged");
+  };
+}
