@@ -92,7 +92,8 @@ function memoryRateLimiter(): RateLimiter {
 /**
  * The embedded default: same contract as the BullMQ adapter, held in memory.
  * close() drains: delayed and waiting jobs run at once, within its deadline
- * (nothing else would run them: memory is all they live in). Jobs still
+ * (nothing else would run them: memory is all they live in), and so do jobs
+ * that running jobs enqueue meanwhile (the next stage of a trace). Jobs still
  * pending at the deadline, or on a crash, are lost; that is acceptable because
  * every job is re-derivable from Postgres (the sweeper re-enqueues dirty
  * traces). "Several workers" here means concurrency above 1 in this one
@@ -112,6 +113,8 @@ export function createInProcessQueue<R extends QueueRegistry = AppQueueRegistry>
   let closing: Promise<void> | undefined;
   /** Set once close() stops running jobs (its deadline passed, or it drops instead of draining). */
   let stopped = false;
+  /** close() was called with a deadline: pending jobs run at once until it passes. */
+  let draining = false;
 
   function queueState(name: string): QueueState {
     const definition = definitionOf(registry, name);
@@ -137,7 +140,8 @@ export function createInProcessQueue<R extends QueueRegistry = AppQueueRegistry>
   }
 
   function arm(q: QueueState, job: PendingJob, delayMs: number): void {
-    if (closing) {
+    // `draining` too: close() starts jobs before its promise is assigned to `closing`.
+    if (closing || draining) {
       // Draining: no waiting out delays (a follow-up run accepted before close()).
       job.state = "ready";
       q.ready.add(job);
@@ -243,7 +247,10 @@ export function createInProcessQueue<R extends QueueRegistry = AppQueueRegistry>
   }
 
   function enqueueAll(name: string, payloads: readonly unknown[], delayMs: number): void {
-    assertOpen();
+    // While draining, a running job may still start its next stage (settle → score): memory is all that
+    // job would live in, so it runs within the same deadline. Producers outside a job are closed first
+    // (shutdown stops intake before the queue), and nothing is accepted once no job is running.
+    if (!(draining && !stopped && inFlight.size > 0)) assertOpen();
     const q = queueState(name);
     if (q.definition.mode === "scheduled") {
       throw new PermanentError("not_enqueueable", `queue "${name}" is scheduled: it runs on its schedule and cannot be enqueued to`);
@@ -255,6 +262,7 @@ export function createInProcessQueue<R extends QueueRegistry = AppQueueRegistry>
     const newJobs = q.definition.mode === "rate-limited" ? parsed.length : new Set(parsed.map((j) => j.key).filter((key) => !q.jobs.has(key))).size;
     assertCapacity(newJobs);
     for (const job of parsed) schedule(q, idFor(q, job.key), job.data, delayMs);
+    if (closing || draining) pump(q); // draining: no timer will
   }
 
   return {
@@ -291,7 +299,7 @@ export function createInProcessQueue<R extends QueueRegistry = AppQueueRegistry>
 
     close(timeoutMs = defaultCloseTimeoutMs) {
       closing ??= (async () => {
-        const draining = timeoutMs > 0;
+        draining = timeoutMs > 0;
         let pending = 0;
         for (const q of queues.values()) {
           if (q.tick !== undefined) clearTimer(q.tick);

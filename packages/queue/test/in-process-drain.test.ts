@@ -45,6 +45,25 @@ describe("in-process queue close() drains", () => {
     expect(seen).toEqual(["v1", "v2"]);
   });
 
+  it("runs the next stage a draining job enqueues, then refuses enqueues once nothing runs", async () => {
+    const queue = createInProcessQueue();
+    const ran: string[] = [];
+    queue.start({
+      "trace.settle": async (p) => {
+        ran.push(`settle ${p.traceId[0]}`);
+        await queue.enqueue("trace.score", p, { delayMs: 60_000 });
+      },
+      "trace.score": async (p) => void ran.push(`score ${p.traceId[0]}`),
+    });
+    for (const c of ["a", "b"]) await queue.enqueue("trace.settle", payload(trace(c)), { delayMs: 60_000 });
+    const startedAt = Date.now();
+    await queue.close(5_000);
+    expect(ran.filter((r) => r.startsWith("score")).sort()).toEqual(["score a", "score b"]);
+    expect(ran).toHaveLength(4);
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+    await expect(queue.enqueue("trace.score", payload(trace("c")), { delayMs: 0 })).rejects.toBeInstanceOf(QueueClosedError);
+  });
+
   it("does not retry a job that fails while draining (its trace stays dirty for the next start)", async () => {
     const queue = createInProcessQueue({ jobDefaults: { "trace.settle": { attempts: 5, backoff: { type: "exponential", delay: 10 } } } });
     let runs = 0;
