@@ -1,4 +1,5 @@
-import type { NormalizedSpan } from "@crux/core";
+import type { StoredSpan } from "@crux/core";
+import { withContent } from "@crux/otlp";
 import { testDatabases } from "@crux/testkit";
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -84,10 +85,36 @@ describe.each(testDatabases())("insertSpanBatch on $name", ({ create }) => {
     const stored = await getTrace(database, p, traceId(1));
     expect(stored).not.toBeNull();
     const byId = new Map(stored!.spans.map((s) => [s.spanId, s]));
-    expect(byId.get(spanId(1))).toEqual(full);
-    expect(byId.get(spanId(2))).toEqual(sparse);
+    // Stored columns come back unchanged; content and run tags are re-derived from them on read.
+    expect(byId.get(spanId(1))).toEqual(withContent(full));
+    expect(byId.get(spanId(2))).toEqual(withContent(sparse));
     expect(typeof byId.get(spanId(1))!.events[0]!.timeUnixNano).toBe("bigint");
     expect(stored!.trace.rawInputTokens).toBe(1200);
+  });
+
+  it("stores no content and re-derives it, with the run tags, when spans are read", async () => {
+    const p = await newProject();
+    const agent = span({
+      traceId: traceId(1),
+      spanId: spanId(1),
+      operation: "agent",
+      attributes: { "input.value": "Plan the trip", "output.value": "Booked", "graph.node.parent_id": "Triage" },
+      events: [
+        { timeUnixNano: BASE_NS, name: "exception", attributes: { "exception.type": "Boom", "exception.message": "max turns" }, droppedAttributesCount: 0 },
+      ],
+      tags: { "crux.task.id": " trip ", "crux.outcome.success": "yes", "crux.seed": 3 },
+    });
+    await insertSpanBatch(database, p, [agent]);
+    const [row] = await database.db.select().from(schema.spans).where(eq(schema.spans.projectId, p));
+    expect(Object.keys(row!)).not.toContain("content");
+    const [read] = (await getTrace(database, p, traceId(1)))!.spans;
+    expect(read!.content).toMatchObject({
+      input: "Plan the trip",
+      output: "Booked",
+      handoffBackLink: "Triage",
+      exceptions: [{ type: "Boom", message: "max turns" }],
+    });
+    expect(read!.runTags).toMatchObject({ taskId: "trip", success: true, seed: "3", variant: null });
   });
 
   it("replaces characters Postgres cannot store instead of failing the batch", async () => {
@@ -132,7 +159,7 @@ describe.each(testDatabases())("insertSpanBatch on $name", ({ create }) => {
   it("accepts children before their parent and sets the root fields when the root arrives", async () => {
     const p = await newProject();
     const [root, ...children] = traceOf(1, 3, { serviceName: "worker" });
-    const gatewayRoot: NormalizedSpan = { ...root!, name: "run pipeline", serviceName: "gateway" };
+    const gatewayRoot: StoredSpan = { ...root!, name: "run pipeline", serviceName: "gateway" };
 
     await insertSpanBatch(database, p, children);
     const partial = (await getTrace(database, p, traceId(1)))!.trace;

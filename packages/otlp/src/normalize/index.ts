@@ -1,25 +1,21 @@
 /**
- * GenAI normalization: reads the columns of NormalizedFields from whichever
- * convention the tracer used (docs/conventions.md §4). Pure and per span; it runs
- * on every span at ingest, so it only looks attributes up by key and parses
- * JSON only on the rare spans that need it (handoff tool arguments,
- * OpenInference LangGraph metadata).
+ * GenAI normalization, in two steps (docs/conventions.md §4):
+ * - normalizeSpan(): the columns of NormalizedFields, from whichever
+ *   convention the tracer used. It runs on every span at ingest and its
+ *   result is stored, so it only looks attributes up by key and parses JSON
+ *   only on the rare spans that need it (handoff tool arguments, OpenInference
+ *   LangGraph metadata).
+ * - withContent(): a stored span plus its canonical content and run tags,
+ *   what scoring reads. Never stored; re-derived whenever spans are read.
+ * Pure and per span.
  */
-import type { DecodedSpan, NormalizedFields, NormalizedSpan } from "@crux/core";
+import type { DecodedSpan, NormalizedFields, NormalizedSpan, StoredSpan } from "@crux/core";
 import { classify } from "./classify.ts";
+import { readContent } from "./content.ts";
 import { readError } from "./errors.ts";
-import {
-  readAgentId,
-  readAgentSpanName,
-  readConversationId,
-  readModel,
-  readPropagatedAgentName,
-  readProvider,
-  readServiceName,
-  readTags,
-  readUsage,
-} from "./fields.ts";
+import { readAgentId, readAgentSpanName, readConversationId, readModel, readPropagatedAgentName, readProvider, readServiceName, readUsage } from "./fields.ts";
 import { readHandoff } from "./handoff.ts";
+import { readRunTags, readTags } from "./run-tags.ts";
 import { str } from "./attrs.ts";
 import { GEN_AI, OPENINFERENCE, VERCEL_AI } from "../semconv.ts";
 
@@ -61,7 +57,7 @@ function normalizeFields(span: DecodedSpan): NormalizedFields {
  * measured ~1000x slower at ingest volume. The type checker flags any field
  * added to DecodedSpan that is not copied here.
  */
-export function normalizeSpan(span: DecodedSpan): NormalizedSpan {
+export function normalizeSpan(span: DecodedSpan): StoredSpan {
   const f = normalizeFields(span);
   return {
     traceId: span.traceId,
@@ -105,11 +101,57 @@ export function normalizeSpan(span: DecodedSpan): NormalizedSpan {
   };
 }
 
-export function normalizeSpans(spans: DecodedSpan[]): NormalizedSpan[] {
+export function normalizeSpans(spans: DecodedSpan[]): StoredSpan[] {
   // push, not new Array(n): a large preallocated array starts in slow (dictionary) mode.
-  const out: NormalizedSpan[] = [];
+  const out: StoredSpan[] = [];
   for (const span of spans) out.push(normalizeSpan(span));
   return out;
+}
+
+/** A stored span plus its content and run tags (one literal, as in normalizeSpan). */
+export function withContent(span: StoredSpan): NormalizedSpan {
+  return {
+    traceId: span.traceId,
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    traceState: span.traceState,
+    flags: span.flags,
+    name: span.name,
+    kind: span.kind,
+    startTimeUnixNano: span.startTimeUnixNano,
+    endTimeUnixNano: span.endTimeUnixNano,
+    attributes: span.attributes,
+    droppedAttributesCount: span.droppedAttributesCount,
+    events: span.events,
+    droppedEventsCount: span.droppedEventsCount,
+    links: span.links,
+    droppedLinksCount: span.droppedLinksCount,
+    status: span.status,
+    resource: span.resource,
+    scope: span.scope,
+    limitsApplied: span.limitsApplied,
+    operation: span.operation,
+    convention: span.convention,
+    serviceName: span.serviceName,
+    agentName: span.agentName,
+    agentId: span.agentId,
+    model: span.model,
+    provider: span.provider,
+    inputTokens: span.inputTokens,
+    outputTokens: span.outputTokens,
+    cachedTokens: span.cachedTokens,
+    cost: span.cost,
+    toolName: span.toolName,
+    toolCallId: span.toolCallId,
+    handoffFrom: span.handoffFrom,
+    handoffTo: span.handoffTo,
+    errorType: span.errorType,
+    isError: span.isError,
+    conversationId: span.conversationId,
+    tags: span.tags,
+    content: readContent(span),
+    runTags: readRunTags(span.tags),
+  };
 }
 
 function readToolCallId(a: DecodedSpan["attributes"]): string | null {
