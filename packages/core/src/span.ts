@@ -8,8 +8,8 @@
  * NormalizedSpan, what scoring reads, adds the span's content and run tags in
  * canonical form, re-derived by packages/otlp whenever a span is read (never
  * stored: it would duplicate attribute text). Core reads no attribute key: the
- * keys of every convention live in packages/otlp. All plain data: no I/O, no
- * classes.
+ * keys of every convention live in packages/otlp. All plain data (no I/O, no
+ * classes), except SpanContent.text(), a memoized reader of the text content.
  */
 
 /** An OTLP AnyValue as plain data. int64 values that do not fit a JS number are kept as decimal strings; bytes as base64 strings. */
@@ -115,18 +115,28 @@ export interface NamedValue {
   value: string;
 }
 
-/**
- * A span's content in canonical form (docs/conventions.md §4.3). Content is
- * opt-in for most tracers: every field is null or empty when nothing was
- * captured. Fields core never reads for a span's operation stay empty.
- */
-export interface SpanContent {
+/** A span's text content (docs/conventions.md §4.3); null when nothing was captured. */
+export interface SpanText {
   /** What the span took in, as text: a tool or handoff call's arguments, a model's prompt, an agent's task. */
   input: string | null;
   /** What the span produced, as text: a tool's result, a model's completion, an agent's answer. */
   output: string | null;
   /** Arguments of a tool or handoff call, JSON re-serialized with sorted keys (equal arguments compare equal), else their text. */
   toolArgs: string | null;
+}
+
+/**
+ * A span's content in canonical form (docs/conventions.md §4.3). Content is
+ * opt-in for most tracers: every field is null or empty when nothing was
+ * captured. Fields core never reads for a span's operation stay empty.
+ */
+export interface SpanContent {
+  /**
+   * The text content, read on the first call and kept: it can be large JSON
+   * (whole graph states), and most reads need it for few spans (steps,
+   * agents) or none (the API's span tree).
+   */
+  text(): SpanText;
   /** Handoff spans: what the sender passes on (message-like arguments, else all arguments). */
   handoffMessage: string | null;
   /** LLM, tool and handoff spans: finish / stop reasons, lowercased ("stop", "length", "tool_calls"). */

@@ -20,8 +20,8 @@ describe("content readers", () => {
     ];
     const asString = content("llm", { "gen_ai.input.messages": JSON.stringify(messages) });
     const asValue = content("llm", { "gen_ai.input.messages": messages });
-    expect(asString.input).toBe('hello\nf({"a":2,"b":1})');
-    expect(asValue.input).toBe(asString.input);
+    expect(asString.text().input).toBe('hello\nf({"a":2,"b":1})');
+    expect(asValue.text().input).toBe(asString.text().input);
   });
 
   it("reassemble flattened OpenInference / OpenLLMetry content in index order", () => {
@@ -30,14 +30,14 @@ describe("content readers", () => {
       "llm.output_messages.0.message.content": "first",
       "llm.finish_reason": "STOP",
     });
-    expect(s.output).toBe("first\nsecond");
+    expect(s.text().output).toBe("first\nsecond");
     expect(s.finishReasons).toEqual(["stop"]);
     const old = content("llm", { "gen_ai.completion.0.content": "done", "gen_ai.completion.0.finish_reason": "length" });
-    expect(old.output).toBe("done");
+    expect(old.text().output).toBe("done");
     expect(old.finishReasons).toEqual(["length"]);
     const prompt = content("llm", { "gen_ai.prompt.1.content": "b", "gen_ai.prompt.0.content": "a", "llm.input_messages.0.message.content": "oi" });
-    expect(prompt.input).toBe("oi");
-    expect(content("llm", { "gen_ai.prompt.1.content": "b", "gen_ai.prompt.0.content": "a" }).input).toBe("a\nb");
+    expect(prompt.text().input).toBe("oi");
+    expect(content("llm", { "gen_ai.prompt.1.content": "b", "gen_ai.prompt.0.content": "a" }).text().input).toBe("a\nb");
   });
 
   it("merge finish reasons from every key, the flattened choices and the output messages", () => {
@@ -51,23 +51,23 @@ describe("content readers", () => {
   });
 
   it("read tool arguments from each convention and canonicalize them", () => {
-    expect(content("tool", { "ai.toolCall.args": '{"z":1,"a":{"y":2,"x":1}}' }).toolArgs).toBe('{"a":{"x":1,"y":2},"z":1}');
-    expect(content("tool", { "input.value": "plain text" }).toolArgs).toBe("plain text");
-    expect(content("tool", { tool_arguments: { q: "x" } }).toolArgs).toBe('{"q":"x"}');
+    expect(content("tool", { "ai.toolCall.args": '{"z":1,"a":{"y":2,"x":1}}' }).text().toolArgs).toBe('{"a":{"x":1,"y":2},"z":1}');
+    expect(content("tool", { "input.value": "plain text" }).text().toolArgs).toBe("plain text");
+    expect(content("tool", { tool_arguments: { q: "x" } }).text().toolArgs).toBe('{"q":"x"}');
   });
 
   it("give a tool call its arguments as input and its result before any other output", () => {
     const s = content("tool", { "gen_ai.tool.call.arguments": { q: "x" }, "gen_ai.tool.call.result": "found", "output.value": "other" });
-    expect(s.input).toBe('{"q":"x"}');
-    expect(s.output).toBe("found");
+    expect(s.text().input).toBe('{"q":"x"}');
+    expect(s.text().output).toBe("found");
     // An LLM span's output.value is its output; tool results are not read there.
-    expect(content("llm", { "gen_ai.tool.call.result": "found", "output.value": "said" }).output).toBe("said");
+    expect(content("llm", { "gen_ai.tool.call.result": "found", "output.value": "said" }).text().output).toBe("said");
   });
 
   it("read a deprecated gen_ai.choice event when no output attribute is set", () => {
     const choice: SpanEvent = { timeUnixNano: 1n, name: "gen_ai.choice", attributes: { message: '{"content":"from the event"}' }, droppedAttributesCount: 0 };
-    expect(content("llm", {}, { events: [choice] }).output).toBe("from the event");
-    expect(content("llm", { "output.value": "attr" }, { events: [choice] }).output).toBe("attr");
+    expect(content("llm", {}, { events: [choice] }).text().output).toBe("from the event");
+    expect(content("llm", { "output.value": "attr" }, { events: [choice] }).text().output).toBe("attr");
   });
 
   it("do not take an OpenInference handoff's agent name for content", () => {
@@ -114,7 +114,7 @@ describe("content readers", () => {
     expect(s.verdicts).toEqual([]);
     expect(s.handoffMessage).toBeNull();
     // Arguments and text are read on every span (the milestone view shows them for every span).
-    expect(s.toolArgs).toBe('{"a":1}');
+    expect(s.text().toolArgs).toBe('{"a":1}');
   });
 });
 

@@ -44,7 +44,7 @@ function senderContext(t: TraceTrajectories, h: HandoffRecord): string {
 function payloadOf(t: TraceTrajectories, h: HandoffRecord): string | null {
   const span = t.spanById.get(h.spanId);
   if (span !== undefined && span.operation !== "agent") {
-    const args = span.content.toolArgs;
+    const args = span.content.text().toolArgs;
     if (args !== null) return args;
   }
   return h.message;

@@ -51,7 +51,7 @@ export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOp
       continue;
     }
     if (h.message === null || contentWords(h.message).size < minWords) continue;
-    const outputs = [...steps.flatMap((s) => [s.outputText, s.args]), ...agentSpans.map((s) => (s === undefined ? null : s.content.output))].filter(
+    const outputs = [...steps.flatMap((s) => [s.outputText, s.args]), ...agentSpans.map((s) => (s === undefined ? null : s.content.text().output))].filter(
       (x): x is string => x !== null,
     );
     if (outputs.length === 0) continue; // content not captured: cannot judge

@@ -4,7 +4,7 @@
  * only the fields they are about; everything else is a neutral default.
  * Pure: no clock, no randomness.
  */
-import type { DecodedSpan, NormalizedSpan, SpanContent, SpanEvent, SpanRunTags } from "../span.ts";
+import type { DecodedSpan, NormalizedSpan, SpanContent, SpanEvent, SpanRunTags, SpanText } from "../span.ts";
 
 /** The trace id a span gets unless the test sets one (W3C example id). */
 export const TEST_TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
@@ -55,11 +55,8 @@ export function decodedSpan(overrides: Partial<DecodedSpan> = {}): DecodedSpan {
   };
 }
 
-/** Content of a span that captured none. */
-const NO_CONTENT: SpanContent = {
-  input: null,
-  output: null,
-  toolArgs: null,
+/** Content of a span that captured none (text aside). */
+const NO_CONTENT: Omit<SpanContent, "text"> = {
   handoffMessage: null,
   finishReasons: [],
   endReasons: [],
@@ -81,7 +78,8 @@ const NO_RUN_TAGS: SpanRunTags = {
 
 /** What a test may set on a normalized span: any field, and only the content and run tags it is about. */
 export type NormalizedSpanOverrides = Partial<Omit<NormalizedSpan, "content" | "runTags">> & {
-  content?: Partial<SpanContent>;
+  /** The text fields (input, output, toolArgs) given as values; text() returns them. */
+  content?: Partial<SpanText> & Partial<Omit<SpanContent, "text">>;
   runTags?: Partial<SpanRunTags>;
 };
 
@@ -92,7 +90,9 @@ export type NormalizedSpanOverrides = Partial<Omit<NormalizedSpan, "content" | "
  * packages/otlp's subject and tested there).
  */
 export function normalizedSpan(overrides: NormalizedSpanOverrides = {}): NormalizedSpan {
-  const { content, runTags, ...fields } = overrides;
+  const { content = {}, runTags, ...fields } = overrides;
+  const { input = null, output = null, toolArgs = null, ...rest } = content;
+  const text: SpanText = { input, output, toolArgs };
   return {
     ...decodedSpan(),
     operation: "other",
@@ -115,7 +115,7 @@ export function normalizedSpan(overrides: NormalizedSpanOverrides = {}): Normali
     conversationId: null,
     tags: {},
     ...fields,
-    content: { ...NO_CONTENT, ...content },
+    content: { ...NO_CONTENT, ...rest, text: () => text },
     runTags: { ...NO_RUN_TAGS, ...runTags },
   };
 }

@@ -119,9 +119,9 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       kind,
       spanName: span.name,
       toolName: kind === "llm" ? null : span.toolName,
-      args: kind === "llm" ? null : span.content.toolArgs,
-      inputText: firstWith((s) => s.content.input),
-      outputText: firstWith((s) => s.content.output),
+      args: kind === "llm" ? null : span.content.text().toolArgs,
+      inputText: firstWith((s) => s.content.text().input),
+      outputText: firstWith((s) => s.content.text().output),
       model: firstWith((s) => s.model),
       finishReasons,
       tokens: { inputTokens, outputTokens, cachedTokens },
@@ -163,8 +163,8 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       parentAgent: usage?.parentAgent ?? null,
       agentSpanIds: agentSpans.map((s) => s.spanId),
       steps: own,
-      inputText: first === undefined ? null : first.content.input,
-      outputText: last === undefined ? null : last.content.output,
+      inputText: first === undefined ? null : first.content.text().input,
+      outputText: last === undefined ? null : last.content.text().output,
       firstStartNs: usage?.firstStartNs ?? minBig(starts),
       lastEndNs: usage?.lastEndNs ?? maxBig(ends),
     };
@@ -177,7 +177,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     let message: string | null = null;
     let messageSource: HandoffRecord["messageSource"] = null;
     if (span !== undefined && span.operation === "agent") {
-      message = span.content.input;
+      message = span.content.text().input;
       if (message !== null) messageSource = "receiver_input";
     } else if (span !== undefined) {
       message = span.content.handoffMessage;
@@ -187,7 +187,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       const receiverSpan = spans
         .filter((s) => s.operation === "agent" && nameOf(ownerOf(s.spanId)) === edge.to && s.startTimeUnixNano >= edge.startNs)
         .sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }))[0];
-      message = receiverSpan === undefined ? null : receiverSpan.content.input;
+      message = receiverSpan === undefined ? null : receiverSpan.content.text().input;
       if (message !== null) messageSource = "receiver_input";
     }
     return {
@@ -207,7 +207,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     if (h.message !== null) messages.push({ from: h.sender, to: h.receiver, text: h.message, spanId: h.spanId, timeNs: h.startNs, kind: "handoff" });
     const span = spanById.get(h.spanId);
     if (h.via === "nested_agent" && span !== undefined && span.operation === "agent") {
-      const result = span.content.output;
+      const result = span.content.text().output;
       if (result !== null) messages.push({ from: h.receiver, to: h.sender, text: result, spanId: h.spanId, timeNs: span.endTimeUnixNano, kind: "return" });
     }
   }
@@ -232,7 +232,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     });
   const root = rootCandidates[0] ?? null;
   const firstAgent = [...agents].sort((a, b) => (a.firstStartNs < b.firstStartNs ? -1 : a.firstStartNs > b.firstStartNs ? 1 : 0))[0];
-  const goal = root?.runTags.goal ?? root?.content.input ?? firstAgent?.inputText ?? null;
+  const goal = root?.runTags.goal ?? root?.content.text().input ?? firstAgent?.inputText ?? null;
 
   return {
     traceId: spans[0]?.traceId ?? null,

@@ -2,12 +2,16 @@
  * A span's content in canonical form (docs/conventions.md §4.3): inputs,
  * outputs, tool arguments, handoff messages, finish and end reasons,
  * verdicts, exceptions and back links, read across conventions. Not stored:
- * it runs whenever spans are read for scoring, so it reads only what core
- * uses for the span's operation, looks keys up directly, and scans all keys
- * once at most (for flattened indexed content), only when a direct key missed.
+ * it runs whenever spans are read, so it reads only what core uses for the
+ * span's operation, looks keys up directly, parses each JSON value once and
+ * scans all keys once at most (flattened indexed content). The text content
+ * (input, output, toolArgs) is read on the first call of text(): it can be
+ * large JSON (OpenInference chain spans carry whole graph states: eager
+ * reading cost 40 µs a span on the LangGraph golden trace), and most reads
+ * (the API's span tree, scoring without milestones) need it for few spans.
  */
 import { canonicalArgs, canonicalJson, parseMaybeJson } from "@crux/core";
-import type { AttrValue, Attributes, NamedValue, SpanContent, StoredSpan } from "@crux/core";
+import type { AttrValue, Attributes, NamedValue, SpanContent, SpanText, StoredSpan } from "@crux/core";
 import {
   CHOICE_EVENT_CONTENT_KEYS,
   CRUX,
@@ -90,9 +94,10 @@ function collectMessageTexts(value: AttrValue): string[] {
   return out;
 }
 
-function firstText(a: Attributes, keys: readonly string[]): string | null {
+function firstText(a: Attributes, keys: readonly string[], outputMessages: () => AttrValue | undefined): string | null {
   for (const key of keys) {
-    const text = valueToText(a[key]);
+    // gen_ai.output.messages is parsed once, for the output and the finish reasons.
+    const text = valueToText(key === GEN_AI.outputMessages ? outputMessages() : a[key]);
     if (text !== null) return text;
   }
   return null;
@@ -151,28 +156,45 @@ function joinHits(hits: Hits): string | null {
 export function readContent(span: StoredSpan): SpanContent {
   const a = span.attributes;
   const op = span.operation;
-  const isToolLike = op === "tool" || op === "handoff";
-  const isStep = isToolLike || op === "llm";
-  let flat: Flattened | null = null;
-  const flattened = (): Flattened => (flat ??= scanFlattened(a));
-
-  const toolArgs = firstArgs(a, TOOL_ARGS_KEYS);
-  let input = isToolLike ? toolArgs : null;
-  input ??= firstText(a, INPUT_KEYS) ?? joinHits(flattened().input) ?? joinHits(flattened().prompt);
-  let output = isToolLike ? firstText(a, TOOL_RESULT_KEYS) : null;
-  output ??= firstText(a, OUTPUT_KEYS) ?? joinHits(flattened().output) ?? joinHits(flattened().completion) ?? choiceEventText(span);
-
+  const isStep = op === "llm" || op === "tool" || op === "handoff";
+  const flattened = memo(() => scanFlattened(a));
+  const outputMessages = memo(() => parseMaybeJson(a[GEN_AI.outputMessages]));
+  let text: SpanText | null = null;
   return {
-    input,
-    output,
-    toolArgs,
+    text: () => (text ??= readText(span, flattened, outputMessages)),
     handoffMessage: op === "handoff" ? readHandoffMessage(span) : null,
-    finishReasons: isStep ? readFinishReasons(a, flattened) : NONE,
+    finishReasons: isStep ? readFinishReasons(a, flattened, outputMessages) : NONE,
     endReasons: op === "llm" ? NONE : namedStrings(a, END_REASON_KEYS),
     verdicts: isStep ? namedStrings(a, VERDICT_KEYS) : NONE,
     exceptions: span.events.length === 0 ? NONE : readExceptions(span),
     handoffBackLink: op === "agent" ? readBackLink(a) : null,
   };
+}
+
+function memo<T>(read: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = read();
+      done = true;
+    }
+    return value;
+  };
+}
+
+function readText(span: StoredSpan, flattened: () => Flattened, outputMessages: () => AttrValue | undefined): SpanText {
+  const a = span.attributes;
+  const isToolLike = span.operation === "tool" || span.operation === "handoff";
+  const toolArgs = firstArgs(a, TOOL_ARGS_KEYS);
+  const input = (isToolLike ? toolArgs : null) ?? firstText(a, INPUT_KEYS, outputMessages) ?? joinHits(flattened().input) ?? joinHits(flattened().prompt);
+  const output =
+    (isToolLike ? firstText(a, TOOL_RESULT_KEYS, outputMessages) : null) ??
+    firstText(a, OUTPUT_KEYS, outputMessages) ??
+    joinHits(flattened().output) ??
+    joinHits(flattened().completion) ??
+    choiceEventText(span);
+  return { input, output, toolArgs };
 }
 
 /** Deprecated gen_ai.choice events still carry the completion on some tracers (Strands, SK, MAF). */
@@ -216,7 +238,7 @@ function readHandoffMessage(span: StoredSpan): string | null {
 }
 
 /** Finish / stop reasons, lowercased: the direct keys, flattened per-choice keys, then finish_reason inside the output messages (all merged). */
-function readFinishReasons(a: Attributes, flattened: () => Flattened): readonly string[] {
+function readFinishReasons(a: Attributes, flattened: () => Flattened, outputMessages: () => AttrValue | undefined): readonly string[] {
   let out: Set<string> | null = null;
   const add = (v: AttrValue | undefined): void => {
     if (typeof v === "string" && v.trim() !== "") (out ??= new Set()).add(v.trim().toLowerCase());
@@ -224,7 +246,7 @@ function readFinishReasons(a: Attributes, flattened: () => Flattened): readonly 
   };
   for (const key of FINISH_REASON_KEYS) add(parseMaybeJson(a[key]));
   for (const v of flattened().finishReasons) add(v);
-  const messages = parseMaybeJson(a[GEN_AI.outputMessages]);
+  const messages = outputMessages();
   if (Array.isArray(messages)) {
     for (const m of messages) if (m !== null && typeof m === "object" && !Array.isArray(m)) add(m["finish_reason"]);
   }
