@@ -201,7 +201,9 @@ export const MASTRA = {
   agentId: "agent.id",
   /** Model generation spans: cached input tokens. */
   cachedInputTokens: "gen_ai.usage.cached_input_tokens",
+  /** Tool spans: the call's arguments and result (JSON strings). */
   toolInput: "gen_ai.tool.input",
+  toolOutput: "gen_ai.tool.output",
   threadId: "threadId",
 } as const;
 

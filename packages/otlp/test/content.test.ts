@@ -2,11 +2,13 @@
  * Which attribute holds which content (docs/conventions.md §4.3, §6.2, §7):
  * the readers behind withContent(), on spans of a given operation kind.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Attributes, OperationKind, SpanEvent } from "@crux/core";
 import { decodedSpan, exceptionEvent, normalizedSpan } from "@crux/core/testing";
 import { readContent } from "../src/normalize/content.ts";
-import { normalizeSpan, withContent } from "../src/normalize/index.ts";
+import { decodeExportRequest } from "../src/decode/index.ts";
+import { normalizeSpan, normalizeSpans, withContent } from "../src/normalize/index.ts";
 import { readRunTags } from "../src/normalize/run-tags.ts";
 
 const content = (operation: OperationKind, attributes: Attributes, more: { handoffFrom?: string; events?: SpanEvent[] } = {}) =>
@@ -54,6 +56,24 @@ describe("content readers", () => {
     expect(content("tool", { "ai.toolCall.args": '{"z":1,"a":{"y":2,"x":1}}' }).text().toolArgs).toBe('{"a":{"x":1,"y":2},"z":1}');
     expect(content("tool", { "input.value": "plain text" }).text().toolArgs).toBe("plain text");
     expect(content("tool", { tool_arguments: { q: "x" } }).text().toolArgs).toBe('{"q":"x"}');
+  });
+
+  it("read tool arguments and results from real Mastra and LangGraph recordings", () => {
+    const golden = (name: string) =>
+      normalizeSpans(decodeExportRequest(new Uint8Array(readFileSync(new URL(`golden/${name}/export.json`, import.meta.url))), "json").spans).map(withContent);
+    const toolText = (name: string, tool: string) =>
+      golden(name)
+        .find((s) => s.operation === "tool" && s.toolName === tool)
+        ?.content.text();
+    // Mastra: gen_ai.tool.input / gen_ai.tool.output.
+    expect(toolText("mastra-2026-11-30", "format_text")).toEqual({
+      input: '{"text":"Tidal energy is predictable but site-limited."}',
+      output: '{"formatted":"- Tidal energy is predictable but site-limited."}',
+      toolArgs: '{"text":"Tidal energy is predictable but site-limited."}',
+    });
+    expect(golden("mastra-2026-11-30").filter((s) => s.operation === "tool" && s.content.text().toolArgs === null)).toEqual([]);
+    // LangGraph through OpenInference: input.value.
+    expect(toolText("langgraph-2026-11-30", "add")?.toolArgs).toBe('{"a":67000,"b":164000}');
   });
 
   it("give a tool call its arguments as input and its result before any other output", () => {

@@ -20,6 +20,7 @@ import {
   EXCEPTION_TYPE,
   FLATTENED,
   GEN_AI,
+  MASTRA,
   OPENINFERENCE,
   PYDANTIC_AI,
   TRACELOOP,
@@ -27,7 +28,14 @@ import {
   VERCEL_AI,
 } from "../semconv.ts";
 
-const TOOL_ARGS_KEYS = [GEN_AI.toolCallArguments, VERCEL_AI.toolCallArgs, PYDANTIC_AI.toolArguments, OPENINFERENCE.inputValue, TRACELOOP.entityInput];
+const TOOL_ARGS_KEYS = [
+  GEN_AI.toolCallArguments,
+  VERCEL_AI.toolCallArgs,
+  PYDANTIC_AI.toolArguments,
+  MASTRA.toolInput,
+  OPENINFERENCE.inputValue,
+  TRACELOOP.entityInput,
+];
 /** Where handoff tools put the arguments a handoff message is read from (not the OpenInference names of §6.1). */
 const HANDOFF_ARGS_KEYS = [GEN_AI.toolCallArguments, VERCEL_AI.toolCallArgs, PYDANTIC_AI.toolArguments];
 const INPUT_KEYS = [GEN_AI.inputMessages, OPENINFERENCE.inputValue, VERCEL_AI.promptMessages, VERCEL_AI.prompt, TRACELOOP.entityInput, GEN_AI.prompt];
@@ -41,7 +49,14 @@ const OUTPUT_KEYS = [
   GEN_AI.completion,
   PYDANTIC_AI.finalResult,
 ];
-const TOOL_RESULT_KEYS = [GEN_AI.toolCallResult, VERCEL_AI.toolCallResult, PYDANTIC_AI.toolResponse, OPENINFERENCE.outputValue, TRACELOOP.entityOutput];
+const TOOL_RESULT_KEYS = [
+  GEN_AI.toolCallResult,
+  VERCEL_AI.toolCallResult,
+  PYDANTIC_AI.toolResponse,
+  MASTRA.toolOutput,
+  OPENINFERENCE.outputValue,
+  TRACELOOP.entityOutput,
+];
 const FINISH_REASON_KEYS = [GEN_AI.finishReasons, GEN_AI.finishReason, UNVERSIONED.finishReason, VERCEL_AI.responseFinishReason, GEN_AI.stopReason];
 /** How a run or agent ended (FM-1.5), in precedence order. */
 const END_REASON_KEYS = [
