@@ -15,7 +15,7 @@
  * Time is CPU time of this process (process.cpuUsage, user + system).
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
-import { decodeExportRequest, normalizeSpans, withContent } from "@crux/otlp";
+import { decodeExportRequest, normalizeSpans, addContent } from "@crux/otlp";
 import { createLogger } from "@crux/runtime";
 import { recordSpans, toProtobuf } from "@crux/testkit";
 import {
@@ -110,7 +110,7 @@ function buildTrace(target: number): { decoded: DecodedSpan[]; stored: StoredSpa
   const recorded = recordSpans((tracer) => emitTrace(tracer, target, Date.now() - 3_600_000), "bench-crew");
   const decoded = decodeExportRequest(toProtobuf(recorded), "protobuf").spans;
   const stored = normalizeSpans(decoded);
-  return { decoded, stored, spans: stored.map(withContent) };
+  return { decoded, stored, spans: stored.map(addContent) };
 }
 
 const config: ScoringConfig = {
@@ -185,9 +185,9 @@ for (const size of [50, 2_000]) {
   };
   const sample = scoreTrace(input);
   const minIterations = size <= 50 ? 500 : 10;
-  // What the worker pays per trace: the content re-derived as spans are read (withContent), then scoring.
-  const score = measure(() => scoreTrace({ ...input, spans: stored.map(withContent) }), minIterations);
-  const content = measure(() => stored.map(withContent), minIterations);
+  // What the worker pays per trace: the content re-derived as spans are read (addContent), then scoring.
+  const score = measure(() => scoreTrace({ ...input, spans: stored.map(addContent) }), minIterations);
+  const content = measure(() => stored.map(addContent), minIterations);
   const normalize = measure(() => normalizeSpans(decoded), minIterations);
   const attribute = measure(() => attributeAgents(spans), minIterations);
   // JSONata is async; measured per trace outside scoreTrace (worker work before scoring).
@@ -202,7 +202,7 @@ for (const size of [50, 2_000]) {
   console.log(
     `  scoreTrace           ${fmt(score.cpuMsPerOp)} ms CPU/trace  ${fmt(1000 / score.cpuMsPerOp, 1)} traces/s per core  (wall ${fmt(score.wallMsPerOp)} ms, ${score.iterations} runs)`,
   );
-  console.log(`  of which content    ${fmt(content.cpuMsPerOp)} ms CPU/trace  (withContent on read: content and run tags of every span)`);
+  console.log(`  of which content    ${fmt(content.cpuMsPerOp)} ms CPU/trace  (addContent on read: content and run tags of every span)`);
   console.log(`  baseline normalize   ${fmt(normalize.cpuMsPerOp)} ms CPU/trace  → scoreTrace = ${fmt(score.cpuMsPerOp / normalize.cpuMsPerOp, 2)}× normalize`);
   console.log(
     `  baseline attribute   ${fmt(attribute.cpuMsPerOp)} ms CPU/trace  → scoreTrace = ${fmt(score.cpuMsPerOp / attribute.cpuMsPerOp, 2)}× attributeAgents`,

@@ -134,7 +134,8 @@ export interface SpanContent {
   /**
    * The text content, read on the first call and kept: it can be large JSON
    * (whole graph states), and most reads need it for few spans (steps,
-   * agents) or none (the API's span tree).
+   * agents) or none (the API's span tree). One reader for the three fields:
+   * a reader per field cost more to create, for every span read, than it saved.
    */
   text(): SpanText;
   /** Handoff spans: what the sender passes on (message-like arguments, else all arguments). */

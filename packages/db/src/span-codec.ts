@@ -3,7 +3,7 @@
  * JSON array of rows, each row an array of column values in `spanColumns`
  * order (the insert reads it with jsonb_array_elements); reading rebuilds the
  * stored span from a drizzle row and re-derives its content and run tags with
- * the normalizer (@crux/otlp withContent): they are never stored (they would
+ * the normalizer (@crux/otlp addContent): they are never stored (they would
  * duplicate attribute text), so rows written by any version read the same.
  *
  * Postgres cannot store U+0000 in text or jsonb, nor lone UTF-16 surrogates in
@@ -11,7 +11,7 @@
  * fail a whole batch (which the exporter would then retry forever).
  */
 import type { Attributes, InstrumentationScope, NormalizedSpan, SpanEvent, SpanLink, StatusCode, StoredSpan } from "@crux/core";
-import { withContent } from "@crux/otlp";
+import { addContent } from "@crux/otlp";
 import type { SpanRow } from "./schema.ts";
 
 type PgColumnType = "text" | "bigint" | "smallint" | "integer" | "double precision" | "boolean" | "jsonb";
@@ -130,7 +130,7 @@ type StoredEvent = Omit<SpanEvent, "timeUnixNano"> & { timeUnixNano: string };
 
 /** The span a row was written from, with its content and run tags as scoring reads them. */
 export function spanFromRow(row: SpanRow): NormalizedSpan {
-  return withContent(storedSpanFromRow(row));
+  return addContent(storedSpanFromRow(row));
 }
 
 function storedSpanFromRow(row: SpanRow): StoredSpan {

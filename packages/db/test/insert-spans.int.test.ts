@@ -1,5 +1,5 @@
 import type { NormalizedSpan, StoredSpan } from "@crux/core";
-import { withContent } from "@crux/otlp";
+import { addContent } from "@crux/otlp";
 import { testDatabases } from "@crux/testkit";
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -91,8 +91,8 @@ describe.each(testDatabases())("insertSpanBatch on $name", ({ create }) => {
     expect(stored).not.toBeNull();
     const byId = new Map(stored!.spans.map((s) => [s.spanId, s]));
     // Stored columns come back unchanged; content and run tags are re-derived from them on read.
-    expect(comparable(byId.get(spanId(1)))).toEqual(comparable(withContent(full)));
-    expect(comparable(byId.get(spanId(2)))).toEqual(comparable(withContent(sparse)));
+    expect(comparable(byId.get(spanId(1)))).toEqual(comparable(addContent(full)));
+    expect(comparable(byId.get(spanId(2)))).toEqual(comparable(addContent(sparse)));
     expect(byId.get(spanId(1))!.content.text().input).toBe("日本語のプロンプト — עברית — emoji 🧪");
     expect(typeof byId.get(spanId(1))!.events[0]!.timeUnixNano).toBe("bigint");
     expect(stored!.trace.rawInputTokens).toBe(1200);

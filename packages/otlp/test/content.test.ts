@@ -1,6 +1,6 @@
 /**
  * Which attribute holds which content (docs/conventions.md §4.3, §6.2, §7):
- * the readers behind withContent(), on spans of a given operation kind.
+ * the readers behind addContent(), on spans of a given operation kind.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import type { Attributes, OperationKind, SpanEvent } from "@crux/core";
 import { decodedSpan, exceptionEvent, normalizedSpan } from "@crux/core/testing";
 import { readContent } from "../src/normalize/content.ts";
 import { decodeExportRequest } from "../src/decode/index.ts";
-import { normalizeSpan, normalizeSpans, withContent } from "../src/normalize/index.ts";
+import { normalizeSpan, normalizeSpans, addContent } from "../src/normalize/index.ts";
 import { readRunTags } from "../src/normalize/run-tags.ts";
 
 const content = (operation: OperationKind, attributes: Attributes, more: { handoffFrom?: string; events?: SpanEvent[] } = {}) =>
@@ -60,11 +60,11 @@ describe("content readers", () => {
 
   it("read tool arguments and results from real Mastra and LangGraph recordings", () => {
     const golden = (name: string) =>
-      normalizeSpans(decodeExportRequest(new Uint8Array(readFileSync(new URL(`golden/${name}/export.json`, import.meta.url))), "json").spans).map(withContent);
-    const toolText = (name: string, tool: string) =>
-      golden(name)
-        .find((s) => s.operation === "tool" && s.toolName === tool)
-        ?.content.text();
+      normalizeSpans(decodeExportRequest(new Uint8Array(readFileSync(new URL(`golden/${name}/export.json`, import.meta.url))), "json").spans).map(addContent);
+    const toolText = (name: string, tool: string) => {
+      const content = golden(name).find((s) => s.operation === "tool" && s.toolName === tool)?.content;
+      return content?.text();
+    };
     // Mastra: gen_ai.tool.input / gen_ai.tool.output.
     expect(toolText("mastra-2026-11-30", "format_text")).toEqual({
       input: '{"text":"Tidal energy is predictable but site-limited."}',
@@ -161,7 +161,7 @@ describe("run tags", () => {
   });
 
   it("come from the span's tags, the span's own value winning over its resource's", () => {
-    const span = withContent(
+    const span = addContent(
       normalizeSpan(decodedSpan({ attributes: { "crux.variant": "multi" }, resource: { "service.name": "svc", "crux.variant": "x", "crux.task.id": "t" } })),
     );
     expect(span.runTags).toMatchObject({ variant: "multi", taskId: "t", success: null });

@@ -8,7 +8,7 @@
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
 import type { NormalizedSpan } from "@crux/core";
-import { decodeExportRequest, normalizeSpans, withContent } from "@crux/otlp";
+import { decodeExportRequest, normalizeSpans, addContent } from "@crux/otlp";
 import { recordSpans, toProtobuf } from "@crux/testkit";
 
 const REPORT_GOAL = "Write a report on heat pumps in Norway, under 500 words, cite sources";
@@ -29,7 +29,7 @@ export interface ReportOptions {
 
 export function normalized(emit: (tracer: Tracer) => void, serviceName = "report-crew"): NormalizedSpan[] {
   const decoded = decodeExportRequest(toProtobuf(recordSpans(emit, serviceName)), "protobuf");
-  return normalizeSpans(decoded.spans).map(withContent);
+  return normalizeSpans(decoded.spans).map(addContent);
 }
 
 function emitReportTrace(tracer: Tracer, o: ReportOptions): { traceId: string } {

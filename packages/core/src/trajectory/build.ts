@@ -26,6 +26,10 @@ function foldsInto(child: StepKind, ancestor: StepKind): boolean {
   return true;
 }
 
+// Module level, not inline: makeStep runs per step and would create (and name) each reader anew.
+const inputOf = (s: NormalizedSpan): string | null => s.content.text().input;
+const outputOf = (s: NormalizedSpan): string | null => s.content.text().output;
+
 export function agentNameFromKey(key: AgentKey): string {
   return key.startsWith("name:") ? key.slice("name:".length) : key;
 }
@@ -120,8 +124,8 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       spanName: span.name,
       toolName: kind === "llm" ? null : span.toolName,
       args: kind === "llm" ? null : span.content.text().toolArgs,
-      inputText: firstWith((s) => s.content.text().input),
-      outputText: firstWith((s) => s.content.text().output),
+      inputText: firstWith(inputOf),
+      outputText: firstWith(outputOf),
       model: firstWith((s) => s.model),
       finishReasons,
       tokens: { inputTokens, outputTokens, cachedTokens },

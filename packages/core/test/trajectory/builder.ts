@@ -4,10 +4,10 @@
  * nested agents and handoff spans become handoff edges) so trajectory and
  * scorer tests do not depend on the attribution module.
  */
-import type { AttrValue, NormalizedSpan, OperationKind, SpanContent, SpanRunTags } from "../../src/span.ts";
+import type { AttrValue, NormalizedSpan, OperationKind, SpanRunTags } from "../../src/span.ts";
 import { canonicalArgs } from "../../src/trajectory/index.ts";
 import type { AgentUsage, HandoffEdge, SpanAttribution, TraceAttribution } from "../../src/attribution/types.ts";
-import { normalizedSpan, nsAt, TEST_BASE_NS, traceIdOf } from "../../src/testing/index.ts";
+import { normalizedSpan, nsAt, TEST_BASE_NS, traceIdOf, type NormalizedSpanOverrides } from "../../src/testing/index.ts";
 
 const T0 = TEST_BASE_NS;
 /** Milliseconds after T0, as ns. */
@@ -36,7 +36,7 @@ export interface SpanSpec {
   handoffMessage?: string;
   finishReasons?: string[];
   /** The rest of the content (end reasons, verdicts, exceptions, back link). */
-  content?: Partial<SpanContent>;
+  content?: NormalizedSpanOverrides["content"];
   runTags?: Partial<SpanRunTags>;
 }
 

@@ -3,12 +3,14 @@
  * outputs, tool arguments, handoff messages, finish and end reasons,
  * verdicts, exceptions and back links, read across conventions. Not stored:
  * it runs whenever spans are read, so it reads only what core uses for the
- * span's operation, looks keys up directly, parses each JSON value once and
- * scans all keys once at most (flattened indexed content). The text content
- * (input, output, toolArgs) is read on the first call of text(): it can be
- * large JSON (OpenInference chain spans carry whole graph states: eager
- * reading cost 40 µs a span on the LangGraph golden trace), and most reads
- * (the API's span tree, scoring without milestones) need it for few spans.
+ * span's operation and looks keys up directly. The text content (input,
+ * output, toolArgs) is read on the first call of text(): it can be large JSON
+ * (OpenInference chain spans carry whole graph states: eager reading cost
+ * 40 µs a span on the LangGraph golden trace), and most reads (the API's span
+ * tree, scoring without milestones) need it for few spans. Nothing parsed for
+ * the eager fields is kept: a content object holds only its span until text()
+ * is called (keeping parsed JSON per span cost more in garbage collection than
+ * parsing it twice).
  */
 import { canonicalArgs, canonicalJson, parseMaybeJson } from "@crux/core";
 import type { AttrValue, Attributes, NamedValue, SpanContent, SpanText, StoredSpan } from "@crux/core";
@@ -91,28 +93,29 @@ function valueToText(value: AttrValue | undefined): string | null {
 /** Texts from chat-message shapes: {role, parts:[{type:"text",content}]}, {role, content}, [{type:"text",text}]. */
 function collectMessageTexts(value: AttrValue): string[] {
   const out: string[] = [];
-  const visit = (v: AttrValue): void => {
-    if (Array.isArray(v)) {
-      for (const item of v) visit(item);
-      return;
-    }
-    if (v === null || typeof v !== "object") return;
-    if (typeof v["content"] === "string" && v["content"].trim() !== "") out.push(v["content"]);
-    else if (typeof v["text"] === "string" && v["text"].trim() !== "") out.push(v["text"]);
-    else if (Array.isArray(v["content"])) visit(v["content"]);
-    if (Array.isArray(v["parts"])) visit(v["parts"]);
-    if (v["type"] === "tool_call" && typeof v["name"] === "string") {
-      out.push(`${v["name"]}(${canonicalArgs(v["arguments"] ?? null) ?? ""})`);
-    }
-  };
-  visit(value);
+  visitMessages(value, out);
   return out;
 }
 
-function firstText(a: Attributes, keys: readonly string[], outputMessages: () => AttrValue | undefined): string | null {
+// Module-level helpers rather than closures: these run for every span read, and the build names each closure it creates.
+function visitMessages(v: AttrValue, out: string[]): void {
+  if (Array.isArray(v)) {
+    for (const item of v) visitMessages(item, out);
+    return;
+  }
+  if (v === null || typeof v !== "object") return;
+  if (typeof v["content"] === "string" && v["content"].trim() !== "") out.push(v["content"]);
+  else if (typeof v["text"] === "string" && v["text"].trim() !== "") out.push(v["text"]);
+  else if (Array.isArray(v["content"])) visitMessages(v["content"], out);
+  if (Array.isArray(v["parts"])) visitMessages(v["parts"], out);
+  if (v["type"] === "tool_call" && typeof v["name"] === "string") {
+    out.push(`${v["name"]}(${canonicalArgs(v["arguments"] ?? null) ?? ""})`);
+  }
+}
+
+function firstText(a: Attributes, keys: readonly string[]): string | null {
   for (const key of keys) {
-    // gen_ai.output.messages is parsed once, for the output and the finish reasons.
-    const text = valueToText(key === GEN_AI.outputMessages ? outputMessages() : a[key]);
+    const text = valueToText(a[key]);
     if (text !== null) return text;
   }
   return null;
@@ -134,12 +137,10 @@ interface Flattened {
   prompt: Hits;
   output: Hits;
   completion: Hits;
-  /** Flattened finish_reason values, in key order. */
-  finishReasons: AttrValue[];
 }
 
 function scanFlattened(a: Attributes): Flattened {
-  const flat: Flattened = { input: [], prompt: [], output: [], completion: [], finishReasons: [] };
+  const flat: Flattened = { input: [], prompt: [], output: [], completion: [] };
   for (const key of Object.keys(a)) {
     const first = key.charCodeAt(0);
     // Every flattened key starts with "llm." or "gen_ai.": skip the rest before any string test.
@@ -147,11 +148,8 @@ function scanFlattened(a: Attributes): Flattened {
     const value = a[key] as AttrValue;
     if (key.startsWith(FLATTENED.inputMessagePrefix)) addHit(flat.input, FLATTENED.inputMessageContent, key, value);
     else if (key.startsWith(FLATTENED.promptPrefix)) addHit(flat.prompt, FLATTENED.promptContent, key, value);
-    else if (key.startsWith(FLATTENED.outputMessagePrefix) || key.startsWith(FLATTENED.completionPrefix)) {
-      if (FLATTENED.finishReason.test(key)) flat.finishReasons.push(value);
-      else if (first === 108) addHit(flat.output, FLATTENED.outputMessageContent, key, value);
-      else addHit(flat.completion, FLATTENED.completionContent, key, value);
-    }
+    else if (key.startsWith(FLATTENED.outputMessagePrefix)) addHit(flat.output, FLATTENED.outputMessageContent, key, value);
+    else if (key.startsWith(FLATTENED.completionPrefix)) addHit(flat.completion, FLATTENED.completionContent, key, value);
   }
   return flat;
 }
@@ -172,13 +170,10 @@ export function readContent(span: StoredSpan): SpanContent {
   const a = span.attributes;
   const op = span.operation;
   const isStep = op === "llm" || op === "tool" || op === "handoff";
-  const flattened = memo(() => scanFlattened(a));
-  const outputMessages = memo(() => parseMaybeJson(a[GEN_AI.outputMessages]));
-  let text: SpanText | null = null;
   return {
-    text: () => (text ??= readText(span, flattened, outputMessages)),
+    text: textReader(span),
     handoffMessage: op === "handoff" ? readHandoffMessage(span) : null,
-    finishReasons: isStep ? readFinishReasons(a, flattened, outputMessages) : NONE,
+    finishReasons: isStep ? readFinishReasons(a) : NONE,
     endReasons: op === "llm" ? NONE : namedStrings(a, END_REASON_KEYS),
     verdicts: isStep ? namedStrings(a, VERDICT_KEYS) : NONE,
     exceptions: span.events.length === 0 ? NONE : readExceptions(span),
@@ -186,29 +181,27 @@ export function readContent(span: StoredSpan): SpanContent {
   };
 }
 
-function memo<T>(read: () => T): () => T {
-  let done = false;
-  let value: T;
-  return () => {
-    if (!done) {
-      value = read();
-      done = true;
-    }
-    return value;
-  };
+/** text(): read once, on the first call. Returned from a factory, not written in the literal, so the build adds no per-span naming call. */
+function textReader(span: StoredSpan): () => SpanText {
+  let text: SpanText | null = null;
+  return () => (text ??= readText(span));
 }
 
-function readText(span: StoredSpan, flattened: () => Flattened, outputMessages: () => AttrValue | undefined): SpanText {
+function readText(span: StoredSpan): SpanText {
   const a = span.attributes;
   const isToolLike = span.operation === "tool" || span.operation === "handoff";
+  let flat: Flattened | null = null;
   const toolArgs = firstArgs(a, TOOL_ARGS_KEYS);
-  const input = (isToolLike ? toolArgs : null) ?? firstText(a, INPUT_KEYS, outputMessages) ?? joinHits(flattened().input) ?? joinHits(flattened().prompt);
-  const output =
-    (isToolLike ? firstText(a, TOOL_RESULT_KEYS, outputMessages) : null) ??
-    firstText(a, OUTPUT_KEYS, outputMessages) ??
-    joinHits(flattened().output) ??
-    joinHits(flattened().completion) ??
-    choiceEventText(span);
+  let input = (isToolLike ? toolArgs : null) ?? firstText(a, INPUT_KEYS);
+  if (input === null) {
+    flat = scanFlattened(a);
+    input = joinHits(flat.input) ?? joinHits(flat.prompt);
+  }
+  let output = (isToolLike ? firstText(a, TOOL_RESULT_KEYS) : null) ?? firstText(a, OUTPUT_KEYS);
+  if (output === null) {
+    flat ??= scanFlattened(a);
+    output = joinHits(flat.output) ?? joinHits(flat.completion) ?? choiceEventText(span);
+  }
   return { input, output, toolArgs };
 }
 
@@ -253,19 +246,23 @@ function readHandoffMessage(span: StoredSpan): string | null {
 }
 
 /** Finish / stop reasons, lowercased: the direct keys, flattened per-choice keys, then finish_reason inside the output messages (all merged). */
-function readFinishReasons(a: Attributes, flattened: () => Flattened, outputMessages: () => AttrValue | undefined): readonly string[] {
-  let out: Set<string> | null = null;
-  const add = (v: AttrValue | undefined): void => {
-    if (typeof v === "string" && v.trim() !== "") (out ??= new Set()).add(v.trim().toLowerCase());
-    else if (Array.isArray(v)) for (const item of v) add(item);
-  };
-  for (const key of FINISH_REASON_KEYS) add(parseMaybeJson(a[key]));
-  for (const v of flattened().finishReasons) add(v);
-  const messages = outputMessages();
-  if (Array.isArray(messages)) {
-    for (const m of messages) if (m !== null && typeof m === "object" && !Array.isArray(m)) add(m["finish_reason"]);
+function readFinishReasons(a: Attributes): readonly string[] {
+  const out = new Set<string>();
+  for (const key of FINISH_REASON_KEYS) addReason(out, parseMaybeJson(a[key]));
+  for (const key of Object.keys(a)) {
+    if ((key.startsWith(FLATTENED.completionPrefix) || key.startsWith(FLATTENED.outputMessagePrefix)) && FLATTENED.finishReason.test(key))
+      addReason(out, a[key]);
   }
-  return out === null ? NONE : [...(out as Set<string>)];
+  const messages = parseMaybeJson(a[GEN_AI.outputMessages]);
+  if (Array.isArray(messages)) {
+    for (const m of messages) if (m !== null && typeof m === "object" && !Array.isArray(m)) addReason(out, m["finish_reason"]);
+  }
+  return out.size === 0 ? NONE : [...out];
+}
+
+function addReason(out: Set<string>, v: AttrValue | undefined): void {
+  if (typeof v === "string" && v.trim() !== "") out.add(v.trim().toLowerCase());
+  else if (Array.isArray(v)) for (const item of v) addReason(out, item);
 }
 
 function namedStrings(a: Attributes, keys: readonly string[]): readonly NamedValue[] {
