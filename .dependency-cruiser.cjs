@@ -43,6 +43,13 @@ module.exports = {
       to: { path: "^packages/(queue|runtime|testkit|observability)/|bullmq|ioredis|fastify|@fastify/" },
     },
     {
+      name: "db-imports-only-core-and-otlp",
+      severity: "error",
+      comment: "packages/db: of the internal packages only core and otlp (the codec re-derives span content with the normalizer on read)",
+      from: { path: "^packages/db/src" },
+      to: { path: "^packages/", pathNot: "^packages/(db|core|otlp)/" },
+    },
+    {
       name: "queue-no-db-or-http",
       severity: "error",
       from: { path: "^packages/queue/src" },

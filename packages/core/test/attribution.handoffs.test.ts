@@ -12,7 +12,7 @@ describe("handoff edges", () => {
       { spanId: "wf", parentSpanId: null },
       agent("t", "wf", "Triage"),
       handoff("h", "t", { name: "handoff to Billing", handoffFrom: "Triage", handoffTo: "Billing" }),
-      agent("b", "wf", "Billing", { attributes: { "graph.node.parent_id": "Triage" } }),
+      agent("b", "wf", "Billing", { content: { handoffBackLink: "Triage" } }),
     );
     expect(edges(spans)).toEqual([["Triage", "Billing", "handoff_span", "h"]]);
     expect(attributeAgents(spans).handoffs[0]?.startNs).toBe(spans[2]?.startTimeUnixNano);
@@ -33,21 +33,17 @@ describe("handoff edges", () => {
     expect(edges(spans)).toEqual([["lead", "researcher", "nested_agent", "r"]]);
   });
 
-  it("OpenLLMetry back link (gen_ai.agent.handoff_parent) on a sibling agent is a back_link edge", () => {
+  it("a back link on a sibling agent (OpenLLMetry) is a back_link edge", () => {
     const spans = trace(
       { spanId: "wf", parentSpanId: null },
       agent("a", "wf", "Triage"),
-      agent("b", "wf", "Refunds", { attributes: { "gen_ai.agent.handoff_parent": "Triage" } }),
+      agent("b", "wf", "Refunds", { content: { handoffBackLink: "Triage" } }),
     );
     expect(edges(spans)).toEqual([["Triage", "Refunds", "back_link", "b"]]);
   });
 
   it("a back link that restates the nesting parent adds no second edge", () => {
-    const spans = trace(
-      agent("a", null, "Crew Lead"),
-      tool("t", "a", "ask"),
-      agent("b", "t", "Writer", { attributes: { "graph.node.parent_id": "Crew Lead" } }),
-    );
+    const spans = trace(agent("a", null, "Crew Lead"), tool("t", "a", "ask"), agent("b", "t", "Writer", { content: { handoffBackLink: "Crew Lead" } }));
     expect(edges(spans)).toEqual([["Crew Lead", "Writer", "nested_agent", "b"]]);
   });
 

@@ -13,7 +13,7 @@
  * in the same order (no deadlock).
  * A batch larger than one chunk runs its statements in one transaction.
  */
-import type { NormalizedSpan } from "@crux/core";
+import type { StoredSpan } from "@crux/core";
 import type { Database } from "./client.ts";
 import { spanColumns, spanRowsJson } from "./span-codec.ts";
 
@@ -39,7 +39,7 @@ export interface InsertSpanBatchOptions {
 export async function insertSpanBatch(
   database: Database,
   projectId: string,
-  spans: readonly NormalizedSpan[],
+  spans: readonly StoredSpan[],
   opts: InsertSpanBatchOptions = {},
 ): Promise<InsertSpanBatchResult> {
   const chunkSize = Math.max(1, opts.chunkSize ?? defaultInsertChunkSize);
@@ -93,8 +93,8 @@ function spanKey(traceId: string, spanId: string): string {
 }
 
 /** One span per (trace, span) id, the last occurrence winning, sorted by key. */
-function dedupeLastWins(spans: readonly NormalizedSpan[]): NormalizedSpan[] {
-  const byKey = new Map<string, NormalizedSpan>();
+function dedupeLastWins(spans: readonly StoredSpan[]): StoredSpan[] {
+  const byKey = new Map<string, StoredSpan>();
   for (const span of spans) byKey.set(spanKey(span.traceId, span.spanId), span);
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, span]) => span);
 }

@@ -1,14 +1,17 @@
 /**
- * NormalizedSpan <-> spans row. Writing sends a whole batch as ONE JSON array
- * of rows, each row an array of column values in `spanColumns` order (the
- * insert reads it with jsonb_array_elements); reading rebuilds NormalizedSpan
- * from a drizzle row.
+ * StoredSpan -> spans row -> NormalizedSpan. Writing sends a whole batch as ONE
+ * JSON array of rows, each row an array of column values in `spanColumns`
+ * order (the insert reads it with jsonb_array_elements); reading rebuilds the
+ * stored span from a drizzle row and re-derives its content and run tags with
+ * the normalizer (@crux/otlp addContent): they are never stored (they would
+ * duplicate attribute text), so rows written by any version read the same.
  *
  * Postgres cannot store U+0000 in text or jsonb, nor lone UTF-16 surrogates in
  * jsonb; such characters are replaced with U+FFFD so one odd attribute cannot
  * fail a whole batch (which the exporter would then retry forever).
  */
-import type { Attributes, InstrumentationScope, NormalizedSpan, SpanEvent, SpanLink, StatusCode } from "@crux/core";
+import type { Attributes, InstrumentationScope, NormalizedSpan, SpanEvent, SpanLink, StatusCode, StoredSpan } from "@crux/core";
+import { addContent } from "@crux/otlp";
 import type { SpanRow } from "./schema.ts";
 
 type PgColumnType = "text" | "bigint" | "smallint" | "integer" | "double precision" | "boolean" | "jsonb";
@@ -19,7 +22,7 @@ export interface SpanColumn {
   name: string;
   type: PgColumnType;
   /** The column's value as JSON (bigint as a decimal string; jsonb columns as the value itself). */
-  value(span: NormalizedSpan): JsonValue;
+  value(span: StoredSpan): JsonValue;
 }
 
 const INT4_MAX = 2_147_483_647;
@@ -117,7 +120,7 @@ export const spanColumns: readonly SpanColumn[] = [
  * every string Postgres cannot store cleaned. One native JSON.stringify for the
  * whole batch: the client does no per-value escaping and Postgres parses once.
  */
-export function spanRowsJson(spans: readonly NormalizedSpan[]): string {
+export function spanRowsJson(spans: readonly StoredSpan[]): string {
   const rows = spans.map((s) => spanColumns.map((c) => c.value(s)));
   const text = JSON.stringify(rows);
   return JSON_NEEDS_CLEANING.test(text) ? JSON.stringify(deepClean(rows)) : text;
@@ -125,8 +128,12 @@ export function spanRowsJson(spans: readonly NormalizedSpan[]): string {
 
 type StoredEvent = Omit<SpanEvent, "timeUnixNano"> & { timeUnixNano: string };
 
-/** Rebuilds the NormalizedSpan a row was written from. */
+/** The span a row was written from, with its content and run tags as scoring reads them. */
 export function spanFromRow(row: SpanRow): NormalizedSpan {
+  return addContent(storedSpanFromRow(row));
+}
+
+function storedSpanFromRow(row: SpanRow): StoredSpan {
   const events = (row.events as StoredEvent[]).map((e) => ({ ...e, timeUnixNano: BigInt(e.timeUnixNano) }));
   return {
     traceId: row.traceId,
@@ -147,9 +154,9 @@ export function spanFromRow(row: SpanRow): NormalizedSpan {
     status: { code: row.statusCode as StatusCode, message: row.statusMessage },
     resource: row.resource as Attributes,
     scope: row.scope as InstrumentationScope,
-    limitsApplied: row.limitsApplied as NormalizedSpan["limitsApplied"],
-    operation: row.operation as NormalizedSpan["operation"],
-    convention: row.convention as NormalizedSpan["convention"],
+    limitsApplied: row.limitsApplied as StoredSpan["limitsApplied"],
+    operation: row.operation as StoredSpan["operation"],
+    convention: row.convention,
     serviceName: row.serviceName,
     agentName: row.agentName,
     agentId: row.agentId,
@@ -166,6 +173,6 @@ export function spanFromRow(row: SpanRow): NormalizedSpan {
     errorType: row.errorType,
     isError: row.isError,
     conversationId: row.conversationId,
-    tags: row.tags as NormalizedSpan["tags"],
+    tags: row.tags as StoredSpan["tags"],
   };
 }

@@ -8,4 +8,4 @@ export {
   type DecodeResult,
   type OtlpFormat,
 } from "./decode/index.ts";
-export { normalizeSpan, normalizeSpans } from "./normalize/index.ts";
+export { normalizeSpan, normalizeSpans, addContent } from "./normalize/index.ts";

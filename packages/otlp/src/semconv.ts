@@ -5,7 +5,8 @@
  * semconv 0.1.32; OpenLLMetry 0.62.1 (semconv-ai 0.5.2, legacy 0.4.15);
  * Vercel AI SDK ai 7.0.77 (legacy `ai.*` spans of ai 4.x-6.x included);
  * logfire 4.41.0; pydantic-ai v2.33.0; @mastra/otel-exporter for
- * @mastra/core 0.24.x. Keys only: no behaviour lives here.
+ * @mastra/core 0.24.x. Every attribute key Crux reads is defined here (core
+ * reads none). Keys only: no behaviour lives here.
  */
 
 /** OTel GenAI (v1.41.0, plus deprecated names still emitted). */
@@ -49,6 +50,37 @@ export const GEN_AI = {
   handoffToAgent: "gen_ai.handoff.to_agent",
   /** OpenLLMetry back-link on the target agent span. */
   agentHandoffParent: "gen_ai.agent.handoff_parent",
+  /** Content (opt-in): chat messages as JSON or structured values. */
+  inputMessages: "gen_ai.input.messages",
+  outputMessages: "gen_ai.output.messages",
+  toolCallResult: "gen_ai.tool.call.result",
+  /** Deprecated content attributes (OpenLLMetry <=0.54 also flattens them: gen_ai.prompt.<i>.content). */
+  prompt: "gen_ai.prompt",
+  completion: "gen_ai.completion",
+  finishReasons: "gen_ai.response.finish_reasons",
+  /** Singular spellings some tracers emit. */
+  finishReason: "gen_ai.response.finish_reason",
+  stopReason: "gen_ai.response.stop_reason",
+  agentEndReason: "gen_ai.agent.end_reason",
+  evaluationScoreLabel: "gen_ai.evaluation.score.label",
+  /** Deprecated per-choice event that still carries the completion (Strands, Semantic Kernel, MAF). */
+  choiceEvent: "gen_ai.choice",
+} as const;
+
+/** Attributes of the gen_ai.choice event that may hold the completion, in order. */
+export const CHOICE_EVENT_CONTENT_KEYS = ["message", "body", "content"] as const;
+
+/** Flattened indexed content keys (OpenInference llm.*_messages.<i>.message.*, OpenLLMetry legacy gen_ai.prompt|completion.<i>.*). */
+export const FLATTENED = {
+  inputMessagePrefix: "llm.input_messages.",
+  outputMessagePrefix: "llm.output_messages.",
+  promptPrefix: "gen_ai.prompt.",
+  completionPrefix: "gen_ai.completion.",
+  inputMessageContent: /^llm\.input_messages\.(\d+)\.message\.content$/,
+  outputMessageContent: /^llm\.output_messages\.(\d+)\.message\.content$/,
+  promptContent: /^gen_ai\.prompt\.(\d+)\.content$/,
+  completionContent: /^gen_ai\.completion\.(\d+)\.content$/,
+  finishReason: /^(gen_ai\.completion|llm\.output_messages)\.\d+\.(message\.)?finish_reason$/,
 } as const;
 
 export const ERROR_TYPE = "error.type";
@@ -90,6 +122,7 @@ export const TRACELOOP = {
   spanKind: "traceloop.span.kind",
   entityName: "traceloop.entity.name",
   entityInput: "traceloop.entity.input",
+  entityOutput: "traceloop.entity.output",
   workflowName: "traceloop.workflow.name",
   /** Present on legacy (<=0.54) LLM spans. */
   llmRequestType: "llm.request.type",
@@ -125,6 +158,13 @@ export const VERCEL_AI = {
   toolCallName: "ai.toolCall.name",
   toolCallId: "ai.toolCall.id",
   toolCallArgs: "ai.toolCall.args",
+  toolCallResult: "ai.toolCall.result",
+  promptMessages: "ai.prompt.messages",
+  prompt: "ai.prompt",
+  responseText: "ai.response.text",
+  responseObject: "ai.response.object",
+  responseToolCalls: "ai.response.toolCalls",
+  responseFinishReason: "ai.response.finishReason",
   sessionId: "ai.telemetry.metadata.sessionId",
   threadId: "ai.telemetry.metadata.threadId",
 } as const;
@@ -149,6 +189,9 @@ export const ADK = {
 export const PYDANTIC_AI = {
   agentName: "agent_name",
   toolArguments: "tool_arguments",
+  toolResponse: "tool_response",
+  /** Agent run spans: the run's final output. */
+  finalResult: "final_result",
 } as const;
 
 /** @mastra/otel-exporter (for @mastra/core 0.24.x; newer versions also set gen_ai.* ops). */
@@ -158,22 +201,42 @@ export const MASTRA = {
   agentId: "agent.id",
   /** Model generation spans: cached input tokens. */
   cachedInputTokens: "gen_ai.usage.cached_input_tokens",
+  /** Tool spans: the call's arguments and result (JSON strings). */
   toolInput: "gen_ai.tool.input",
+  toolOutput: "gen_ai.tool.output",
   threadId: "threadId",
 } as const;
 
-/** Crux run / experiment tags, read from span then resource attributes. */
-export const CRUX_TAG_KEYS = [
-  "crux.outcome.success",
-  "crux.outcome.score",
-  "crux.task.id",
-  "crux.variant",
-  "crux.baseline",
-  "crux.experiment.id",
-  "crux.seed",
-  // The task statement: goal drift and dropped-constraint checks compare handoffs against it.
-  "crux.task.goal",
-] as const;
+/** Crux run / experiment tags (docs/conventions.md §7), read from span then resource attributes. */
+export const CRUX_TAGS = {
+  outcomeSuccess: "crux.outcome.success",
+  outcomeScore: "crux.outcome.score",
+  taskId: "crux.task.id",
+  variant: "crux.variant",
+  baseline: "crux.baseline",
+  experimentId: "crux.experiment.id",
+  seed: "crux.seed",
+  /** The task statement: goal drift and dropped-constraint checks compare handoffs against it. */
+  taskGoal: "crux.task.goal",
+} as const;
+
+export const CRUX_TAG_KEYS: readonly string[] = Object.values(CRUX_TAGS);
+
+/** Crux's own detector attributes (docs/failure-modes.md §3). */
+export const CRUX = {
+  endReason: "crux.end_reason",
+  terminationReason: "crux.termination.reason",
+  verdict: "crux.verdict",
+  verificationVerdict: "crux.verification.verdict",
+} as const;
+
+/** Keys frameworks emit outside any published convention. */
+export const UNVERSIONED = {
+  finishReason: "llm.finish_reason",
+  endReason: "end_reason",
+  terminationReason: "termination_reason",
+  stopReason: "stop_reason",
+} as const;
 
 /** Placeholder some tracers (Google ADK) write instead of leaving a value unset. */
 export const NOT_SPECIFIED = "<not specified>";

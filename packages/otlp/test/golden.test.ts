@@ -12,7 +12,7 @@ import type { NormalizedSpan } from "@crux/core";
 import { attributeAgents } from "../../core/src/attribution/index.ts";
 import type { TraceAttribution } from "../../core/src/attribution/types.ts";
 import { decodeExportRequest } from "../src/decode/index.ts";
-import { normalizeSpans } from "../src/normalize/index.ts";
+import { normalizeSpans, addContent } from "../src/normalize/index.ts";
 
 interface ExpectedAgent {
   name: string;
@@ -65,7 +65,7 @@ describe.each(cases)("golden %s", (caseName) => {
   beforeAll(() => {
     const decoded = decodeExportRequest(new Uint8Array(readFileSync(path.join(dir, "export.json"))), "json");
     rejected = decoded.rejectedSpans;
-    spans = normalizeSpans(decoded.spans);
+    spans = normalizeSpans(decoded.spans).map(addContent);
     attribution = attributeAgents(spans);
   });
 

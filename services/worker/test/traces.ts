@@ -9,7 +9,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
 import type { NormalizedSpan, SchemaValidator } from "@crux/core";
 import type { Database } from "@crux/db";
-import { decodeExportRequest, normalizeSpans } from "@crux/otlp";
+import { addContent, decodeExportRequest, normalizeSpans } from "@crux/otlp";
 import { createInProcessQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { recordSpans, toProtobuf } from "@crux/testkit";
@@ -36,7 +36,7 @@ export interface ReportOptions {
 
 export function normalized(emit: (tracer: Tracer) => void, serviceName = "report-crew"): NormalizedSpan[] {
   const decoded = decodeExportRequest(toProtobuf(recordSpans(emit, serviceName)), "protobuf");
-  return normalizeSpans(decoded.spans);
+  return normalizeSpans(decoded.spans).map(addContent);
 }
 
 function emitReportTrace(tracer: Tracer, o: ReportOptions): { traceId: string } {

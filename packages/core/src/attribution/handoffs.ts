@@ -5,16 +5,14 @@
  *   the span's handoffFrom, else its owning agent; to = handoffTo;
  * - nesting: an agent span whose nearest ancestor agent is another agent
  *   (ADK sub-agents, pydantic-ai delegation under a tool, agents as tools);
- * - back links on the target agent span: `gen_ai.agent.handoff_parent`
- *   (OpenLLMetry), `graph.node.parent_id` (OpenInference).
+ * - back links on the target agent span (content.handoffBackLink: OpenLLMetry
+ *   `gen_ai.agent.handoff_parent`, OpenInference `graph.node.parent_id`).
  * The same from→to pair seen explicitly and implied by nesting/back link is
  * one handoff: each explicit edge absorbs one implied edge of its pair.
  */
 import type { NormalizedSpan } from "../span.ts";
 import type { AgentIdentity } from "./identity.ts";
 import type { HandoffEdge } from "./types.ts";
-
-const BACK_LINK_KEYS = ["gen_ai.agent.handoff_parent", "graph.node.parent_id"] as const;
 
 export interface HandoffInput {
   spans: readonly NormalizedSpan[];
@@ -53,15 +51,13 @@ export function collectHandoffs({ spans, identity, ownerGroup, parentAgentSpan }
       nestedFrom = nameOf(groupOfAgentSpan[above] as number);
       implied.push({ from: nestedFrom, to, spanId: s.spanId, via: "nested_agent", startNs: s.startTimeUnixNano });
     }
-    for (const key of BACK_LINK_KEYS) {
-      const raw = s.attributes[key];
-      if (typeof raw !== "string" || raw === "") continue;
-      const from = canonical(raw);
+    const backLink = s.content.handoffBackLink;
+    if (backLink !== null) {
+      const from = canonical(backLink);
       // A back link restating the nesting of the same span adds nothing.
       if (from !== to && from !== nestedFrom) {
         implied.push({ from, to, spanId: s.spanId, via: "back_link", startNs: s.startTimeUnixNano });
       }
-      break;
     }
   }
 

@@ -23,7 +23,6 @@
 import type { AttrValue } from "../span.ts";
 import type { RunTags } from "../scorers/outcome.ts";
 import { agentNameFromKey } from "../trajectory/build.ts";
-import { inputTextOf, outputTextOf, toolArgsOf } from "../trajectory/content.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import type { MilestoneCheckResult } from "../scorers/milestones.ts";
 import type { MilestoneExpression, ScoringConfig } from "./config.ts";
@@ -95,9 +94,9 @@ export function buildTraceView(t: TraceTrajectories, run: TraceView["run"]): Tra
       isError: s.isError,
       errorType: s.errorType,
       statusMessage: s.status.message,
-      input: inputTextOf(s),
-      output: outputTextOf(s),
-      args: toolArgsOf(s),
+      input: s.content.text().input,
+      output: s.content.text().output,
+      args: s.content.text().toolArgs,
       attributes: s.attributes,
       tags: s.tags,
       stepIndex: t.stepIndexBySpan.get(s.spanId) ?? null,

@@ -6,7 +6,6 @@
  */
 import type { HandoffRecord, TraceTrajectories } from "../trajectory/types.ts";
 import { parseMaybeJson } from "../trajectory/canonical-json.ts";
-import { toolArgsOf } from "../trajectory/content.ts";
 import { citedStepOf, nameMatches, type HandoffContract, type SchemaValidator } from "./contracts.ts";
 import { finding, quote, type Finding } from "./finding.ts";
 
@@ -45,7 +44,7 @@ function senderContext(t: TraceTrajectories, h: HandoffRecord): string {
 function payloadOf(t: TraceTrajectories, h: HandoffRecord): string | null {
   const span = t.spanById.get(h.spanId);
   if (span !== undefined && span.operation !== "agent") {
-    const args = toolArgsOf(span);
+    const args = span.content.text().toolArgs;
     if (args !== null) return args;
   }
   return h.message;

@@ -4,7 +4,6 @@
  * content word with the handoff's message. Attributed to the receiver.
  */
 import type { Step, TraceTrajectories } from "../trajectory/types.ts";
-import { outputTextOf } from "../trajectory/content.ts";
 import { finding, quote, type Finding } from "./finding.ts";
 import { contentWords, sharedContentWords } from "./text.ts";
 
@@ -52,7 +51,7 @@ export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOp
       continue;
     }
     if (h.message === null || contentWords(h.message).size < minWords) continue;
-    const outputs = [...steps.flatMap((s) => [s.outputText, s.args]), ...agentSpans.map((s) => (s === undefined ? null : outputTextOf(s)))].filter(
+    const outputs = [...steps.flatMap((s) => [s.outputText, s.args]), ...agentSpans.map((s) => (s === undefined ? null : s.content.text().output))].filter(
       (x): x is string => x !== null,
     );
     if (outputs.length === 0) continue; // content not captured: cannot judge

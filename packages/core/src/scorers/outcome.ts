@@ -1,22 +1,14 @@
 /**
- * Outcome and run tags (crux.outcome.success, crux.task.id, ...), read from
- * the root span first, then any span in start order; an override set through
- * the API wins over both.
+ * Outcome and run tags of a run (crux.outcome.success, crux.task.id, ...):
+ * each span's parsed runTags, the root span first, then any span in start
+ * order; an override set through the API wins over both.
  */
-import type { NormalizedSpan } from "../span.ts";
+import type { NormalizedSpan, SpanRunTags } from "../span.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { compareByStart } from "../trajectory/build.ts";
 
-export interface RunTags {
-  success: boolean | null;
-  score: number | null;
-  taskId: string | null;
-  variant: string | null;
-  /** crux.baseline, else true when the variant is literally "baseline". */
-  isBaseline: boolean | null;
-  experimentId: string | null;
-  seed: string | null;
-}
+/** A run's tags: the span tags less the goal (a trajectory's); isBaseline is crux.baseline, else true when the variant is literally "baseline". */
+export type RunTags = Omit<SpanRunTags, "goal">;
 
 export type RunTagsOverride = Partial<RunTags>;
 export type TagSource = "override" | "root_span" | "span" | "absent";
@@ -25,47 +17,7 @@ export interface RunTagsResult extends RunTags {
   sources: Record<keyof RunTags, TagSource>;
 }
 
-const TAG_KEYS: Record<keyof RunTags, string> = {
-  success: "crux.outcome.success",
-  score: "crux.outcome.score",
-  taskId: "crux.task.id",
-  variant: "crux.variant",
-  isBaseline: "crux.baseline",
-  experimentId: "crux.experiment.id",
-  seed: "crux.seed",
-};
-
-type TagValue = string | number | boolean;
-
-function toBool(v: TagValue): boolean | null {
-  if (typeof v === "boolean") return v;
-  if (typeof v === "number") return v === 1 ? true : v === 0 ? false : null;
-  const s = v.trim().toLowerCase();
-  if (s === "true" || s === "1" || s === "yes") return true;
-  if (s === "false" || s === "0" || s === "no") return false;
-  return null;
-}
-
-function toNumber(v: TagValue): number | null {
-  if (typeof v === "number") return Number.isFinite(v) ? v : null;
-  if (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v))) return Number(v);
-  return null;
-}
-
-function toStr(v: TagValue): string | null {
-  const s = String(v).trim();
-  return s === "" ? null : s;
-}
-
-const PARSERS: { [K in keyof RunTags]: (v: TagValue) => RunTags[K] } = {
-  success: toBool,
-  score: toNumber,
-  taskId: toStr,
-  variant: toStr,
-  isBaseline: toBool,
-  experimentId: toStr,
-  seed: toStr,
-};
+const FIELDS: ReadonlyArray<keyof RunTags> = ["success", "score", "taskId", "variant", "isBaseline", "experimentId", "seed"];
 
 export function readRunTags(t: Pick<TraceTrajectories, "spans" | "rootSpanId">, override: RunTagsOverride = {}): RunTagsResult {
   const root = t.rootSpanId === null ? undefined : t.spans.find((s) => s.spanId === t.rootSpanId);
@@ -86,18 +38,17 @@ export function readRunTags(t: Pick<TraceTrajectories, "spans" | "rootSpanId">, 
       return;
     }
     for (const [span, source] of ordered) {
-      const raw = span.tags[TAG_KEYS[field]];
-      if (raw === undefined) continue;
-      const parsed = PARSERS[field](raw);
+      // Parsed by the normalizer (docs/conventions.md §7): null when absent or unparseable.
+      const parsed = span.runTags[field];
       if (parsed === null) continue;
-      result[field] = parsed;
+      result[field] = parsed as RunTags[K];
       sources[field] = source;
       return;
     }
     result[field] = null as RunTags[K];
     sources[field] = "absent";
   };
-  for (const field of Object.keys(TAG_KEYS) as Array<keyof RunTags>) read(field);
+  for (const field of FIELDS) read(field);
   if (result.isBaseline === null && result.variant !== null && result.variant.toLowerCase() === "baseline") {
     result.isBaseline = true;
     sources.isBaseline = sources.variant;

@@ -21,7 +21,6 @@ export interface TerminationOptions {
 const CAP_ERROR =
   /max[\s_-]?turns|max[\s_-]?steps|max[\s_-]?iterations|max[\s_-]?rounds|recursion[\s_-]?limit|turn[\s_-]?limit|step[\s_-]?limit|iteration[\s_-]?limit|budget|usage[\s_-]?limit|max[\s_-]?tokens?[\s_-]?exceeded|context[\s_-]?length[\s_-]?exceeded/i;
 const TIME_CAP = /timeout|timed[\s_-]?out|deadline/i;
-const END_REASON_KEYS = ["crux.end_reason", "crux.termination.reason", "gen_ai.agent.end_reason", "end_reason", "termination_reason", "stop_reason"];
 const CAP_END_REASON = /max|limit|budget|length|timeout|exceeded|cap/i;
 const LENGTH_FINISH = new Set(["length", "max_tokens", "max_output_tokens", "model_length"]);
 
@@ -32,9 +31,7 @@ export interface CapHit {
 }
 
 function errorText(span: NormalizedSpan): string {
-  const exceptionTypes = span.events
-    .filter((e) => e.name === "exception")
-    .map((e) => `${String(e.attributes["exception.type"] ?? "")} ${String(e.attributes["exception.message"] ?? "")}`);
+  const exceptionTypes = span.content.exceptions.map((e) => `${e.type} ${e.message}`);
   return [span.errorType ?? "", span.status.message, ...exceptionTypes].join(" ");
 }
 
@@ -51,9 +48,8 @@ export function findCap(t: TraceTrajectories): CapHit | null {
       return { span, reason: `time budget: "${quote(text.trim(), 60)}"`, confidence: 0.8 };
     }
     if (span.operation !== "llm") {
-      for (const key of END_REASON_KEYS) {
-        const v = span.attributes[key];
-        if (typeof v === "string" && CAP_END_REASON.test(v)) return { span, reason: `${key}=${v}`, confidence: 0.9 };
+      for (const { key, value } of span.content.endReasons) {
+        if (CAP_END_REASON.test(value)) return { span, reason: `${key}=${value}`, confidence: 0.9 };
       }
     }
   }

@@ -19,7 +19,6 @@ export interface VerificationOptions {
 
 const DEFAULT_APPROVAL = /\b(approved?|approve|lgtm|looks good|verified|all tests pass(ed)?|no issues)\b/i;
 const DEFAULT_REJECTION = /\b(not approved?|do not approve|reject(ed)?|fail(s|ed)?|incorrect|changes requested|needs? (work|changes)|issues? found)\b/i;
-const VERDICT_KEYS = ["crux.verdict", "crux.verification.verdict", "gen_ai.evaluation.score.label"];
 const APPROVING_VERDICT = /^(approve|approved|pass|passed|accept|accepted|ok|true|yes)$/i;
 
 function verifierNames(contracts: AgentContract[]): Set<string> {
@@ -72,11 +71,8 @@ function detectIncorrectVerification(t: TraceTrajectories, verifiers: Set<string
   // Explicit verdict attributes first, then the verifier's last word.
   for (const s of [...verifierSteps].reverse()) {
     const span = t.spanById.get(s.spanId);
-    for (const key of VERDICT_KEYS) {
-      const v = span?.attributes[key];
-      if (typeof v === "string" && APPROVING_VERDICT.test(v.trim())) {
-        return [incorrect(s, `${s.agent} set ${key}=${v} and the run failed`, 0.9)];
-      }
+    for (const { key, value } of span?.content.verdicts ?? []) {
+      if (APPROVING_VERDICT.test(value.trim())) return [incorrect(s, `${s.agent} set ${key}=${value} and the run failed`, 0.9)];
     }
   }
   const lastSay = [...verifierSteps].reverse().find((s) => s.outputText !== null);

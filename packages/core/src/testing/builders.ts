@@ -4,7 +4,7 @@
  * only the fields they are about; everything else is a neutral default.
  * Pure: no clock, no randomness.
  */
-import type { DecodedSpan, NormalizedSpan, SpanEvent } from "../span.ts";
+import type { DecodedSpan, NormalizedSpan, SpanContent, SpanEvent, SpanRunTags, SpanText } from "../span.ts";
 
 /** The trace id a span gets unless the test sets one (W3C example id). */
 export const TEST_TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
@@ -55,8 +55,44 @@ export function decodedSpan(overrides: Partial<DecodedSpan> = {}): DecodedSpan {
   };
 }
 
-/** decodedSpan()'s defaults plus an "other" operation with no GenAI fields read. */
-export function normalizedSpan(overrides: Partial<NormalizedSpan> = {}): NormalizedSpan {
+/** Content of a span that captured none (text aside). */
+const NO_CONTENT: Omit<SpanContent, "text"> = {
+  handoffMessage: null,
+  finishReasons: [],
+  endReasons: [],
+  verdicts: [],
+  exceptions: [],
+  handoffBackLink: null,
+};
+
+const NO_RUN_TAGS: SpanRunTags = {
+  success: null,
+  score: null,
+  taskId: null,
+  goal: null,
+  variant: null,
+  isBaseline: null,
+  experimentId: null,
+  seed: null,
+};
+
+/** What a test may set on a normalized span: any field, and only the content and run tags it is about. */
+export type NormalizedSpanOverrides = Partial<Omit<NormalizedSpan, "content" | "runTags">> & {
+  /** The text fields (input, output, toolArgs) given as values; text() returns them. */
+  content?: Partial<SpanText> & Partial<Omit<SpanContent, "text">>;
+  runTags?: Partial<SpanRunTags>;
+};
+
+/**
+ * decodedSpan()'s defaults plus an "other" operation with no GenAI fields
+ * read, no content and no run tags. Content and run tags are set in canonical
+ * form, as the normalizer derives them (which attribute holds them is
+ * packages/otlp's subject and tested there).
+ */
+export function normalizedSpan(overrides: NormalizedSpanOverrides = {}): NormalizedSpan {
+  const { content = {}, runTags, ...fields } = overrides;
+  const { input = null, output = null, toolArgs = null, ...rest } = content;
+  const text: SpanText = { input, output, toolArgs };
   return {
     ...decodedSpan(),
     operation: "other",
@@ -78,7 +114,9 @@ export function normalizedSpan(overrides: Partial<NormalizedSpan> = {}): Normali
     isError: false,
     conversationId: null,
     tags: {},
-    ...overrides,
+    ...fields,
+    content: { ...NO_CONTENT, ...rest, text: () => text },
+    runTags: { ...NO_RUN_TAGS, ...runTags },
   };
 }
 

@@ -4,9 +4,9 @@
  * spans times that follow the order they are listed in.
  */
 import type { NormalizedSpan } from "../span.ts";
-import { NS_PER_MS, normalizedSpan, TEST_BASE_NS } from "./builders.ts";
+import { NS_PER_MS, normalizedSpan, TEST_BASE_NS, type NormalizedSpanOverrides } from "./builders.ts";
 
-export type OrderedSpanSpec = Partial<NormalizedSpan> & { spanId: string; parentSpanId: string | null };
+export type OrderedSpanSpec = NormalizedSpanOverrides & { spanId: string; parentSpanId: string | null };
 
 const STEP_NS = 10n * NS_PER_MS;
 
@@ -27,7 +27,7 @@ export function orderedTrace(...specs: OrderedSpanSpec[]): NormalizedSpan[] {
 }
 
 type Parent = string | null;
-type More = Partial<NormalizedSpan>;
+type More = NormalizedSpanOverrides;
 
 /** An agent span named the way OTel GenAI names it. */
 export const agentSpec = (spanId: string, parentSpanId: Parent, agentName: string, more: More = {}): OrderedSpanSpec => ({

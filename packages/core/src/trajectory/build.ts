@@ -7,7 +7,6 @@
 import type { NormalizedSpan } from "../span.ts";
 import type { AgentKey, AgentUsage, TraceAttribution } from "../attribution/types.ts";
 import type { AgentMessage, AgentTrajectory, BuildTrajectoriesOptions, ClockSkew, HandoffRecord, Step, StepKind, TraceTrajectories } from "./types.ts";
-import { finishReasonsOf, handoffContentOf, inputTextOf, outputTextOf, toolArgsOf } from "./content.ts";
 
 const DEFAULT_CLOCK_SKEW_TOLERANCE_NS = 1_000_000n;
 
@@ -26,6 +25,10 @@ function foldsInto(child: StepKind, ancestor: StepKind): boolean {
   if (child === "tool") return ancestor === "tool";
   return true;
 }
+
+// Module level, not inline: makeStep runs per step and would create (and name) each reader anew.
+const inputOf = (s: NormalizedSpan): string | null => s.content.text().input;
+const outputOf = (s: NormalizedSpan): string | null => s.content.text().output;
 
 export function agentNameFromKey(key: AgentKey): string {
   return key.startsWith("name:") ? key.slice("name:".length) : key;
@@ -111,7 +114,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       }
       return null;
     };
-    const finishReasons = [...new Set(all.flatMap((s) => finishReasonsOf(s)))];
+    const finishReasons = [...new Set(all.flatMap((s) => s.content.finishReasons))];
     return {
       index,
       spanId: span.spanId,
@@ -120,9 +123,9 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       kind,
       spanName: span.name,
       toolName: kind === "llm" ? null : span.toolName,
-      args: kind === "llm" ? null : toolArgsOf(span),
-      inputText: firstWith(inputTextOf),
-      outputText: firstWith(outputTextOf),
+      args: kind === "llm" ? null : span.content.text().toolArgs,
+      inputText: firstWith(inputOf),
+      outputText: firstWith(outputOf),
       model: firstWith((s) => s.model),
       finishReasons,
       tokens: { inputTokens, outputTokens, cachedTokens },
@@ -164,8 +167,8 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       parentAgent: usage?.parentAgent ?? null,
       agentSpanIds: agentSpans.map((s) => s.spanId),
       steps: own,
-      inputText: first === undefined ? null : inputTextOf(first),
-      outputText: last === undefined ? null : outputTextOf(last),
+      inputText: first === undefined ? null : first.content.text().input,
+      outputText: last === undefined ? null : last.content.text().output,
       firstStartNs: usage?.firstStartNs ?? minBig(starts),
       lastEndNs: usage?.lastEndNs ?? maxBig(ends),
     };
@@ -178,17 +181,17 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     let message: string | null = null;
     let messageSource: HandoffRecord["messageSource"] = null;
     if (span !== undefined && span.operation === "agent") {
-      message = inputTextOf(span);
+      message = span.content.text().input;
       if (message !== null) messageSource = "receiver_input";
     } else if (span !== undefined) {
-      message = handoffContentOf(span);
+      message = span.content.handoffMessage;
       if (message !== null) messageSource = "handoff_span";
     }
     if (message === null && edge.to !== null) {
       const receiverSpan = spans
         .filter((s) => s.operation === "agent" && nameOf(ownerOf(s.spanId)) === edge.to && s.startTimeUnixNano >= edge.startNs)
         .sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }))[0];
-      message = receiverSpan === undefined ? null : inputTextOf(receiverSpan);
+      message = receiverSpan === undefined ? null : receiverSpan.content.text().input;
       if (message !== null) messageSource = "receiver_input";
     }
     return {
@@ -208,7 +211,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     if (h.message !== null) messages.push({ from: h.sender, to: h.receiver, text: h.message, spanId: h.spanId, timeNs: h.startNs, kind: "handoff" });
     const span = spanById.get(h.spanId);
     if (h.via === "nested_agent" && span !== undefined && span.operation === "agent") {
-      const result = outputTextOf(span);
+      const result = span.content.text().output;
       if (result !== null) messages.push({ from: h.receiver, to: h.sender, text: result, spanId: h.spanId, timeNs: span.endTimeUnixNano, kind: "return" });
     }
   }
@@ -232,10 +235,8 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       return compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId });
     });
   const root = rootCandidates[0] ?? null;
-  const goalTag = root?.tags["crux.task.goal"];
   const firstAgent = [...agents].sort((a, b) => (a.firstStartNs < b.firstStartNs ? -1 : a.firstStartNs > b.firstStartNs ? 1 : 0))[0];
-  const goal =
-    (typeof goalTag === "string" && goalTag.trim() !== "" ? goalTag : null) ?? (root === null ? null : inputTextOf(root)) ?? firstAgent?.inputText ?? null;
+  const goal = root?.runTags.goal ?? root?.content.text().input ?? firstAgent?.inputText ?? null;
 
   return {
     traceId: spans[0]?.traceId ?? null,

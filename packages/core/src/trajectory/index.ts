@@ -1,4 +1,3 @@
 export * from "./types.ts";
 export { buildTrajectories, compareByStart, agentNameFromKey } from "./build.ts";
 export { canonicalJson, canonicalArgs, parseMaybeJson } from "./canonical-json.ts";
-export { inputTextOf, outputTextOf, toolArgsOf, handoffContentOf, finishReasonsOf, valueToText } from "./content.ts";

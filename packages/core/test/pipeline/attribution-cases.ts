@@ -21,9 +21,11 @@ export interface LabelledCase {
   label: { agent: string; spanId: string };
 }
 
-const args = (v: unknown) => ({ "gen_ai.tool.call.arguments": JSON.stringify(v) });
-const result = (text: string) => ({ "gen_ai.tool.call.result": text });
-const out = (text: string) => ({ "output.value": text });
+const args = (v: unknown) => ({ args: JSON.stringify(v) });
+/** A transfer tool's arguments and the handoff message the normalizer reads from them (their `message` field). */
+const handoffArgs = (v: { message?: string; [field: string]: unknown }) => ({ ...args(v), handoffMessage: v.message ?? JSON.stringify(v) });
+const result = (text: string) => ({ output: text });
+const out = (text: string) => ({ output: text });
 
 // Research crew: lead → researcher → writer → reviewer (packages/core/test/scorers/fixtures.ts).
 const researchContracts: HandoffContract[] = [{ from: "lead", to: "writer", requiredConstraints: ["under 500 words", "cite sources"] }];
@@ -31,10 +33,16 @@ const researchRoles: AgentContract[] = [{ agent: "reviewer", role: "review", isV
 
 // Support crew: triage hands to billing, then to shipping.
 const SUPPORT_ASK = "Customer asks: refund order 42 and ship a replacement by Friday";
-function support(over: { billingArgs?: object; shippingArgs?: object; shippingMessage?: string } = {}): SpanSpec[] {
+function support(
+  over: {
+    billingArgs?: { message?: string; [field: string]: unknown };
+    shippingArgs?: { message?: string; [field: string]: unknown };
+    shippingMessage?: string;
+  } = {},
+): SpanSpec[] {
   const shippingMessage = over.shippingMessage ?? "ship a replacement for order 42 by Friday";
   return [
-    { id: "t", op: "agent", agent: "triage", start: 0, end: 100, attrs: { "input.value": SUPPORT_ASK } },
+    { id: "t", op: "agent", agent: "triage", start: 0, end: 100, input: SUPPORT_ASK },
     {
       id: "t.llm",
       parent: "t",
@@ -43,7 +51,7 @@ function support(over: { billingArgs?: object; shippingArgs?: object; shippingMe
       start: 1,
       end: 10,
       tokens: { input: 200, output: 40 },
-      attrs: out("Route the refund to billing and the replacement to shipping"),
+      ...out("Route the refund to billing and the replacement to shipping"),
     },
     {
       id: "h1",
@@ -53,9 +61,9 @@ function support(over: { billingArgs?: object; shippingArgs?: object; shippingMe
       handoffTo: "billing",
       start: 12,
       end: 41,
-      attrs: args(over.billingArgs ?? { orderId: 42, message: "refund order 42" }),
+      ...handoffArgs(over.billingArgs ?? { orderId: 42, message: "refund order 42" }),
     },
-    { id: "b", parent: "h1", op: "agent", agent: "billing", start: 14, end: 40, attrs: { "input.value": "refund order 42" } },
+    { id: "b", parent: "h1", op: "agent", agent: "billing", start: 14, end: 40, input: "refund order 42" },
     {
       id: "b.refund",
       parent: "b",
@@ -63,7 +71,8 @@ function support(over: { billingArgs?: object; shippingArgs?: object; shippingMe
       tool: "refund",
       start: 15,
       end: 20,
-      attrs: { ...args({ orderId: 42 }), ...result("refund of order 42 issued") },
+      ...args({ orderId: 42 }),
+      ...result("refund of order 42 issued"),
     },
     {
       id: "b.llm",
@@ -73,7 +82,7 @@ function support(over: { billingArgs?: object; shippingArgs?: object; shippingMe
       start: 21,
       end: 30,
       tokens: { input: 300, output: 30 },
-      attrs: out("Refund of order 42 issued"),
+      ...out("Refund of order 42 issued"),
     },
     {
       id: "h2",
@@ -83,9 +92,9 @@ function support(over: { billingArgs?: object; shippingArgs?: object; shippingMe
       handoffTo: "shipping",
       start: 45,
       end: 91,
-      attrs: args(over.shippingArgs ?? { orderId: 42, message: shippingMessage }),
+      ...handoffArgs(over.shippingArgs ?? { orderId: 42, message: shippingMessage }),
     },
-    { id: "s", parent: "h2", op: "agent", agent: "shipping", start: 47, end: 90, attrs: { "input.value": shippingMessage } },
+    { id: "s", parent: "h2", op: "agent", agent: "shipping", start: 47, end: 90, input: shippingMessage },
     {
       id: "s.create",
       parent: "s",
@@ -93,7 +102,8 @@ function support(over: { billingArgs?: object; shippingArgs?: object; shippingMe
       tool: "create_shipment",
       start: 48,
       end: 55,
-      attrs: { ...args({ orderId: 42 }), ...result("replacement shipment 7 for order 42 created") },
+      ...args({ orderId: 42 }),
+      ...result("replacement shipment 7 for order 42 created"),
     },
     {
       id: "s.llm",
@@ -103,7 +113,7 @@ function support(over: { billingArgs?: object; shippingArgs?: object; shippingMe
       start: 56,
       end: 70,
       tokens: { input: 250, output: 30 },
-      attrs: out("Replacement for order 42 ships Friday"),
+      ...out("Replacement for order 42 ships Friday"),
     },
     {
       id: "t.final",
@@ -113,7 +123,7 @@ function support(over: { billingArgs?: object; shippingArgs?: object; shippingMe
       start: 92,
       end: 99,
       tokens: { input: 400, output: 30 },
-      attrs: out("Refund issued and the replacement for order 42 ships Friday"),
+      ...out("Refund issued and the replacement for order 42 ships Friday"),
     },
   ];
 }
@@ -126,10 +136,10 @@ const supportContracts: HandoffContract[] = [
 const CODING_TASK = "Fix the login timeout bug; do not modify the public API; add a regression test";
 const CODER_MESSAGE = "Fix the login timeout bug in auth/session.ts; do not modify the public API";
 const TESTER_MESSAGE = "Add a regression test for the login timeout fix; do not modify the public API";
-function coding(over: { coderArgs?: object; coderMessage?: string } = {}): SpanSpec[] {
+function coding(over: { coderArgs?: { message?: string; [field: string]: unknown }; coderMessage?: string } = {}): SpanSpec[] {
   const coderMessage = over.coderMessage ?? CODER_MESSAGE;
   return [
-    { id: "p", op: "agent", agent: "planner", start: 0, end: 300, attrs: { "input.value": CODING_TASK } },
+    { id: "p", op: "agent", agent: "planner", start: 0, end: 300, input: CODING_TASK },
     {
       id: "p.llm",
       parent: "p",
@@ -138,7 +148,7 @@ function coding(over: { coderArgs?: object; coderMessage?: string } = {}): SpanS
       start: 1,
       end: 20,
       tokens: { input: 500, output: 120 },
-      attrs: out("Plan: the coder fixes the session timeout, the tester adds a regression test"),
+      ...out("Plan: the coder fixes the session timeout, the tester adds a regression test"),
     },
     {
       id: "h1",
@@ -148,9 +158,9 @@ function coding(over: { coderArgs?: object; coderMessage?: string } = {}): SpanS
       handoffTo: "coder",
       start: 22,
       end: 151,
-      attrs: args(over.coderArgs ?? { files: ["auth/session.ts"], message: coderMessage }),
+      ...handoffArgs(over.coderArgs ?? { files: ["auth/session.ts"], message: coderMessage }),
     },
-    { id: "c", parent: "h1", op: "agent", agent: "coder", start: 24, end: 150, attrs: { "input.value": coderMessage } },
+    { id: "c", parent: "h1", op: "agent", agent: "coder", start: 24, end: 150, input: coderMessage },
     {
       id: "c.read",
       parent: "c",
@@ -158,7 +168,8 @@ function coding(over: { coderArgs?: object; coderMessage?: string } = {}): SpanS
       tool: "read_file",
       start: 25,
       end: 30,
-      attrs: { ...args({ path: "auth/session.ts" }), ...result("export function login(user, ttl) { ... }") },
+      ...args({ path: "auth/session.ts" }),
+      ...result("export function login(user, ttl) { ... }"),
     },
     {
       id: "c.llm",
@@ -168,9 +179,9 @@ function coding(over: { coderArgs?: object; coderMessage?: string } = {}): SpanS
       start: 31,
       end: 80,
       tokens: { input: 1500, output: 400 },
-      attrs: out("Patch: extend the session timeout in auth/session.ts to 30 minutes"),
+      ...out("Patch: extend the session timeout in auth/session.ts to 30 minutes"),
     },
-    { id: "c.edit", parent: "c", op: "tool", tool: "edit_file", start: 81, end: 90, attrs: { ...args({ path: "auth/session.ts" }), ...result("ok") } },
+    { id: "c.edit", parent: "c", op: "tool", tool: "edit_file", start: 81, end: 90, ...args({ path: "auth/session.ts" }), ...result("ok") },
     {
       id: "h2",
       parent: "p",
@@ -179,11 +190,11 @@ function coding(over: { coderArgs?: object; coderMessage?: string } = {}): SpanS
       handoffTo: "tester",
       start: 152,
       end: 281,
-      attrs: args({ files: ["auth/session.ts"], message: TESTER_MESSAGE }),
+      ...handoffArgs({ files: ["auth/session.ts"], message: TESTER_MESSAGE }),
     },
-    { id: "x", parent: "h2", op: "agent", agent: "tester", start: 154, end: 280, attrs: { "input.value": TESTER_MESSAGE } },
-    { id: "x.write", parent: "x", op: "tool", tool: "write_test", start: 155, end: 170, attrs: { ...args({ path: "test/session.test.ts" }), ...result("ok") } },
-    { id: "x.run", parent: "x", op: "tool", tool: "run_tests", start: 171, end: 230, attrs: { ...args({ suite: "auth" }), ...result("12 passed") } },
+    { id: "x", parent: "h2", op: "agent", agent: "tester", start: 154, end: 280, input: TESTER_MESSAGE },
+    { id: "x.write", parent: "x", op: "tool", tool: "write_test", start: 155, end: 170, ...args({ path: "test/session.test.ts" }), ...result("ok") },
+    { id: "x.run", parent: "x", op: "tool", tool: "run_tests", start: 171, end: 230, ...args({ suite: "auth" }), ...result("12 passed") },
     {
       id: "x.llm",
       parent: "x",
@@ -192,7 +203,7 @@ function coding(over: { coderArgs?: object; coderMessage?: string } = {}): SpanS
       start: 231,
       end: 260,
       tokens: { input: 900, output: 60 },
-      attrs: out("Regression test added for the session timeout"),
+      ...out("Regression test added for the session timeout"),
     },
     {
       id: "p.final",
@@ -202,7 +213,7 @@ function coding(over: { coderArgs?: object; coderMessage?: string } = {}): SpanS
       start: 282,
       end: 299,
       tokens: { input: 700, output: 80 },
-      attrs: out("Login timeout fixed with a regression test"),
+      ...out("Login timeout fixed with a regression test"),
     },
   ];
 }
@@ -224,7 +235,8 @@ const searchCall = (id: string, start: number): SpanSpec => ({
   tool: "web_search",
   start,
   end: start + 3,
-  attrs: { ...args({ query: "solar panel efficiency Germany" }), ...result("Fraunhofer ISE: average module efficiency 20%") },
+  ...args({ query: "solar panel efficiency Germany" }),
+  ...result("Fraunhofer ISE: average module efficiency 20%"),
 });
 
 export const labelledCases: LabelledCase[] = [
@@ -248,7 +260,7 @@ export const labelledCases: LabelledCase[] = [
       withSpecs(cleanSpecs, [
         {
           ...(cleanSpecs.find((s) => s.id === "wri") as SpanSpec),
-          attrs: { "input.value": "Write the report on German solar efficiency (20%, Fraunhofer ISE); cite sources" },
+          input: "Write the report on German solar efficiency (20%, Fraunhofer ISE); cite sources",
         },
       ]),
     ),
@@ -267,11 +279,11 @@ export const labelledCases: LabelledCase[] = [
           start: 25,
           end: 28,
           error: "timeout",
-          attrs: args({ query: "solar panel efficiency Germany" }),
+          ...args({ query: "solar panel efficiency Germany" }),
         },
         {
           ...(cleanSpecs.find((s) => s.id === "wri") as SpanSpec),
-          attrs: { "input.value": "Write the report on German solar efficiency (20%, Fraunhofer ISE); under 500 words" },
+          input: "Write the report on German solar efficiency (20%, Fraunhofer ISE); under 500 words",
         },
       ]),
     ),
@@ -288,7 +300,7 @@ export const labelledCases: LabelledCase[] = [
     kind: "rule",
     ...supportCase(
       withSpecs(support(), [
-        { id: "s.create", parent: "s", op: "tool", tool: "create_shipment", start: 48, end: 55, error: "warehouse API 500", attrs: args({ orderId: 42 }) },
+        { id: "s.create", parent: "s", op: "tool", tool: "create_shipment", start: 48, end: 55, error: "warehouse API 500", ...args({ orderId: 42 }) },
       ]),
     ),
     label: { agent: "shipping", spanId: "s.create" },
@@ -298,9 +310,9 @@ export const labelledCases: LabelledCase[] = [
     kind: "rule",
     ...supportCase(
       withSpecs(support(), [
-        { id: "b.r1", parent: "b", op: "tool", tool: "refund", start: 14.2, end: 14.5, error: "rate limited", attrs: args({ orderId: 42 }) },
-        { id: "b.r2", parent: "b", op: "tool", tool: "refund", start: 14.6, end: 14.9, error: "rate limited", attrs: args({ orderId: 42 }) },
-        { id: "s.label", parent: "s", op: "tool", tool: "print_label", start: 71, end: 75, error: "printer offline", attrs: args({ shipment: 7 }) },
+        { id: "b.r1", parent: "b", op: "tool", tool: "refund", start: 14.2, end: 14.5, error: "rate limited", ...args({ orderId: 42 }) },
+        { id: "b.r2", parent: "b", op: "tool", tool: "refund", start: 14.6, end: 14.9, error: "rate limited", ...args({ orderId: 42 }) },
+        { id: "s.label", parent: "s", op: "tool", tool: "print_label", start: 71, end: 75, error: "printer offline", ...args({ shipment: 7 }) },
       ]),
     ),
     label: { agent: "shipping", spanId: "s.label" },
@@ -316,7 +328,7 @@ export const labelledCases: LabelledCase[] = [
     kind: "rule",
     ...supportCase(
       withSpecs(support({ billingArgs: { message: "refund the customer" } }), [
-        { id: "b.refund", parent: "b", op: "tool", tool: "refund", start: 15, end: 20, error: "order not found", attrs: args({}) },
+        { id: "b.refund", parent: "b", op: "tool", tool: "refund", start: 15, end: 20, error: "order not found", ...args({}) },
       ]),
     ),
     label: { agent: "triage", spanId: "h1" },
@@ -338,7 +350,7 @@ export const labelledCases: LabelledCase[] = [
     kind: "rule",
     ...codingCase(
       withSpecs(coding(), [
-        { id: "c.edit", parent: "c", op: "tool", tool: "edit_file", start: 81, end: 90, error: "merge conflict", attrs: args({ path: "auth/session.ts" }) },
+        { id: "c.edit", parent: "c", op: "tool", tool: "edit_file", start: 81, end: 90, error: "merge conflict", ...args({ path: "auth/session.ts" }) },
       ]),
     ),
     label: { agent: "coder", spanId: "c.edit" },
@@ -351,9 +363,9 @@ export const labelledCases: LabelledCase[] = [
       withSpecs(cleanSpecs, [
         {
           ...(cleanSpecs.find((s) => s.id === "wri") as SpanSpec),
-          attrs: { "input.value": "Write the report on German solar efficiency (20%, Fraunhofer ISE); cite sources" },
+          input: "Write the report on German solar efficiency (20%, Fraunhofer ISE); cite sources",
         },
-        { id: "rev.notify", parent: "rev", op: "tool", tool: "notify_slack", start: 850, end: 855, error: "webhook 404", attrs: args({ channel: "#reports" }) },
+        { id: "rev.notify", parent: "rev", op: "tool", tool: "notify_slack", start: 850, end: 855, error: "webhook 404", ...args({ channel: "#reports" }) },
       ]),
     ),
     label: { agent: "lead", spanId: "wri" },
@@ -372,9 +384,9 @@ export const labelledCases: LabelledCase[] = [
           start: 31,
           end: 80,
           tokens: { input: 1500, output: 400 },
-          attrs: out("Patch: change logout() in auth/session.ts to clear cookies"),
+          ...out("Patch: change logout() in auth/session.ts to clear cookies"),
         },
-        { id: "x.lint", parent: "x", op: "tool", tool: "lint", start: 261, end: 265, error: "eslint crashed", attrs: args({ path: "test/session.test.ts" }) },
+        { id: "x.lint", parent: "x", op: "tool", tool: "lint", start: 261, end: 265, error: "eslint crashed", ...args({ path: "test/session.test.ts" }) },
       ]),
     ),
     label: { agent: "coder", spanId: "c.llm" },
@@ -400,7 +412,7 @@ export const labelledCases: LabelledCase[] = [
           start: 310,
           end: 400,
           tokens: { input: 1000, output: 600 },
-          attrs: out("Report: Solar panel efficiency in Germany averages 45% (Fraunhofer ISE)..."),
+          ...out("Report: Solar panel efficiency in Germany averages 45% (Fraunhofer ISE)..."),
         },
       ]),
     ),
@@ -411,7 +423,7 @@ export const labelledCases: LabelledCase[] = [
     kind: "no_rule",
     ...codingCase(
       withSpecs(coding(), [
-        { id: "c.deploy", parent: "c", op: "tool", tool: "deploy_prod", start: 91, end: 100, attrs: { ...args({ env: "prod" }), ...result("deployed") } },
+        { id: "c.deploy", parent: "c", op: "tool", tool: "deploy_prod", start: 91, end: 100, ...args({ env: "prod" }), ...result("deployed") },
       ]),
     ),
     label: { agent: "coder", spanId: "c.deploy" },
@@ -441,7 +453,7 @@ export const labelledCases: LabelledCase[] = [
           start: 56,
           end: 70,
           tokens: { input: 250, output: 30 },
-          attrs: out("Replacement for order 42 ships next Tuesday"),
+          ...out("Replacement for order 42 ships next Tuesday"),
         },
       ]),
     ),

@@ -72,10 +72,8 @@ describe("scoreTrace findings", () => {
       tool: "web_search",
       start,
       end: start + 5,
-      attrs: {
-        "gen_ai.tool.call.arguments": { query: "solar panel efficiency Germany" },
-        "gen_ai.tool.call.result": "Fraunhofer ISE: average module efficiency 20%",
-      },
+      args: { query: "solar panel efficiency Germany" },
+      output: "Fraunhofer ISE: average module efficiency 20%",
     });
     const record = scoreTrace(input(withSpecs(cleanSpecs, [search("res.q2", 62), search("res.q3", 64)])));
     const repeated = record.findings.filter((f) => f.mode === "FM-1.3");
@@ -97,7 +95,7 @@ describe("scoreTrace findings", () => {
 
   it("attributes a handoff schema violation to the sender with certainty", () => {
     const specs: SpanSpec[] = [
-      { id: "a", op: "agent", agent: "triage", start: 0, end: 10, attrs: { "input.value": "refund order 42" } },
+      { id: "a", op: "agent", agent: "triage", start: 0, end: 10, input: "refund order 42" },
       {
         id: "h",
         parent: "a",
@@ -106,10 +104,11 @@ describe("scoreTrace findings", () => {
         handoffTo: "billing",
         start: 2,
         end: 3,
-        attrs: { "gen_ai.tool.call.arguments": '{"message":"refund it"}' },
+        args: '{"message":"refund it"}',
+        handoffMessage: "refund it",
       },
-      { id: "b", parent: "h", op: "agent", agent: "billing", start: 4, end: 9, attrs: { "input.value": "refund it" } },
-      { id: "b.t", parent: "b", op: "tool", tool: "refund", start: 5, end: 6, attrs: { "gen_ai.tool.call.arguments": { message: "refund it" } } },
+      { id: "b", parent: "h", op: "agent", agent: "billing", start: 4, end: 9, input: "refund it" },
+      { id: "b.t", parent: "b", op: "tool", tool: "refund", start: 5, end: 6, args: { message: "refund it" } },
     ];
     const contract: HandoffContract = { from: "triage", to: "billing", jsonSchema: { type: "object", required: ["orderId", "message"] } };
     const record = scoreTrace(input(specs, { config: config({ handoffContracts: [contract] }), outcomeOverride: failed }));
@@ -155,7 +154,7 @@ describe("scoreTrace attribution of failed runs", () => {
   });
 
   it("names the unrecovered tool error of a run tagged as failed on its root span", () => {
-    const specs = withSpecs(cleanSpecs, [failingFetch, { ...(cleanSpecs[0] as SpanSpec), tags: { "crux.outcome.success": false, "crux.task.id": "solar" } }]);
+    const specs = withSpecs(cleanSpecs, [failingFetch, { ...(cleanSpecs[0] as SpanSpec), runTags: { success: false, taskId: "solar" } }]);
     const record = scoreTrace(input(specs));
     expect(record.run).toMatchObject({ success: false, taskId: "solar" });
     expect(record.attributions[0]).toMatchObject({ rank: 1, method: "first_unrecovered_tool_error", agent: "researcher", spanId: "res.fetch" });
@@ -163,7 +162,7 @@ describe("scoreTrace attribution of failed runs", () => {
   });
 
   it("lets the API override win over span tags", () => {
-    const specs = withSpecs(cleanSpecs, [failingFetch, { ...(cleanSpecs[0] as SpanSpec), tags: { "crux.outcome.success": true } }]);
+    const specs = withSpecs(cleanSpecs, [failingFetch, { ...(cleanSpecs[0] as SpanSpec), runTags: { success: true } }]);
     expect(scoreTrace(input(specs)).attributions).toEqual([]);
     expect(scoreTrace(input(specs, { outcomeOverride: failed })).attributions).not.toEqual([]);
   });

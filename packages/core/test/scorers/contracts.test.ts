@@ -66,7 +66,7 @@ describe("checkHandoffContracts", () => {
 
   it("validates the transfer payload with the injected schema validator (FM-1.1)", () => {
     const specs: SpanSpec[] = [
-      { id: "a", op: "agent" as const, agent: "triage", start: 0, end: 10, attrs: { "input.value": "refund order 42" } },
+      { id: "a", op: "agent" as const, agent: "triage", start: 0, end: 10, input: "refund order 42" },
       {
         id: "h",
         parent: "a",
@@ -75,7 +75,8 @@ describe("checkHandoffContracts", () => {
         handoffTo: "billing",
         start: 2,
         end: 3,
-        attrs: { "gen_ai.tool.call.arguments": '{"message":"refund it"}' },
+        args: '{"message":"refund it"}',
+        handoffMessage: "refund it",
       },
       { id: "b", op: "agent" as const, agent: "billing", start: 4, end: 9 },
     ];
@@ -84,7 +85,7 @@ describe("checkHandoffContracts", () => {
     expect(r.findings).toHaveLength(1);
     expect(r.findings[0]).toMatchObject({ mode: "FM-1.1", agent: "triage", spanId: "h", stepIndex: 0, source: "contract" });
     expect(r.findings[0]!.evidence).toContain("missing orderId");
-    const fixed: SpanSpec[] = specs.map((s) => (s.id === "h" ? { ...s, attrs: { "gen_ai.tool.call.arguments": '{"message":"refund it","orderId":42}' } } : s));
+    const fixed: SpanSpec[] = specs.map((s) => (s.id === "h" ? { ...s, args: '{"message":"refund it","orderId":42}', handoffMessage: "refund it" } : s));
     expect(checkHandoffContracts(traj(fixed), contract, { validate: requiredOnly }).findings).toEqual([]);
     expect(checkHandoffContracts(traj(specs), contract).unchecked).toEqual([{ handoffIndex: 0, reason: "no schema validator injected" }]);
   });

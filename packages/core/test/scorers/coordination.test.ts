@@ -41,7 +41,7 @@ describe("scoreCoordination", () => {
       tool: "web_search",
       start: 110,
       end: 120,
-      attrs: { "gen_ai.tool.call.arguments": { query: "solar panel efficiency Germany" } },
+      args: { query: "solar panel efficiency Germany" },
     };
     const t = traj(withSpecs(cleanSpecs, [repeat]));
     expect(redundancyRate(t)).toEqual({ steps: 8, repeats: 1, rate: 1 / 8 });
@@ -105,9 +105,9 @@ describe("goal drift", () => {
             op: "llm",
             start: 310,
             end: 400,
-            attrs: { "output.value": "Here is a banana bread recipe with walnuts and cinnamon" },
+            output: "Here is a banana bread recipe with walnuts and cinnamon",
           },
-          { id: "final", parent: "lead", op: "llm", start: 910, end: 990, attrs: { "output.value": "Bake for forty minutes then cool the loaf" } },
+          { id: "final", parent: "lead", op: "llm", start: 910, end: 990, output: "Bake for forty minutes then cool the loaf" },
         ]),
       ),
     );

@@ -67,7 +67,8 @@ const search = (id: string, start: number): SpanSpec => ({
   tool: "web_search",
   start,
   end: start + 5,
-  attrs: { "gen_ai.tool.call.arguments": JSON.stringify({ query: "solar" }), "gen_ai.tool.call.result": "no results" },
+  args: { query: "solar" },
+  output: "no results",
 });
 const reviewer = { agent: "reviewer", role: "review", isVerifier: true, forbiddenTools: ["write_file"] };
 
@@ -108,7 +109,7 @@ function cases(): Array<{ name: string; t: TraceTrajectories; options: MastOptio
             tool: "write_file",
             start: 905,
             end: 908,
-            attrs: { "gen_ai.tool.call.arguments": '{"path":"report.md"}' },
+            args: { path: "report.md" },
           },
         ]),
       ),

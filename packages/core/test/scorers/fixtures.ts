@@ -10,10 +10,10 @@ export function traj(specs: SpanSpec[], handoffs?: HandoffEdge[]): TraceTrajecto
   return buildTrajectories(spans, attributionFor(spans, handoffs));
 }
 
-const out = (text: string) => ({ "output.value": text });
+const out = (text: string) => ({ output: text });
 
 export const cleanSpecs: SpanSpec[] = [
-  { id: "lead", op: "agent", agent: "lead", start: 0, end: 1000, attrs: { "input.value": GOAL } },
+  { id: "lead", op: "agent", agent: "lead", start: 0, end: 1000, input: GOAL },
   {
     id: "plan",
     parent: "lead",
@@ -22,7 +22,7 @@ export const cleanSpecs: SpanSpec[] = [
     start: 1,
     end: 10,
     tokens: { input: 400, output: 100 },
-    attrs: out("Plan: research solar efficiency data, then write, then review"),
+    ...out("Plan: research solar efficiency data, then write, then review"),
   },
   {
     id: "res",
@@ -31,10 +31,8 @@ export const cleanSpecs: SpanSpec[] = [
     agent: "researcher",
     start: 20,
     end: 200,
-    attrs: {
-      "input.value": "Research solar panel efficiency in Germany; under 500 words; cite sources",
-      ...out("German solar panels average 20% efficiency (Fraunhofer ISE)"),
-    },
+    input: "Research solar panel efficiency in Germany; under 500 words; cite sources",
+    ...out("German solar panels average 20% efficiency (Fraunhofer ISE)"),
   },
   {
     id: "res.q",
@@ -43,10 +41,8 @@ export const cleanSpecs: SpanSpec[] = [
     tool: "web_search",
     start: 30,
     end: 60,
-    attrs: {
-      "gen_ai.tool.call.arguments": { query: "solar panel efficiency Germany" },
-      "gen_ai.tool.call.result": "Fraunhofer ISE: average module efficiency 20%",
-    },
+    args: { query: "solar panel efficiency Germany" },
+    output: "Fraunhofer ISE: average module efficiency 20%",
   },
   {
     id: "res.llm",
@@ -56,7 +52,7 @@ export const cleanSpecs: SpanSpec[] = [
     start: 70,
     end: 100,
     tokens: { input: 800, output: 200, cached: 300 },
-    attrs: out("German solar panels average 20% efficiency according to Fraunhofer ISE"),
+    ...out("German solar panels average 20% efficiency according to Fraunhofer ISE"),
   },
   {
     id: "wri",
@@ -65,7 +61,7 @@ export const cleanSpecs: SpanSpec[] = [
     agent: "writer",
     start: 300,
     end: 600,
-    attrs: { "input.value": "Write the report on German solar efficiency (20%, Fraunhofer ISE); under 500 words; cite sources" },
+    input: "Write the report on German solar efficiency (20%, Fraunhofer ISE); under 500 words; cite sources",
   },
   {
     id: "wri.llm",
@@ -75,7 +71,7 @@ export const cleanSpecs: SpanSpec[] = [
     start: 310,
     end: 400,
     tokens: { input: 1000, output: 600 },
-    attrs: out("Report: Solar panel efficiency in Germany averages 20% (Fraunhofer ISE)..."),
+    ...out("Report: Solar panel efficiency in Germany averages 20% (Fraunhofer ISE)..."),
   },
   {
     id: "wri.save",
@@ -84,9 +80,10 @@ export const cleanSpecs: SpanSpec[] = [
     tool: "write_file",
     start: 410,
     end: 420,
-    attrs: { "gen_ai.tool.call.arguments": { path: "report.md" }, "gen_ai.tool.call.result": "ok" },
+    args: { path: "report.md" },
+    output: "ok",
   },
-  { id: "rev", parent: "lead", op: "agent", agent: "reviewer", start: 700, end: 900, attrs: { "input.value": "Review report.md on German solar efficiency" } },
+  { id: "rev", parent: "lead", op: "agent", agent: "reviewer", start: 700, end: 900, input: "Review report.md on German solar efficiency" },
   {
     id: "rev.llm",
     parent: "rev",
@@ -95,7 +92,7 @@ export const cleanSpecs: SpanSpec[] = [
     start: 710,
     end: 800,
     tokens: { input: 700, output: 50 },
-    attrs: out("Approved: the report on solar efficiency in Germany is accurate and cites Fraunhofer ISE"),
+    ...out("Approved: the report on solar efficiency in Germany is accurate and cites Fraunhofer ISE"),
   },
   {
     id: "final",
@@ -105,7 +102,7 @@ export const cleanSpecs: SpanSpec[] = [
     start: 910,
     end: 990,
     tokens: { input: 500, output: 100 },
-    attrs: out("Final report on German solar panel efficiency delivered"),
+    ...out("Final report on German solar panel efficiency delivered"),
   },
 ];
 

@@ -11,11 +11,7 @@ describe("detectIgnoredInput (FM-2.5)", () => {
 
   it("fires when the receiver's output shares nothing with the handoff message", () => {
     const t = traj(
-      withSpecs(
-        cleanSpecs,
-        [{ id: "wri.llm", parent: "wri", op: "llm", start: 310, end: 400, attrs: { "output.value": "Here is a poem about autumn leaves" } }],
-        ["wri.save"],
-      ),
+      withSpecs(cleanSpecs, [{ id: "wri.llm", parent: "wri", op: "llm", start: 310, end: 400, output: "Here is a poem about autumn leaves" }], ["wri.save"]),
     );
     const r = detectIgnoredInput(t);
     expect(r.findings).toHaveLength(1);
@@ -34,7 +30,8 @@ describe("detectIgnoredInput (FM-2.5)", () => {
         handoffTo: "billing",
         start: 10,
         end: 11,
-        attrs: { "gen_ai.tool.call.arguments": '{"message":"refund order 42"}' },
+        args: '{"message":"refund order 42"}',
+        handoffMessage: "refund order 42",
       },
       { id: "b", op: "agent", agent: "billing", start: 1, end: 5 },
       { id: "b.llm", parent: "b", op: "llm", start: 2, end: 4 },
@@ -60,7 +57,7 @@ describe("detectVerificationFailures (FM-3.2, FM-3.3)", () => {
           tool: "write_file",
           start: 905,
           end: 908,
-          attrs: { "gen_ai.tool.call.arguments": '{"path":"report.md"}' },
+          args: '{"path":"report.md"}',
         },
       ]),
     );
@@ -81,9 +78,27 @@ describe("detectVerificationFailures (FM-3.2, FM-3.3)", () => {
     expect(f).toHaveLength(1);
     expect(f[0]).toMatchObject({ mode: "FM-3.3", agent: "reviewer", spanId: "rev.llm", stepIndex: 5, confidence: 0.7 });
     const rejected = traj(
-      withSpecs(cleanSpecs, [{ id: "rev.llm", parent: "rev", op: "llm", start: 710, end: 800, attrs: { "output.value": "Rejected: figures are incorrect" } }]),
+      withSpecs(cleanSpecs, [{ id: "rev.llm", parent: "rev", op: "llm", start: 710, end: 800, output: "Rejected: figures are incorrect" }]),
     );
     expect(detectVerificationFailures(rejected, { contracts, outcomeSuccess: false })).toEqual([]);
+  });
+});
+
+describe("detectVerificationFailures verdicts (FM-3.3)", () => {
+  it("an approving verdict on a verifier step wins over its words, citing the attribute", () => {
+    const verdicts = [
+      { key: "crux.verdict", value: "maybe" },
+      { key: "crux.verification.verdict", value: " Approved " },
+    ];
+    const t = traj(
+      withSpecs(cleanSpecs, [
+        { id: "rev.llm", parent: "rev", op: "llm", start: 710, end: 800, output: "Rejected: figures are incorrect", content: { verdicts } },
+      ]),
+    );
+    const f = detectVerificationFailures(t, { contracts, outcomeSuccess: false });
+    expect(f).toHaveLength(1);
+    expect(f[0]).toMatchObject({ mode: "FM-3.3", agent: "reviewer", spanId: "rev.llm", confidence: 0.9 });
+    expect(f[0]!.evidence).toContain("crux.verification.verdict= Approved ");
   });
 });
 

@@ -3,11 +3,11 @@ import { baselineFromRuns, readRunTags, scoreMultipliers } from "../../src/score
 import { cleanSpecs, traj, withSpecs } from "./fixtures.ts";
 
 describe("readRunTags", () => {
-  it("reads the root span first, then other spans, coercing string values", () => {
+  it("reads the root span first, then other spans (values as the normalizer parsed them)", () => {
     const t = traj(
       withSpecs(cleanSpecs, [
-        { ...cleanSpecs[0]!, tags: { "crux.task.id": "task-7", "crux.outcome.success": "false", "crux.variant": "multi" } },
-        { id: "final", parent: "lead", op: "llm", start: 910, tags: { "crux.task.id": "other", "crux.outcome.score": "0.4", "crux.seed": 3 } },
+        { ...cleanSpecs[0]!, runTags: { taskId: "task-7", success: false, variant: "multi" } },
+        { id: "final", parent: "lead", op: "llm", start: 910, runTags: { taskId: "other", score: 0.4, seed: "3" } },
       ]),
     );
     const tags = readRunTags(t);
@@ -16,7 +16,7 @@ describe("readRunTags", () => {
   });
 
   it("lets an API override win and derives baseline from the variant", () => {
-    const t = traj(withSpecs(cleanSpecs, [{ ...cleanSpecs[0]!, tags: { "crux.outcome.success": true, "crux.variant": "baseline" } }]));
+    const t = traj(withSpecs(cleanSpecs, [{ ...cleanSpecs[0]!, runTags: { success: true, variant: "baseline" } }]));
     expect(readRunTags(t).isBaseline).toBe(true);
     const tags = readRunTags(t, { success: false });
     expect(tags.success).toBe(false);

@@ -10,7 +10,8 @@ const search = (id: string, start: number, result = "no results", query = "solar
   tool: "web_search",
   start,
   end: start + 5,
-  attrs: { "gen_ai.tool.call.arguments": JSON.stringify({ query }), "gen_ai.tool.call.result": result },
+  args: JSON.stringify({ query }),
+  output: result,
 });
 
 describe("detectRepetition (FM-1.3)", () => {
@@ -44,7 +45,8 @@ describe("detectRepetition (FM-1.3)", () => {
       tool: "fetch_url",
       start: 110,
       end: 112,
-      attrs: { "gen_ai.tool.call.arguments": '{"url":"x"}', "gen_ai.tool.call.result": "new facts" },
+      args: '{"url":"x"}',
+      output: "new facts",
     };
     const t = traj(withSpecs(cleanSpecs, [search("res.q", 30), search("r2", 105), other, search("r3", 120)]));
     expect(detectRepetition(t)).toEqual([]);
@@ -65,15 +67,34 @@ describe("detectTerminationUnawareness (FM-1.5)", () => {
   });
 
   it("fires when the last model call stopped on length", () => {
-    const t = traj(
-      withSpecs(cleanSpecs, [{ id: "final", parent: "lead", op: "llm", start: 910, end: 990, attrs: { "gen_ai.response.finish_reasons": ["length"] } }]),
-    );
+    const t = traj(withSpecs(cleanSpecs, [{ id: "final", parent: "lead", op: "llm", start: 910, end: 990, finishReasons: ["length"] }]));
     const f = detectTerminationUnawareness(t);
     expect(f).toHaveLength(1);
     expect(f[0]).toMatchObject({ spanId: "final", stepIndex: 6, confidence: 0.7 });
     // a "length" finish earlier in the run is not the end of the run
-    const early = traj(withSpecs(cleanSpecs, [{ id: "plan", parent: "lead", op: "llm", start: 1, end: 10, attrs: { "llm.finish_reason": "length" } }]));
+    const early = traj(withSpecs(cleanSpecs, [{ id: "plan", parent: "lead", op: "llm", start: 1, end: 10, finishReasons: ["length"] }]));
     expect(detectTerminationUnawareness(early)).toEqual([]);
+  });
+
+  it("fires on the first end reason that names a cap, citing the attribute it came from", () => {
+    const endReasons = [
+      { key: "crux.end_reason", value: "completed" },
+      { key: "stop_reason", value: "max_iterations" },
+    ];
+    const t = traj(withSpecs(cleanSpecs, [{ ...cleanSpecs[0]!, content: { endReasons } }]));
+    const f = detectTerminationUnawareness(t);
+    expect(f).toHaveLength(1);
+    expect(f[0]).toMatchObject({ mode: "FM-1.5", spanId: "lead", confidence: 0.9 });
+    expect(f[0]!.evidence).toContain("stop_reason=max_iterations");
+    // An LLM call's end reasons are not a run's.
+    const onLlm = traj(withSpecs(cleanSpecs, [{ id: "final", parent: "lead", op: "llm", start: 910, end: 990, content: { endReasons } }]));
+    expect(detectTerminationUnawareness(onLlm)).toEqual([]);
+  });
+
+  it("reads a cap from a recorded exception", () => {
+    const exceptions = [{ type: "AgentsException", message: "Max turns (10) exceeded" }];
+    const t = traj(withSpecs(cleanSpecs, [{ ...cleanSpecs[0]!, content: { exceptions } }]));
+    expect(detectTerminationUnawareness(t)[0]?.evidence).toContain("Max turns (10) exceeded");
   });
 
   it("does not read a tool's own timeout as a run time budget", () => {
@@ -94,7 +115,7 @@ describe("detectTerminationUnawareness (FM-1.5)", () => {
         handoffTo: to,
         start: i * 10 + 5,
         end: i * 10 + 6,
-        ...(msg === undefined ? {} : { attrs: { "gen_ai.tool.call.arguments": JSON.stringify({ message: msg }) } }),
+        ...(msg === undefined ? {} : { args: JSON.stringify({ message: msg }), handoffMessage: msg }),
       });
     });
     return specs;

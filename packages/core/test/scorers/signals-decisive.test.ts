@@ -4,7 +4,7 @@ import type { SpanSpec } from "../trajectory/builder.ts";
 import { clean, cleanSpecs, traj, withSpecs } from "./fixtures.ts";
 
 const failedSearch: SpanSpec = { id: "res.q", parent: "res", op: "tool", tool: "web_search", start: 30, end: 60, error: "HTTPError 503" };
-const retry: SpanSpec = { id: "res.q2", parent: "res", op: "tool", tool: "web_search", start: 62, end: 68, attrs: { "gen_ai.tool.call.result": "ok" } };
+const retry: SpanSpec = { id: "res.q2", parent: "res", op: "tool", tool: "web_search", start: 62, end: 68, output: "ok" };
 
 describe("signals", () => {
   it("are silent on the clean trace", () => {
@@ -31,7 +31,7 @@ describe("signals", () => {
       tool: "web_search",
       start: 305,
       end: 308,
-      attrs: { "gen_ai.tool.call.arguments": { query: "solar panel efficiency Germany" } },
+      args: { query: "solar panel efficiency Germany" },
     };
     const s = detectRedundantWork(traj(withSpecs(cleanSpecs, [dup])));
     expect(s).toHaveLength(1);

@@ -3,9 +3,9 @@ import { buildTrajectories } from "../../src/trajectory/index.ts";
 import { attributionFor, ms, span, type SpanSpec } from "./builder.ts";
 
 const leadAndSearch: SpanSpec[] = [
-  { id: "root", op: "agent", agent: "lead", start: 0, end: 100, attrs: { "input.value": "Find the GDP of France in 2023" } },
+  { id: "root", op: "agent", agent: "lead", start: 0, end: 100, input: "Find the GDP of France in 2023" },
   { id: "l1", parent: "root", op: "llm", model: "gpt-4o", start: 1, end: 5, tokens: { input: 100, output: 20 } },
-  { id: "s", parent: "root", op: "agent", agent: "search_1", start: 10, end: 50, attrs: { "input.value": "look up France GDP 2023" } },
+  { id: "s", parent: "root", op: "agent", agent: "search_1", start: 10, end: 50, input: "look up France GDP 2023" },
   // framework wrapper llm span with a provider child: one step, child folded in
   { id: "w", parent: "s", op: "llm", start: 11, end: 20 },
   { id: "p", parent: "w", op: "llm", model: "gpt-4o-mini", start: 12, end: 19, tokens: { input: 50, output: 10, cached: 5 } },
@@ -16,7 +16,8 @@ const leadAndSearch: SpanSpec[] = [
     tool: "web_search",
     start: 21,
     end: 30,
-    attrs: { "gen_ai.tool.call.arguments": '{"q":"france gdp","year":2023}', "gen_ai.tool.call.result": "3.05 trillion USD" },
+    args: '{"q":"france gdp","year":2023}',
+    output: "3.05 trillion USD",
   },
   {
     id: "l2",
@@ -25,9 +26,8 @@ const leadAndSearch: SpanSpec[] = [
     start: 60,
     end: 70,
     tokens: { input: 10, output: 5 },
-    attrs: {
-      "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: "France GDP was 3.05T" }], finish_reason: "stop" }]),
-    },
+    output: "France GDP was 3.05T",
+    finishReasons: ["stop"],
   },
 ];
 
@@ -55,9 +55,7 @@ describe("buildTrajectories", () => {
     const spans = leadAndSearch.map(span);
     const t = buildTrajectories(spans, attributionFor(spans));
     expect(t.steps[2]!.args).toBe('{"q":"france gdp","year":2023}');
-    const reordered = leadAndSearch
-      .map((s) => (s.id === "t" ? { ...s, attrs: { "gen_ai.tool.call.arguments": { year: 2023, q: "france gdp" } } } : s))
-      .map(span);
+    const reordered = leadAndSearch.map((s) => (s.id === "t" ? { ...s, args: { year: 2023, q: "france gdp" } } : s)).map(span);
     const t2 = buildTrajectories(reordered, attributionFor(reordered));
     expect(t2.steps[2]!.args).toBe(t.steps[2]!.args);
   });
@@ -75,7 +73,7 @@ describe("buildTrajectories", () => {
       spanId: "s",
     });
     expect(t.messages.map((m) => m.kind)).toEqual(["handoff"]);
-    const withResult = leadAndSearch.map((s) => (s.id === "s" ? { ...s, attrs: { ...s.attrs, "output.value": "3.05T" } } : s)).map(span);
+    const withResult = leadAndSearch.map((s) => (s.id === "s" ? { ...s, output: "3.05T" } : s)).map(span);
     const t2 = buildTrajectories(withResult, attributionFor(withResult));
     expect(t2.messages.map((m) => [m.kind, m.from, m.to, m.text])).toEqual([
       ["handoff", "lead", "search_1", "look up France GDP 2023"],
@@ -94,9 +92,10 @@ describe("buildTrajectories", () => {
         handoffTo: "billing",
         start: 2,
         end: 3,
-        attrs: { "gen_ai.tool.call.arguments": '{"agent_name":"billing","message":"refund order 42 under 100 EUR"}' },
+        args: '{"agent_name":"billing","message":"refund order 42 under 100 EUR"}',
+        handoffMessage: "refund order 42 under 100 EUR",
       }),
-      span({ id: "b", op: "agent", agent: "billing", start: 4, end: 9, attrs: { "input.value": "whole history" } }),
+      span({ id: "b", op: "agent", agent: "billing", start: 4, end: 9, input: "whole history" }),
     ];
     const t = buildTrajectories(spans, attributionFor(spans));
     expect(t.handoffs[0]).toMatchObject({

@@ -4,9 +4,10 @@
  * nested agents and handoff spans become handoff edges) so trajectory and
  * scorer tests do not depend on the attribution module.
  */
-import type { Attributes, NormalizedSpan, OperationKind } from "../../src/span.ts";
+import type { AttrValue, NormalizedSpan, OperationKind, SpanRunTags } from "../../src/span.ts";
+import { canonicalArgs } from "../../src/trajectory/index.ts";
 import type { AgentUsage, HandoffEdge, SpanAttribution, TraceAttribution } from "../../src/attribution/types.ts";
-import { normalizedSpan, nsAt, TEST_BASE_NS, traceIdOf } from "../../src/testing/index.ts";
+import { normalizedSpan, nsAt, TEST_BASE_NS, traceIdOf, type NormalizedSpanOverrides } from "../../src/testing/index.ts";
 
 const T0 = TEST_BASE_NS;
 /** Milliseconds after T0, as ns. */
@@ -27,12 +28,22 @@ export interface SpanSpec {
   error?: string;
   handoffFrom?: string;
   handoffTo?: string;
-  tags?: Record<string, string | number | boolean>;
-  attrs?: Attributes;
+  /** Content in canonical form (packages/otlp derives it from the attributes; which key holds it is tested there). */
+  input?: string;
+  output?: string;
+  /** Tool or handoff arguments, canonicalized as the normalizer does; a tool or handoff span's input defaults to them. */
+  args?: AttrValue;
+  handoffMessage?: string;
+  finishReasons?: string[];
+  /** The rest of the content (end reasons, verdicts, exceptions, back link). */
+  content?: NormalizedSpanOverrides["content"];
+  runTags?: Partial<SpanRunTags>;
 }
 
 export function span(spec: SpanSpec): NormalizedSpan {
   const isError = spec.error !== undefined;
+  const toolArgs = spec.args === undefined ? null : canonicalArgs(spec.args);
+  const toolLike = spec.op === "tool" || spec.op === "handoff";
   return normalizedSpan({
     traceId: traceIdOf(1),
     spanId: spec.id,
@@ -41,7 +52,6 @@ export function span(spec: SpanSpec): NormalizedSpan {
     name: spec.name ?? `${spec.op} ${spec.tool ?? spec.agent ?? spec.model ?? ""}`.trim(),
     startTimeUnixNano: ms(spec.start),
     endTimeUnixNano: ms(spec.end ?? spec.start + 1),
-    attributes: spec.attrs ?? {},
     status: { code: isError ? 2 : 0, message: spec.error ?? "" },
     resource: {},
     scope: { name: "test", version: "0", attributes: {} },
@@ -57,7 +67,15 @@ export function span(spec: SpanSpec): NormalizedSpan {
     handoffTo: spec.handoffTo ?? null,
     errorType: spec.error ?? null,
     isError,
-    tags: spec.tags ?? {},
+    content: {
+      input: spec.input ?? (toolLike ? toolArgs : null),
+      output: spec.output ?? null,
+      toolArgs,
+      handoffMessage: spec.handoffMessage ?? null,
+      finishReasons: spec.finishReasons ?? [],
+      ...spec.content,
+    },
+    runTags: spec.runTags ?? {},
   });
 }
 

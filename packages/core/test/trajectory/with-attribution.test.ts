@@ -7,9 +7,9 @@ import { span } from "./builder.ts";
 describe("buildTrajectories over attributeAgents()", () => {
   it("builds steps, handoffs and error paths from the real attribution", () => {
     const spans = [
-      span({ id: "root", op: "agent", agent: "lead", start: 0, end: 100, attrs: { "gen_ai.agent.name": "lead", "input.value": "book a flight" } }),
+      span({ id: "root", op: "agent", agent: "lead", start: 0, end: 100, input: "book a flight" }),
       span({ id: "l1", parent: "root", op: "llm", model: "gpt-4o", start: 1, end: 5, tokens: { input: 100, output: 10 } }),
-      span({ id: "sub", parent: "root", op: "agent", agent: "search_1", start: 10, end: 50, attrs: { "gen_ai.agent.name": "search_1" } }),
+      span({ id: "sub", parent: "root", op: "agent", agent: "search_1", start: 10, end: 50 }),
       span({ id: "s.llm", parent: "sub", op: "llm", model: "gpt-4o", start: 11, end: 20, tokens: { input: 50, output: 5 } }),
       span({ id: "s.tool", parent: "sub", op: "tool", tool: "flights", start: 21, end: 30, error: "HTTPError" }),
     ];

@@ -4,9 +4,12 @@
  * agent span (OpenLLMetry, pydantic-ai baggage and handoff spans all copy it
  * onto spans that are not agents).
  */
-import type { Attributes, Convention, DecodedSpan, OperationKind } from "@crux/core";
+import type { Attributes, DecodedSpan, OperationKind } from "@crux/core";
 import { GEN_AI, LOGFIRE, MASTRA, OPENINFERENCE, TRACELOOP, VERCEL_AI } from "../semconv.ts";
 import { firstStr, str } from "./attrs.ts";
+
+/** Which convention produced a span's normalized fields (docs/conventions.md §4.1); core stores it as an opaque label. */
+export type Convention = "otel_genai" | "openinference" | "openllmetry" | "vercel_ai" | "logfire" | "mastra" | "fallback" | "none";
 
 export interface Classification {
   operation: OperationKind;

@@ -2,8 +2,9 @@
  * Field extraction by the precedence table of docs/conventions.md §4.2: for each
  * concept, read the sources left to right and keep the first non-empty one.
  */
-import type { Attributes, Convention, DecodedSpan, OperationKind } from "@crux/core";
-import { ADK, CRUX_TAG_KEYS, GEN_AI, LANGSMITH, LOGFIRE, MASTRA, OPENINFERENCE, PYDANTIC_AI, SERVICE_NAME, TRACELOOP, VERCEL_AI } from "../semconv.ts";
+import type { Attributes, DecodedSpan, OperationKind } from "@crux/core";
+import type { Convention } from "./classify.ts";
+import { ADK, GEN_AI, LANGSMITH, LOGFIRE, MASTRA, OPENINFERENCE, PYDANTIC_AI, SERVICE_NAME, TRACELOOP, VERCEL_AI } from "../semconv.ts";
 import { asObject, count, firstCount, firstStr, str } from "./attrs.ts";
 
 const INPUT_TOKEN_KEYS = [GEN_AI.inputTokens, GEN_AI.promptTokens, OPENINFERENCE.promptTokens, VERCEL_AI.inputTokens, VERCEL_AI.promptTokens] as const;
@@ -225,36 +226,4 @@ export function readConversationId(a: Attributes, convention: Convention): strin
 
 export function readServiceName(span: DecodedSpan): string | null {
   return str(span.resource, SERVICE_NAME);
-}
-
-type Tags = Record<string, string | number | boolean>;
-
-/** Resource tags, computed once per resource: spans of one ResourceSpans share the resource object. */
-const resourceTagsCache = new WeakMap<Attributes, Readonly<Tags>>();
-
-/**
- * crux.* tags: the span's own value wins over the resource's. Spans without
- * tags of their own share their resource's (frozen) tags object.
- */
-export function readTags(span: DecodedSpan): Readonly<Tags> {
-  let fromResource = resourceTagsCache.get(span.resource);
-  if (fromResource === undefined) {
-    fromResource = Object.freeze(collectTags(span.resource, {}));
-    resourceTagsCache.set(span.resource, fromResource);
-  }
-  let own: Tags | null = null;
-  for (const key of CRUX_TAG_KEYS) {
-    const v = span.attributes[key];
-    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") (own ??= {})[key] = v;
-  }
-  return own === null ? fromResource : collectTags(span.resource, own);
-}
-
-function collectTags(from: Attributes, into: Tags): Tags {
-  for (const key of CRUX_TAG_KEYS) {
-    if (into[key] !== undefined) continue;
-    const v = from[key];
-    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") into[key] = v;
-  }
-  return into;
 }

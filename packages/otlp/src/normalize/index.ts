@@ -1,25 +1,21 @@
 /**
- * GenAI normalization: reads the columns of NormalizedFields from whichever
- * convention the tracer used (docs/conventions.md §4). Pure and per span; it runs
- * on every span at ingest, so it only looks attributes up by key and parses
- * JSON only on the rare spans that need it (handoff tool arguments,
- * OpenInference LangGraph metadata).
+ * GenAI normalization, in two steps (docs/conventions.md §4):
+ * - normalizeSpan(): the columns of NormalizedFields, from whichever
+ *   convention the tracer used. It runs on every span at ingest and its
+ *   result is stored, so it only looks attributes up by key and parses JSON
+ *   only on the rare spans that need it (handoff tool arguments, OpenInference
+ *   LangGraph metadata).
+ * - addContent(): a stored span plus its canonical content and run tags,
+ *   what scoring reads. Never stored; re-derived whenever spans are read.
+ * Pure and per span.
  */
-import type { DecodedSpan, NormalizedFields, NormalizedSpan } from "@crux/core";
+import type { DecodedSpan, NormalizedFields, NormalizedSpan, StoredSpan } from "@crux/core";
 import { classify } from "./classify.ts";
+import { readContent } from "./content.ts";
 import { readError } from "./errors.ts";
-import {
-  readAgentId,
-  readAgentSpanName,
-  readConversationId,
-  readModel,
-  readPropagatedAgentName,
-  readProvider,
-  readServiceName,
-  readTags,
-  readUsage,
-} from "./fields.ts";
+import { readAgentId, readAgentSpanName, readConversationId, readModel, readPropagatedAgentName, readProvider, readServiceName, readUsage } from "./fields.ts";
 import { readHandoff } from "./handoff.ts";
+import { readRunTags, readTags } from "./run-tags.ts";
 import { str } from "./attrs.ts";
 import { GEN_AI, OPENINFERENCE, VERCEL_AI } from "../semconv.ts";
 
@@ -61,7 +57,7 @@ function normalizeFields(span: DecodedSpan): NormalizedFields {
  * measured ~1000x slower at ingest volume. The type checker flags any field
  * added to DecodedSpan that is not copied here.
  */
-export function normalizeSpan(span: DecodedSpan): NormalizedSpan {
+export function normalizeSpan(span: DecodedSpan): StoredSpan {
   const f = normalizeFields(span);
   return {
     traceId: span.traceId,
@@ -105,11 +101,24 @@ export function normalizeSpan(span: DecodedSpan): NormalizedSpan {
   };
 }
 
-export function normalizeSpans(spans: DecodedSpan[]): NormalizedSpan[] {
+export function normalizeSpans(spans: DecodedSpan[]): StoredSpan[] {
   // push, not new Array(n): a large preallocated array starts in slow (dictionary) mode.
-  const out: NormalizedSpan[] = [];
+  const out: StoredSpan[] = [];
   for (const span of spans) out.push(normalizeSpan(span));
   return out;
+}
+
+/**
+ * A stored span as scoring reads it: its content and run tags are added to
+ * the span object itself, which is returned. No copy: spans are read by the
+ * thousand, and a copy of each cost more than reading its content. Pass a
+ * span the caller owns (a freshly read row, a fresh normalizeSpan result).
+ */
+export function addContent(span: StoredSpan): NormalizedSpan {
+  const read = span as StoredSpan & Pick<NormalizedSpan, "content" | "runTags">;
+  read.content = readContent(span);
+  read.runTags = readRunTags(span.tags);
+  return read;
 }
 
 function readToolCallId(a: DecodedSpan["attributes"]): string | null {
