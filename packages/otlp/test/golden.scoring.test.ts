@@ -3,7 +3,8 @@
  * (packages/core's whole scoring pipeline, as the worker runs it), with the
  * run marked failed so attribution runs. Checked against the hand-written
  * expected.json of each recording: per-agent tokens and errors in the score
- * rows, and the decisive-error attribution naming the agent whose tool threw.
+ * rows, the decisive-error attribution naming the agent whose tool threw, and
+ * step repetition (FM-1.3) on the agent of the `repeat` recordings only.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -18,7 +19,12 @@ import { addContent, normalizeSpans } from "../src/normalize/index.ts";
 interface Expected {
   agents: Array<{ name: string; inputTokens: number; outputTokens: number; cachedTokens?: number }>;
   realErrors: Array<{ toolName: string; agent: string }>;
+  /** MAST findings the scenario is built to raise (absent: none of the modes below). */
+  findings?: Array<{ mode: string; agent: string; tool: string }>;
 }
+
+/** Modes that need no configuration (README "MAST detectors"), so a golden run raises them only when its script makes the failure. */
+const UNCONFIGURED_MODES = new Set(["FM-1.3"]);
 
 const goldenRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), "golden");
 const cases = readdirSync(goldenRoot, { withFileTypes: true })
@@ -68,6 +74,15 @@ describe.each(cases)("golden %s scored end to end", (caseName) => {
     const errors = Object.fromEntries(record.agents.map((a) => [a.agent, a.errors]));
     const wanted = Object.fromEntries(expected.agents.map((a) => [a.name, expected.realErrors.filter((e) => e.agent === a.name).length]));
     expect(errors).toEqual(wanted);
+  });
+
+  it("raises step repetition exactly where the script repeats a call", () => {
+    const found = record.findings.filter((f) => UNCONFIGURED_MODES.has(f.mode)).map((f) => ({ mode: f.mode, agent: f.agent }));
+    expect(found).toEqual((expected.findings ?? []).map((f) => ({ mode: f.mode, agent: f.agent })));
+    for (const wanted of expected.findings ?? []) {
+      const finding = record.findings.find((f) => f.mode === wanted.mode && f.agent === wanted.agent);
+      expect(finding?.evidence, `${wanted.mode} evidence`).toContain(wanted.tool);
+    }
   });
 
   it("attributes the failed run to the agent whose tool threw", () => {

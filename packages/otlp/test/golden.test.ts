@@ -47,7 +47,7 @@ const sorted = (xs: readonly string[]): string[] => [...xs].sort();
 
 it("has a golden recording for each recorded framework", () => {
   const frameworks = new Set(cases.map((c) => c.replace(/-\d{4}-\d{2}-\d{2}$/, "")));
-  expect(sorted([...frameworks])).toEqual(["langfuse", "langgraph", "mastra", "openai-agents", "vercel-ai"]);
+  expect(sorted([...frameworks])).toEqual(["langfuse", "langgraph", "langgraph-repeat", "mastra", "mastra-repeat", "openai-agents", "vercel-ai"]);
 });
 
 describe.each(cases)("golden %s", (caseName) => {

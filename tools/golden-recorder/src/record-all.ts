@@ -15,8 +15,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { recordLangfuse } from "./langfuse.ts";
-import { recordLangGraph } from "./langgraph.ts";
-import { recordMastra } from "./mastra.ts";
+import { recordLangGraph, recordLangGraphRepeat } from "./langgraph.ts";
+import { recordMastra, recordMastraRepeat } from "./mastra.ts";
 import { recordOpenAiAgents } from "./openai-agents.ts";
 import { allSpans, type ExportJson } from "./otel.ts";
 import { selectScenarios } from "./select-scenarios.ts";
@@ -28,6 +28,8 @@ export const SCENARIOS: ReadonlyArray<{ framework: string; record: () => Promise
   { framework: "langgraph", record: recordLangGraph },
   { framework: "mastra", record: recordMastra },
   { framework: "langfuse", record: recordLangfuse },
+  { framework: "langgraph-repeat", record: recordLangGraphRepeat },
+  { framework: "mastra-repeat", record: recordMastraRepeat },
 ];
 
 const goldenRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../packages/otlp/test/golden");

@@ -116,6 +116,13 @@ function visitMessages(v: AttrValue, out: string[]): void {
     return;
   }
   if (v === null || typeof v !== "object") return;
+  // LangChain's serialized messages ({lc, type: "constructor", id: [..., "ToolMessage"], kwargs: {content, tool_call_id, ...}}),
+  // bare or as OpenInference's tool result {output: <message>}: the content only, never the per-call ids around it.
+  const langChain = isLangChainSerialized(v) ? v : isLangChainSerialized(v["output"]) ? v["output"] : null;
+  if (langChain !== null) {
+    visitMessages(langChain["kwargs"] as AttrValue, out);
+    return;
+  }
   if (typeof v["content"] === "string" && v["content"].trim() !== "") out.push(v["content"]);
   else if (typeof v["text"] === "string" && v["text"].trim() !== "") out.push(v["text"]);
   else if (Array.isArray(v["content"])) visitMessages(v["content"], out);
@@ -123,6 +130,10 @@ function visitMessages(v: AttrValue, out: string[]): void {
   if (v["type"] === "tool_call" && typeof v["name"] === "string") {
     out.push(`${v["name"]}(${canonicalArgs(v["arguments"] ?? null) ?? ""})`);
   }
+}
+
+function isLangChainSerialized(v: AttrValue | undefined): v is Record<string, AttrValue> {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && v["lc"] !== undefined && v["type"] === "constructor" && typeof v["kwargs"] === "object";
 }
 
 function firstText(a: Attributes, keys: readonly string[]): string | null {
