@@ -5,7 +5,7 @@
  * semconv 0.1.32; OpenLLMetry 0.62.1 (semconv-ai 0.5.2, legacy 0.4.15);
  * Vercel AI SDK ai 7.0.77 (legacy `ai.*` spans of ai 4.x-6.x included);
  * logfire 4.41.0; pydantic-ai v2.33.0; @mastra/otel-exporter for
- * @mastra/core 0.24.x. Every attribute key Crux reads is defined here (core
+ * @mastra/core 0.24.x; @langfuse/tracing 5.11.1. Every attribute key Crux reads is defined here (core
  * reads none). Keys only: no behaviour lives here.
  */
 
@@ -206,6 +206,50 @@ export const MASTRA = {
   toolOutput: "gen_ai.tool.output",
   threadId: "threadId",
 } as const;
+
+/** Langfuse JS SDK (@langfuse/tracing + @langfuse/otel 5.11.1, scope `langfuse-sdk`). */
+export const LANGFUSE = {
+  /** agent | generation | embedding | tool | span | chain | retriever | evaluator | guardrail | event. */
+  observationType: "langfuse.observation.type",
+  /** DEBUG | DEFAULT | WARNING | ERROR; ERROR marks a failure while the OTel status stays unset. */
+  level: "langfuse.observation.level",
+  statusMessage: "langfuse.observation.status_message",
+  model: "langfuse.observation.model.name",
+  /** JSON object of token counts: `input` and `output` exclude their `input_*` / `output_*` detail keys (input_cached_tokens, ...). */
+  usageDetails: "langfuse.observation.usage_details",
+  /** JSON object of USD costs: `total`, else the sum of its parts. */
+  costDetails: "langfuse.observation.cost_details",
+  /** Any value; a JSON string unless it was a string. */
+  input: "langfuse.observation.input",
+  output: "langfuse.observation.output",
+} as const;
+
+/**
+ * Keys inside langfuse.observation.usage_details. Langfuse's own shape splits
+ * input and output: `input` leaves out every `input_*` detail (its OpenAI
+ * integration sends input = prompt_tokens - cached, plus input_cached_tokens)
+ * and the Anthropic cache keys; `output` leaves out every `output_*` detail.
+ * The SDK also accepts OpenAI usage objects as they are, whose totals include
+ * their details.
+ */
+export const LANGFUSE_USAGE = {
+  input: "input",
+  output: "output",
+  inputDetailPrefix: "input_",
+  outputDetailPrefix: "output_",
+  /** Cached input, in order: OpenAI integration, LangChain handler, Anthropic spelling. */
+  cachedKeys: ["input_cached_tokens", "input_cache_read", "cache_read_input_tokens"],
+  /** Anthropic cache keys, left out of `input` like the `input_*` details. */
+  anthropicInputKeys: ["cache_read_input_tokens", "cache_creation_input_tokens"],
+  /** OpenAI usage objects (chat completions, responses, the SDK's camel-case form): totals, cached part nested. */
+  openAiInputKeys: ["prompt_tokens", "input_tokens", "promptTokens"],
+  openAiOutputKeys: ["completion_tokens", "output_tokens", "completionTokens"],
+  openAiInputDetails: ["prompt_tokens_details", "input_tokens_details"],
+  openAiCachedKey: "cached_tokens",
+} as const;
+
+/** Keys inside langfuse.observation.cost_details. */
+export const LANGFUSE_COST = { total: "total" } as const;
 
 /** Crux run / experiment tags (docs/conventions.md §7), read from span then resource attributes. */
 export const CRUX_TAGS = {

@@ -72,8 +72,22 @@ describe("content readers", () => {
       toolArgs: '{"text":"Tidal energy is predictable but site-limited."}',
     });
     expect(golden("mastra-2026-11-30").filter((s) => s.operation === "tool" && s.content.text().toolArgs === null)).toEqual([]);
-    // LangGraph through OpenInference: input.value.
-    expect(toolText("langgraph-2026-11-30", "add")?.toolArgs).toBe('{"a":67000,"b":164000}');
+    // LangGraph through OpenInference: input.value; the result is the ToolMessage's content, not its serialized envelope.
+    expect(toolText("langgraph-2026-11-30", "add")).toEqual({ input: '{"a":67000,"b":164000}', output: "231000", toolArgs: '{"a":67000,"b":164000}' });
+  });
+
+  it("read a LangChain serialized message as its content, without the per-call ids around it", () => {
+    const toolMessage = (callId: string) => ({
+      lc: 1,
+      type: "constructor",
+      id: ["langchain_core", "messages", "ToolMessage"],
+      kwargs: { status: "success", content: '{"carriers":["EU-road-1"]}', tool_call_id: callId, name: "search_carriers" },
+    });
+    const first = content("tool", { "output.value": JSON.stringify({ output: toolMessage("call_1") }) }).text().output;
+    const second = content("tool", { "output.value": JSON.stringify({ output: toolMessage("call_2") }) }).text().output;
+    expect(first).toBe('{"carriers":["EU-road-1"]}');
+    expect(second).toBe(first);
+    expect(content("tool", { "output.value": JSON.stringify(toolMessage("call_3")) }).text().output).toBe(first);
   });
 
   it("give a tool call its arguments as input and its result before any other output", () => {

@@ -21,6 +21,10 @@ interface ExpectedAgent {
   toolCalls: string[];
   handoffTools?: string[];
   llmCalls?: number;
+  /** Cached input tokens (part of inputTokens), where the scenario scripts them. */
+  cachedTokens?: number;
+  /** Tracer-reported USD cost, where the scenario scripts it (null: none reported). */
+  cost?: number | null;
 }
 interface Expected {
   framework: string;
@@ -43,7 +47,7 @@ const sorted = (xs: readonly string[]): string[] => [...xs].sort();
 
 it("has a golden recording for each recorded framework", () => {
   const frameworks = new Set(cases.map((c) => c.replace(/-\d{4}-\d{2}-\d{2}$/, "")));
-  expect(sorted([...frameworks])).toEqual(["langgraph", "mastra", "openai-agents", "vercel-ai"]);
+  expect(sorted([...frameworks])).toEqual(["langfuse", "langgraph", "langgraph-repeat", "mastra", "mastra-repeat", "openai-agents", "vercel-ai"]);
 });
 
 describe.each(cases)("golden %s", (caseName) => {
@@ -82,6 +86,15 @@ describe.each(cases)("golden %s", (caseName) => {
     const actual = Object.fromEntries(attribution.agents.map((a) => [a.name, { input: a.inputTokens, output: a.outputTokens }]));
     const wanted = Object.fromEntries(expected.agents.map((a) => [a.name, { input: a.inputTokens, output: a.outputTokens }]));
     expect(actual).toEqual(wanted);
+  });
+
+  it("attributes each agent's cached tokens and reported cost where the script has them", () => {
+    for (const wanted of expected.agents) {
+      const agent = attribution.agents.find((a) => a.name === wanted.name);
+      if (wanted.cachedTokens !== undefined)
+        expect({ agent: wanted.name, cached: agent?.cachedTokens }).toEqual({ agent: wanted.name, cached: wanted.cachedTokens });
+      if (wanted.cost !== undefined) expect({ agent: wanted.name, cost: agent?.cost }).toEqual({ agent: wanted.name, cost: wanted.cost });
+    }
   });
 
   it("sums trace totals without double counting", () => {

@@ -39,6 +39,27 @@ export const LANGGRAPH_USAGE = {
   ],
 } as const;
 
+/**
+ * The `repeat` variant: the same run, but research_expert first calls
+ * search_carriers({region: "EU", mode: "road"}) three times in a row with
+ * identical arguments (a step repetition, FM-1.3), then web_search.
+ */
+export const LANGGRAPH_REPEAT_USAGE = {
+  ...LANGGRAPH_USAGE,
+  research_expert: [
+    { input: 60, output: 14 },
+    { input: 72, output: 14 },
+    { input: 84, output: 14 },
+    { input: 96, output: 14 },
+    { input: 120, output: 28 },
+  ],
+} as const;
+
+/** The arguments the repeat variant's research_expert sends search_carriers every time. */
+export const REPEATED_SEARCH_ARGS = { region: "EU", mode: "road" } as const;
+
+type Usage = { input: number; output: number };
+
 type ScriptedReply =
   | { toolCall: { id: string; name: string; args: Record<string, unknown> }; usage: { input: number; output: number } }
   | { text: string; usage: { input: number; output: number } };
@@ -81,11 +102,19 @@ class ScriptedChatModel extends BaseChatModel {
   }
 }
 
-export async function recordLangGraph(): Promise<ExportJson> {
+export function recordLangGraph(): Promise<ExportJson> {
+  return recordScenario(false);
+}
+
+export function recordLangGraphRepeat(): Promise<ExportJson> {
+  return recordScenario(true);
+}
+
+async function recordScenario(repeat: boolean): Promise<ExportJson> {
   const recorder = createSpanRecorder(LANGGRAPH_SERVICE);
   const instrumentation = new LangChainInstrumentation({ tracerProvider: recorder.provider });
   instrumentation.manuallyInstrument(CallbackManagerModule);
-  const u = LANGGRAPH_USAGE;
+  const u = repeat ? LANGGRAPH_REPEAT_USAGE : LANGGRAPH_USAGE;
   try {
     const webSearch = tool(
       async ({ query }: { query: string }): Promise<string> => {
@@ -93,6 +122,11 @@ export async function recordLangGraph(): Promise<ExportJson> {
       },
       { name: "web_search", description: "Search the web", schema: z.object({ query: z.string() }) },
     );
+    const searchCarriers = tool(async ({ region, mode }: { region: string; mode: string }) => JSON.stringify({ carriers: [`${region}-${mode}-1`] }), {
+      name: "search_carriers",
+      description: "Search freight carriers by region and mode",
+      schema: z.object({ region: z.string(), mode: z.string() }),
+    });
     const add = tool(async ({ a, b }: { a: number; b: number }) => String(a + b), {
       name: "add",
       description: "Add two numbers",
@@ -102,10 +136,16 @@ export async function recordLangGraph(): Promise<ExportJson> {
     const researchExpert = createReactAgent({
       name: "research_expert",
       prompt: "You are a researcher. Use web_search.",
-      tools: [webSearch],
+      tools: repeat ? [searchCarriers, webSearch] : [webSearch],
       llm: new ScriptedChatModel("mock-research-1", [
-        { toolCall: { id: "call_r1", name: "web_search", args: { query: "FAANG headcount 2024" } }, usage: u.research_expert[0] },
-        { text: "Search failed; rough figures: Meta 67k, Apple 164k.", usage: u.research_expert[1] },
+        ...(repeat
+          ? [0, 1, 2].map((i) => ({
+              toolCall: { id: `call_rs${i + 1}`, name: "search_carriers", args: { ...REPEATED_SEARCH_ARGS } },
+              usage: u.research_expert[i] as Usage,
+            }))
+          : []),
+        { toolCall: { id: "call_r1", name: "web_search", args: { query: "FAANG headcount 2024" } }, usage: u.research_expert[repeat ? 3 : 0] as Usage },
+        { text: "Search failed; rough figures: Meta 67k, Apple 164k.", usage: u.research_expert[repeat ? 4 : 1] as Usage },
       ]),
     });
     const mathExpert = createReactAgent({

@@ -38,6 +38,25 @@ export const MASTRA_USAGE = {
   ],
 } as const;
 
+/**
+ * The `repeat` variant: the same run, but the researcher first calls
+ * search_carriers({region: "EU", mode: "road"}) three times in a row with
+ * identical arguments (a step repetition, FM-1.3), then fetch_sources.
+ */
+export const MASTRA_REPEAT_USAGE = {
+  ...MASTRA_USAGE,
+  researcher: [
+    { input: 65, output: 11 },
+    { input: 80, output: 11 },
+    { input: 95, output: 11 },
+    { input: 110, output: 11 },
+    { input: 140, output: 35 },
+  ],
+} as const;
+
+/** The arguments the repeat variant's researcher sends search_carriers every time. */
+export const REPEATED_SEARCH_ARGS = { region: "EU", mode: "road" } as const;
+
 type Usage = { input: number; output: number };
 type ScriptedTurn = { toolCall: { id: string; name: string; args: object }; usage: Usage } | { text: string; usage: Usage };
 
@@ -93,11 +112,19 @@ function scriptedModel(modelId: string, script: ScriptedTurn[]): MockLanguageMod
   });
 }
 
-export async function recordMastra(): Promise<ExportJson> {
+export function recordMastra(): Promise<ExportJson> {
+  return recordScenario(false);
+}
+
+export function recordMastraRepeat(): Promise<ExportJson> {
+  return recordScenario(true);
+}
+
+async function recordScenario(repeat: boolean): Promise<ExportJson> {
   const collector = new CollectingSpanExporter();
   // The endpoint is required by the config schema but unused: with `exporter` set, nothing is sent.
   const otelExporter = new OtelExporter({ provider: { custom: { endpoint: "http://127.0.0.1:4318/v1/traces", protocol: "http/json" } }, exporter: collector });
-  const u = MASTRA_USAGE;
+  const u = repeat ? MASTRA_REPEAT_USAGE : MASTRA_USAGE;
 
   const fetchSources = createTool({
     id: "fetch_sources",
@@ -106,6 +133,12 @@ export async function recordMastra(): Promise<ExportJson> {
     execute: async ({ context }) => {
       throw new Error(`source index offline for topic "${context.topic}"`);
     },
+  });
+  const searchCarriers = createTool({
+    id: "search_carriers",
+    description: "Search freight carriers by region and mode",
+    inputSchema: z.object({ region: z.string(), mode: z.string() }),
+    execute: async ({ context }) => ({ carriers: [`${context.region}-${context.mode}-1`] }),
   });
   const formatText = createTool({
     id: "format_text",
@@ -118,10 +151,13 @@ export async function recordMastra(): Promise<ExportJson> {
     name: "researcher",
     instructions: "You research topics. Use fetch_sources.",
     model: scriptedModel("mock-researcher-1", [
-      { toolCall: { id: "call_r1", name: "fetch_sources", args: { topic: "tidal energy" } }, usage: u.researcher[0] },
-      { text: "Sources unavailable; tidal energy is predictable but site-limited.", usage: u.researcher[1] },
+      ...(repeat
+        ? [0, 1, 2].map((i) => ({ toolCall: { id: `call_rs${i + 1}`, name: "search_carriers", args: REPEATED_SEARCH_ARGS }, usage: u.researcher[i] as Usage }))
+        : []),
+      { toolCall: { id: "call_r1", name: "fetch_sources", args: { topic: "tidal energy" } }, usage: u.researcher[repeat ? 3 : 0] as Usage },
+      { text: "Sources unavailable; tidal energy is predictable but site-limited.", usage: u.researcher[repeat ? 4 : 1] as Usage },
     ]),
-    tools: { fetch_sources: fetchSources },
+    tools: repeat ? { search_carriers: searchCarriers, fetch_sources: fetchSources } : { fetch_sources: fetchSources },
   });
   const writer = new Agent({
     name: "writer",

@@ -41,7 +41,7 @@ let contextManagerInstalled = false;
  * Nested agent calls only become child spans when the active context follows
  * async calls, so install an AsyncLocalStorage context manager once per process.
  */
-function ensureAsyncContext(): void {
+export function ensureAsyncContext(): void {
   if (contextManagerInstalled) return;
   const manager = new AsyncLocalStorageContextManager();
   manager.enable();

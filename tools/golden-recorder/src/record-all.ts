@@ -14,8 +14,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { recordLangGraph } from "./langgraph.ts";
-import { recordMastra } from "./mastra.ts";
+import { recordLangfuse } from "./langfuse.ts";
+import { recordLangGraph, recordLangGraphRepeat } from "./langgraph.ts";
+import { recordMastra, recordMastraRepeat } from "./mastra.ts";
 import { recordOpenAiAgents } from "./openai-agents.ts";
 import { allSpans, type ExportJson } from "./otel.ts";
 import { selectScenarios } from "./select-scenarios.ts";
@@ -26,6 +27,9 @@ export const SCENARIOS: ReadonlyArray<{ framework: string; record: () => Promise
   { framework: "openai-agents", record: recordOpenAiAgents },
   { framework: "langgraph", record: recordLangGraph },
   { framework: "mastra", record: recordMastra },
+  { framework: "langfuse", record: recordLangfuse },
+  { framework: "langgraph-repeat", record: recordLangGraphRepeat },
+  { framework: "mastra-repeat", record: recordMastraRepeat },
 ];
 
 const goldenRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../packages/otlp/test/golden");

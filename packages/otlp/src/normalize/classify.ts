@@ -5,11 +5,11 @@
  * onto spans that are not agents).
  */
 import type { Attributes, DecodedSpan, OperationKind } from "@crux/core";
-import { GEN_AI, LOGFIRE, MASTRA, OPENINFERENCE, TRACELOOP, VERCEL_AI } from "../semconv.ts";
+import { GEN_AI, LANGFUSE, LOGFIRE, MASTRA, OPENINFERENCE, TRACELOOP, VERCEL_AI } from "../semconv.ts";
 import { firstStr, str } from "./attrs.ts";
 
 /** Which convention produced a span's normalized fields (docs/conventions.md §4.1); core stores it as an opaque label. */
-export type Convention = "otel_genai" | "openinference" | "openllmetry" | "vercel_ai" | "logfire" | "mastra" | "fallback" | "none";
+export type Convention = "otel_genai" | "openinference" | "openllmetry" | "vercel_ai" | "logfire" | "mastra" | "langfuse" | "fallback" | "none";
 
 export interface Classification {
   operation: OperationKind;
@@ -122,7 +122,14 @@ export function classify(span: DecodedSpan): Classification {
     if (operation !== null) return finish(span, operation, "logfire");
   }
 
-  // Rule 6: fallback on evidence.
+  // Rule 6: Langfuse observation types (an unknown type falls through).
+  const langfuseType = str(a, LANGFUSE.observationType);
+  if (langfuseType !== null) {
+    const operation = classifyLangfuse(langfuseType);
+    if (operation !== null) return finish(span, operation, "langfuse");
+  }
+
+  // Rule 7: fallback on evidence.
   for (const key of TOKEN_KEYS) {
     if (a[key] !== undefined) return finish(span, "llm", "fallback");
   }
@@ -186,6 +193,27 @@ function classifyVercel(opId: string): OperationKind {
   return "other";
 }
 
+function classifyLangfuse(type: string): OperationKind | null {
+  switch (type) {
+    case "agent":
+      return "agent";
+    case "generation":
+    case "embedding":
+      return "llm";
+    case "tool":
+      return "tool";
+    case "span":
+    case "chain":
+    case "retriever":
+    case "evaluator":
+    case "guardrail":
+    case "event":
+      return "other";
+    default:
+      return null;
+  }
+}
+
 function classifyLogfire(template: string): OperationKind | null {
   if (template.startsWith("Agent run:")) return "agent";
   if (template.startsWith("Handoff:")) return "handoff";
@@ -234,6 +262,8 @@ function readToolName(span: DecodedSpan): string | null {
     const name = str(a, LOGFIRE.name);
     if (name !== null) return name;
   }
+  // A Langfuse tool observation is named by its span name, verbatim.
+  if (str(a, LANGFUSE.observationType) === "tool") return span.name;
   return parseToolSpanName(span.name);
 }
 

@@ -22,6 +22,7 @@ import {
   EXCEPTION_TYPE,
   FLATTENED,
   GEN_AI,
+  LANGFUSE,
   MASTRA,
   OPENINFERENCE,
   PYDANTIC_AI,
@@ -37,10 +38,19 @@ const TOOL_ARGS_KEYS = [
   MASTRA.toolInput,
   OPENINFERENCE.inputValue,
   TRACELOOP.entityInput,
+  LANGFUSE.input,
 ];
 /** Where handoff tools put the arguments a handoff message is read from (not the OpenInference names of §6.1). */
 const HANDOFF_ARGS_KEYS = [GEN_AI.toolCallArguments, VERCEL_AI.toolCallArgs, PYDANTIC_AI.toolArguments];
-const INPUT_KEYS = [GEN_AI.inputMessages, OPENINFERENCE.inputValue, VERCEL_AI.promptMessages, VERCEL_AI.prompt, TRACELOOP.entityInput, GEN_AI.prompt];
+const INPUT_KEYS = [
+  GEN_AI.inputMessages,
+  OPENINFERENCE.inputValue,
+  VERCEL_AI.promptMessages,
+  VERCEL_AI.prompt,
+  TRACELOOP.entityInput,
+  GEN_AI.prompt,
+  LANGFUSE.input,
+];
 const OUTPUT_KEYS = [
   GEN_AI.outputMessages,
   OPENINFERENCE.outputValue,
@@ -50,6 +60,7 @@ const OUTPUT_KEYS = [
   TRACELOOP.entityOutput,
   GEN_AI.completion,
   PYDANTIC_AI.finalResult,
+  LANGFUSE.output,
 ];
 const TOOL_RESULT_KEYS = [
   GEN_AI.toolCallResult,
@@ -58,6 +69,7 @@ const TOOL_RESULT_KEYS = [
   MASTRA.toolOutput,
   OPENINFERENCE.outputValue,
   TRACELOOP.entityOutput,
+  LANGFUSE.output,
 ];
 const FINISH_REASON_KEYS = [GEN_AI.finishReasons, GEN_AI.finishReason, UNVERSIONED.finishReason, VERCEL_AI.responseFinishReason, GEN_AI.stopReason];
 /** How a run or agent ended (FM-1.5), in precedence order. */
@@ -104,6 +116,13 @@ function visitMessages(v: AttrValue, out: string[]): void {
     return;
   }
   if (v === null || typeof v !== "object") return;
+  // LangChain's serialized messages ({lc, type: "constructor", id: [..., "ToolMessage"], kwargs: {content, tool_call_id, ...}}),
+  // bare or as OpenInference's tool result {output: <message>}: the content only, never the per-call ids around it.
+  const langChain = isLangChainSerialized(v) ? v : isLangChainSerialized(v["output"]) ? v["output"] : null;
+  if (langChain !== null) {
+    visitMessages(langChain["kwargs"] as AttrValue, out);
+    return;
+  }
   if (typeof v["content"] === "string" && v["content"].trim() !== "") out.push(v["content"]);
   else if (typeof v["text"] === "string" && v["text"].trim() !== "") out.push(v["text"]);
   else if (Array.isArray(v["content"])) visitMessages(v["content"], out);
@@ -111,6 +130,10 @@ function visitMessages(v: AttrValue, out: string[]): void {
   if (v["type"] === "tool_call" && typeof v["name"] === "string") {
     out.push(`${v["name"]}(${canonicalArgs(v["arguments"] ?? null) ?? ""})`);
   }
+}
+
+function isLangChainSerialized(v: AttrValue | undefined): v is Record<string, AttrValue> {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && v["lc"] !== undefined && v["type"] === "constructor" && typeof v["kwargs"] === "object";
 }
 
 function firstText(a: Attributes, keys: readonly string[]): string | null {

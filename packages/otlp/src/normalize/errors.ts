@@ -4,6 +4,10 @@
  * carries `error.type` or an `exception` event. errorType is read from
  * error.type → exception.type → status.message.
  *
+ * Langfuse records a failure as `langfuse.observation.level = ERROR` (its
+ * `observe()` wrapper never sets the OTel status): unless the status is OK,
+ * that level is an error too, typed by `langfuse.observation.status_message`.
+ *
  * Control flow is not failure. LangGraph/LangChain handoff tools return
  * Command(goto=..., graph=Command.PARENT), which LangGraph raises as a
  * ParentCommand (a GraphBubbleUp subclass) to jump to the parent graph;
@@ -14,7 +18,7 @@
  * errorType=null.
  */
 import type { DecodedSpan } from "@crux/core";
-import { ERROR_TYPE, EXCEPTION_EVENT, EXCEPTION_MESSAGE, EXCEPTION_TYPE } from "../semconv.ts";
+import { ERROR_TYPE, EXCEPTION_EVENT, EXCEPTION_MESSAGE, EXCEPTION_TYPE, LANGFUSE } from "../semconv.ts";
 import { str } from "./attrs.ts";
 
 export interface ErrorFields {
@@ -23,6 +27,7 @@ export interface ErrorFields {
 }
 
 const NO_ERROR: ErrorFields = { isError: false, errorType: null };
+const LANGFUSE_ERROR_LEVEL = "ERROR";
 const CONTROL_FLOW = /\b(?:ParentCommand|GraphBubbleUp|GraphInterrupt|NodeInterrupt)\b|\bCommand\([^)]*\bgoto=/;
 /** errorType is a short label; status messages can be whole stack traces. */
 const MAX_ERROR_TYPE_LENGTH = 200;
@@ -40,13 +45,21 @@ export function readError(span: DecodedSpan): ErrorFields {
     break;
   }
   const hasException = exceptionType !== null || exceptionMessage !== null;
-  if (code !== 2 && attrType === null && !hasException) return NO_ERROR;
+  const langfuseError = str(span.attributes, LANGFUSE.level) === LANGFUSE_ERROR_LEVEL;
+  if (code !== 2 && attrType === null && !hasException && !langfuseError) return NO_ERROR;
 
   const statusMessage = span.status.message === "" ? null : span.status.message;
-  if (isControlFlow(attrType) || isControlFlow(exceptionType) || isControlFlow(exceptionMessage) || isControlFlow(statusMessage)) {
+  const langfuseMessage = langfuseError ? str(span.attributes, LANGFUSE.statusMessage) : null;
+  if (
+    isControlFlow(attrType) ||
+    isControlFlow(exceptionType) ||
+    isControlFlow(exceptionMessage) ||
+    isControlFlow(statusMessage) ||
+    isControlFlow(langfuseMessage)
+  ) {
     return NO_ERROR;
   }
-  const errorType = attrType ?? exceptionType ?? statusMessage ?? exceptionMessage ?? "error";
+  const errorType = attrType ?? exceptionType ?? statusMessage ?? langfuseMessage ?? exceptionMessage ?? "error";
   return { isError: true, errorType: errorType.slice(0, MAX_ERROR_TYPE_LENGTH) };
 }
 

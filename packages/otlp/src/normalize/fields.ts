@@ -4,8 +4,9 @@
  */
 import type { Attributes, DecodedSpan, OperationKind } from "@crux/core";
 import type { Convention } from "./classify.ts";
-import { ADK, GEN_AI, LANGSMITH, LOGFIRE, MASTRA, OPENINFERENCE, PYDANTIC_AI, SERVICE_NAME, TRACELOOP, VERCEL_AI } from "../semconv.ts";
+import { ADK, GEN_AI, LANGFUSE, LANGSMITH, LOGFIRE, MASTRA, OPENINFERENCE, PYDANTIC_AI, SERVICE_NAME, TRACELOOP, VERCEL_AI } from "../semconv.ts";
 import { asObject, count, firstCount, firstStr, str } from "./attrs.ts";
+import { readLangfuseCost, readLangfuseUsage } from "./langfuse.ts";
 
 const INPUT_TOKEN_KEYS = [GEN_AI.inputTokens, GEN_AI.promptTokens, OPENINFERENCE.promptTokens, VERCEL_AI.inputTokens, VERCEL_AI.promptTokens] as const;
 const OUTPUT_TOKEN_KEYS = [
@@ -33,6 +34,7 @@ const MODEL_KEYS = [
   OPENINFERENCE.embeddingModelName,
   VERCEL_AI.responseModel,
   VERCEL_AI.modelId,
+  LANGFUSE.model,
 ] as const;
 const PROVIDER_KEYS = [GEN_AI.providerName, GEN_AI.system, OPENINFERENCE.provider, OPENINFERENCE.system, VERCEL_AI.modelProvider] as const;
 const CONVERSATION_KEYS = [
@@ -68,6 +70,11 @@ export function readUsage(a: Attributes, operation: OperationKind): Usage {
     outputTokens ??= count(a, GEN_AI.aggregatedOutputTokens);
     cachedTokens ??= count(a, GEN_AI.aggregatedCacheReadTokens);
   }
+  // Langfuse's usage JSON is the last source, read as a whole (its input leaves the cached part out).
+  if (inputTokens === null && outputTokens === null && cachedTokens === null && a[LANGFUSE.usageDetails] !== undefined) {
+    const langfuse = readLangfuseUsage(a[LANGFUSE.usageDetails]);
+    if (langfuse !== null) ({ inputTokens, outputTokens, cachedTokens } = langfuse);
+  }
   return { inputTokens, outputTokens, cachedTokens, cost: readCost(a) };
 }
 
@@ -76,7 +83,8 @@ function readCost(a: Attributes): number | null {
   if (total !== null) return total;
   const prompt = count(a, OPENINFERENCE.costPrompt);
   const completion = count(a, OPENINFERENCE.costCompletion);
-  return prompt === null && completion === null ? null : (prompt ?? 0) + (completion ?? 0);
+  if (prompt !== null || completion !== null) return (prompt ?? 0) + (completion ?? 0);
+  return a[LANGFUSE.costDetails] === undefined ? null : readLangfuseCost(a[LANGFUSE.costDetails]);
 }
 
 /** Agent name of an agent span (§4.2 "Agent name"); the span name is the last resort. */
@@ -84,6 +92,8 @@ export function readAgentSpanName(span: DecodedSpan, convention: Convention): st
   const a = span.attributes;
   const direct = firstStr(a, [GEN_AI.agentName, OPENINFERENCE.agentName, OPENINFERENCE.graphNodeId]);
   if (direct !== null) return direct;
+  // A Langfuse agent observation is named by its span name, verbatim.
+  if (convention === "langfuse") return span.name;
   if (str(a, TRACELOOP.spanKind) === "agent") {
     const entity = str(a, TRACELOOP.entityName);
     if (entity !== null) return entity;
