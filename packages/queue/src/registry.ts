@@ -69,6 +69,15 @@ export function defineQueue<S extends z.ZodType, M extends QueueMode>(definition
 }
 
 const traceId = z.string().regex(/^[0-9a-f]{32}$/, "traceId must be 32 lowercase hex characters");
+/** Every trace stage's job names one trace of one project. */
+const tracePayload = z.object({ projectId: z.string().min(1), traceId });
+const traceKey = (p: z.infer<typeof tracePayload>) => `${p.projectId}:${p.traceId}`;
+const traceStageDefaults: JobDefaults = {
+  attempts: 5,
+  backoff: { type: "exponential", delay: 2_000 },
+  removeOnComplete: 1_000,
+  removeOnFail: 10_000,
+};
 
 /**
  * Every queue of the app: its mode, key, payload contract and job defaults, in
@@ -77,44 +86,19 @@ const traceId = z.string().regex(/^[0-9a-f]{32}$/, "traceId must be 32 lowercase
  */
 export const queueRegistry = {
   /** Rebuild a trace once it has been quiet for the debounce delay; one job per trace. */
-  "trace.settle": defineQueue({
-    mode: "debounced",
-    payload: z.object({ projectId: z.string().min(1), traceId }),
-    key: (p) => `${p.projectId}:${p.traceId}`,
-    defaults: {
-      attempts: 5,
-      backoff: { type: "exponential", delay: 2_000 },
-      removeOnComplete: 1_000,
-      removeOnFail: 10_000,
-    },
-  }),
+  "trace.settle": defineQueue({ mode: "debounced", payload: tracePayload, key: traceKey, defaults: traceStageDefaults }),
   /** Deterministic scoring of a settled trace (or of a new outcome); skipped when its input hash is unchanged. Debounced so a request during a run gets one more run after it. */
-  "trace.score": defineQueue({
-    mode: "debounced",
-    payload: z.object({ projectId: z.string().min(1), traceId }),
-    key: (p) => `${p.projectId}:${p.traceId}`,
-    defaults: {
-      attempts: 5,
-      backoff: { type: "exponential", delay: 2_000 },
-      removeOnComplete: 1_000,
-      removeOnFail: 10_000,
-    },
-  }),
+  "trace.score": defineQueue({ mode: "debounced", payload: tracePayload, key: traceKey, defaults: traceStageDefaults }),
   /**
    * The registered judge producers of a scored trace; each runs only when its verdict for the current
    * inputs is missing. Rate-limited per project: judges call paid model APIs.
    */
   "trace.judge": defineQueue({
     mode: "rate-limited",
-    payload: z.object({ projectId: z.string().min(1), traceId }),
+    payload: tracePayload,
     key: (p) => p.projectId,
     rateLimit: { max: 60, windowMs: 60_000 },
-    defaults: {
-      attempts: 5,
-      backoff: { type: "exponential", delay: 2_000 },
-      removeOnComplete: 1_000,
-      removeOnFail: 10_000,
-    },
+    defaults: traceStageDefaults,
   }),
 } as const satisfies QueueRegistry;
 
