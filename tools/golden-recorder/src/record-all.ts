@@ -14,6 +14,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { recordGroupChat } from "./group-chat.ts";
 import { recordLangGraph } from "./langgraph.ts";
 import { recordMastra } from "./mastra.ts";
 import { recordOpenAiAgents } from "./openai-agents.ts";
@@ -26,6 +27,7 @@ export const SCENARIOS: ReadonlyArray<{ framework: string; record: () => Promise
   { framework: "openai-agents", record: recordOpenAiAgents },
   { framework: "langgraph", record: recordLangGraph },
   { framework: "mastra", record: recordMastra },
+  { framework: "group-chat", record: recordGroupChat },
 ];
 
 const goldenRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../packages/otlp/test/golden");
