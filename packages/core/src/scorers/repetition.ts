@@ -94,7 +94,8 @@ function detectForAgent(t: TraceTrajectories, agent: AgentTrajectory, k: number)
   const findings: Finding[] = [];
   const chains = new Map<string, Chain>();
   steps.forEach((step, pos) => {
-    const sig = stepSignature(step);
+    // Turns repeat by near-identity, whatever was said in between (detectRepeatedTurns).
+    const sig = step.kind === "message" ? null : stepSignature(step);
     if (sig === null) return;
     const chain = chains.get(sig);
     let continues = chain !== undefined;

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { scoreTrace } from "../../src/pipeline/index.ts";
+import { redundancyRate } from "../../src/scorers/coordination.ts";
 import { scoreGoalDrift } from "../../src/scorers/goal-drift.ts";
 import { detectMast } from "../../src/scorers/mast.ts";
 import type { SpanSpec } from "../trajectory/builder.ts";
@@ -195,5 +196,13 @@ describe("attribution of a failed message-only trace", () => {
 
   it("gives a run that did not fail none", () => {
     expect(scoreTrace(input(loop, { outcomeOverride: { success: true } })).attributions).toEqual([]);
+  });
+});
+
+describe("coordination on turns", () => {
+  it("counts a turn said again by the same agent as redundant", () => {
+    expect(redundancyRate(traj(clean))).toMatchObject({ steps: 5, repeats: 0, rate: 0 });
+    const again = turn("t6", "researcher", 60, answer.output as string);
+    expect(redundancyRate(traj([...clean, again]))).toMatchObject({ steps: 6, repeats: 1 });
   });
 });
