@@ -62,7 +62,8 @@ function score(spans: NormalizedSpan[], agentContracts: AgentContract[] = []): T
   return scoreTrace(input);
 }
 
-const stepsOf = (record: TraceScoreRecord) => record.trajectories.flatMap((a) => a.steps.map((s) => ({ ...s, agent: a.agent }))).sort((a, b) => a.index - b.index);
+const stepsOf = (record: TraceScoreRecord) =>
+  record.trajectories.flatMap((a) => a.steps.map((s) => ({ ...s, agent: a.agent }))).sort((a, b) => a.index - b.index);
 const findingsOf = (record: TraceScoreRecord) => record.findings.map((f) => ({ mode: f.mode, agent: f.agent, stepIndex: f.stepIndex }));
 
 describe.each(cases)("golden %s through scoring", (caseName) => {

@@ -148,7 +148,11 @@ function turnCues(t: TraceTrajectories, findings: Finding[]): TurnCue[] {
     .reverse()
     .find((s) => s.kind === "message" && s.outputText !== null && APPROVAL_PATTERN.test(s.outputText) && !REJECTION_PATTERN.test(s.outputText));
   if (approving !== undefined && !verified.has(approving.spanId)) {
-    cues.push({ step: approving, weight: 0.4, evidence: `${approving.agent ?? "?"} approved ("${quote(approving.outputText as string, 60)}") and the run failed` });
+    cues.push({
+      step: approving,
+      weight: 0.4,
+      evidence: `${approving.agent ?? "?"} approved ("${quote(approving.outputText as string, 60)}") and the run failed`,
+    });
   }
   return cues;
 }

@@ -14,7 +14,15 @@ import { config, input } from "../pipeline/fixtures.ts";
 import { traj } from "./fixtures.ts";
 
 const GOAL = "Find the 2023 population of Lyon and cite the INSEE source";
-const manager: SpanSpec = { id: "mgr", op: "agent", agent: "group_chat_manager", start: 0, end: 1000, input: GOAL, output: "Lyon had 522,250 residents in 2023 (INSEE)" };
+const manager: SpanSpec = {
+  id: "mgr",
+  op: "agent",
+  agent: "group_chat_manager",
+  start: 0,
+  end: 1000,
+  input: GOAL,
+  output: "Lyon had 522,250 residents in 2023 (INSEE)",
+};
 const turn = (id: string, agent: string, at: number, output: string, extra: Partial<SpanSpec> = {}): SpanSpec => ({
   id,
   parent: "mgr",
