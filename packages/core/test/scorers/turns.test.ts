@@ -152,6 +152,10 @@ describe("detectors on a message-only trace", () => {
     expect(modes([manager, ask, answer, check, approves, close], { agentContracts: verifierContract, outcomeSuccess: false })).toEqual([
       ["FM-3.3", "verifier", "t4"],
     ]);
+    // A verdict attribute on the verifier's turn span is read first.
+    const verdictTurn = turn("t4", "verifier", 40, "Checked the Lyon figure.", { content: { verdicts: [{ key: "crux.verdict", value: "pass" }] } });
+    const byVerdict = detectMast(traj([manager, ask, answer, check, verdictTurn, close]), { agentContracts: verifierContract, outcomeSuccess: false }).findings;
+    expect(byVerdict.map((f) => [f.mode, f.spanId, f.confidence])).toEqual([["FM-3.3", "t4", 0.9]]);
     // The verifier never speaks after the researcher's answer.
     expect(modes([manager, ask, answer, close], { agentContracts: verifierContract })).toEqual([["FM-3.2", "researcher", "t2"]]);
   });
