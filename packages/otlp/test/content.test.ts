@@ -121,13 +121,15 @@ describe("content readers", () => {
     expect(content("llm", attrs).endReasons).toEqual([]);
   });
 
-  it("read verdicts in precedence order on step spans", () => {
+  it("read verdicts in precedence order on step spans and agent spans (a verifier's turn)", () => {
     const attrs = { "gen_ai.evaluation.score.label": "pass", "crux.verdict": "approved" };
-    expect(content("llm", attrs).verdicts).toEqual([
+    const ordered = [
       { key: "crux.verdict", value: "approved" },
       { key: "gen_ai.evaluation.score.label", value: "pass" },
-    ]);
-    expect(content("agent", attrs).verdicts).toEqual([]);
+    ];
+    expect(content("llm", attrs).verdicts).toEqual(ordered);
+    expect(content("agent", attrs).verdicts).toEqual(ordered);
+    expect(content("other", attrs).verdicts).toEqual([]);
   });
 
   it("read exception events as type and message", () => {

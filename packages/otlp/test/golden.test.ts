@@ -45,9 +45,9 @@ const cases = readdirSync(goldenRoot, { withFileTypes: true })
 
 const sorted = (xs: readonly string[]): string[] => [...xs].sort();
 
-it("has a golden recording for each recorded framework", () => {
+it("has a golden recording for each recorded framework (and the framework-less group chat)", () => {
   const frameworks = new Set(cases.map((c) => c.replace(/-\d{4}-\d{2}-\d{2}$/, "")));
-  expect(sorted([...frameworks])).toEqual(["langfuse", "langgraph", "langgraph-repeat", "mastra", "mastra-repeat", "openai-agents", "vercel-ai"]);
+  expect(sorted([...frameworks])).toEqual(["group-chat", "langfuse", "langgraph", "langgraph-repeat", "mastra", "mastra-repeat", "openai-agents", "vercel-ai"]);
 });
 
 describe.each(cases)("golden %s", (caseName) => {

@@ -3,7 +3,9 @@
  * repeated tool call, a handoff that breaks its contract (schema and a dropped
  * constraint) and a final write no verifier checked; the worker scores it and
  * the API serves each finding (agent and span), per-agent tokens and cost,
- * and the failure-mode rates. Runs on every backend.
+ * and the failure-mode rates. A group chat traced as one agent span per turn
+ * (no model or tool spans) is scored on its turns and attributed. Runs on
+ * every backend.
  */
 import { ROOT_CONTEXT, SpanKind, trace, type Span, type Tracer } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
@@ -74,6 +76,39 @@ function emitFlawedRun(tracer: Tracer, startMs: number) {
   back.end((t += 1));
   planner.end((t += 5));
   return { traceId: planner.spanContext().traceId, ids };
+}
+
+/** A group chat traced without model instrumentation: one invoke_agent span per turn under the manager's. */
+function emitGroupChat(tracer: Tracer, startMs: number) {
+  let t = startMs;
+  const agent = (name: string, parent: Span | null, output: string | null) => {
+    const s = tracer.startSpan(
+      `invoke_agent ${name}`,
+      { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name }, startTime: (t += 10) },
+      parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT,
+    );
+    if (output !== null) s.setAttribute("gen_ai.output.messages", JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: output }] }]));
+    return s;
+  };
+  const manager = agent("group_chat_manager", null, null);
+  manager.setAttributes({ "crux.outcome.success": false, "crux.task.goal": "Find the 2023 population of Lyon and cite the INSEE source" });
+  const stale = "Lyon had about 516,000 inhabitants in 2021 according to INSEE.";
+  const turns: Array<[string, string]> = [
+    ["orchestrator", "Researcher, find the 2023 population of Lyon with its INSEE source."],
+    ["researcher", stale],
+    ["orchestrator", "We need the 2023 figure specifically, check the latest INSEE release."],
+    ["researcher", stale],
+    ["orchestrator", "That is still the 2021 number. Search the INSEE 2023 estimates for Lyon."],
+    ["researcher", stale],
+    ["orchestrator", "Final answer: Lyon had about 516,000 inhabitants according to INSEE."],
+  ];
+  const spanIds = turns.map(([speaker, text]) => {
+    const s = agent(speaker, manager, text);
+    s.end((t += 5));
+    return s.spanContext().spanId;
+  });
+  manager.end((t += 5));
+  return { traceId: manager.spanContext().traceId, spanIds };
 }
 
 describe.each(backends())("scoring end to end on $name", (backend) => {
@@ -202,5 +237,39 @@ describe.each(backends())("scoring end to end on $name", (backend) => {
     const detail = await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}`);
     expect(detail.body.trace.spanCount).toBe(4);
     expect(detail.body.orphanSpanIds).toEqual([]);
+  });
+  it("scores a group chat traced as one agent span per turn: turns are steps, the repeated turn is found and attributed", async () => {
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ "service.name": `${SERVICE}-group-chat` }),
+      spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: crux.otlpUrl }))],
+    });
+    const { traceId, spanIds } = emitGroupChat(provider.getTracer("group-chat-test"), Date.now() - 60_000);
+    await provider.forceFlush();
+    await provider.shutdown();
+
+    const findings = await eventually(async () => {
+      const r = await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}/findings?limit=500`);
+      return r.status === 200 && r.body.scored ? (r.body.items as any[]) : undefined;
+    }, 20_000);
+    expect(findings.map((f) => [f.mode, f.agent, f.spanId])).toEqual([["FM-1.3", "researcher", spanIds[5]]]);
+
+    const trajectories = await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}/trajectories`);
+    expect(trajectories.status).toBe(200);
+    const steps = (trajectories.body.items as any[]).flatMap((a) => a.steps.map((st: any) => [st.index, st.kind, a.agent]));
+    expect(steps.sort((a, b) => a[0] - b[0]).map((st) => st.slice(1))).toEqual([
+      ["message", "orchestrator"],
+      ["message", "researcher"],
+      ["message", "orchestrator"],
+      ["message", "researcher"],
+      ["message", "orchestrator"],
+      ["message", "researcher"],
+      ["message", "orchestrator"],
+    ]);
+
+    // The run failed: rank 1 names the researcher's turn the loop started from.
+    const attribution = await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}/attribution`);
+    expect(attribution.status).toBe(200);
+    expect(attribution.body.items.length).toBeGreaterThan(0);
+    expect(attribution.body.items[0]).toMatchObject({ rank: 1, method: "suspect", agent: "researcher", spanId: spanIds[1], stepIndex: 1 });
   });
 });

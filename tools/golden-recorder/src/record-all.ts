@@ -14,6 +14,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { recordGroupChat } from "./group-chat.ts";
 import { recordLangfuse } from "./langfuse.ts";
 import { recordLangGraph, recordLangGraphRepeat } from "./langgraph.ts";
 import { recordMastra, recordMastraRepeat } from "./mastra.ts";
@@ -30,6 +31,7 @@ export const SCENARIOS: ReadonlyArray<{ framework: string; record: () => Promise
   { framework: "langfuse", record: recordLangfuse },
   { framework: "langgraph-repeat", record: recordLangGraphRepeat },
   { framework: "mastra-repeat", record: recordMastraRepeat },
+  { framework: "group-chat", record: recordGroupChat },
 ];
 
 const goldenRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../packages/otlp/test/golden");

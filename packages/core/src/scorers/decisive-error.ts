@@ -4,11 +4,17 @@
  * unrecovered tool error, else first dropped constraint. Every answer records
  * its method. When no rule fires, a ranked list of suspects with low
  * confidence: attribution is a lead for a person, not a verdict (docs/failure-modes.md §7).
+ * Suspects come from the findings, error steps and, for turns (message
+ * steps), what the conversation shows: the turn a loop kept repeating (the run
+ * never moved past it) and a turn approving a run that failed. Only with no
+ * evidence at all is the last step named, as a labelled fallback.
  */
-import type { TraceTrajectories } from "../trajectory/types.ts";
+import type { Step, TraceTrajectories } from "../trajectory/types.ts";
 import type { Finding } from "./finding.ts";
 import { quote } from "./finding.ts";
+import { turnChains } from "./repetition.ts";
 import { unrecoveredErrors } from "./signals.ts";
+import { APPROVAL_PATTERN, REJECTION_PATTERN } from "./verification.ts";
 
 export type DecisiveMethod = "first_failed_handoff_contract" | "first_unrecovered_tool_error" | "first_dropped_constraint";
 
@@ -22,6 +28,8 @@ export interface DecisiveAttribution {
 }
 
 export interface Suspect {
+  /** "suspect": ranked from evidence; "suspect_last_step_fallback": no evidence, the last step is named. */
+  method: "suspect" | "suspect_last_step_fallback";
   agent: string | null;
   spanId: string;
   stepIndex: number | null;
@@ -84,7 +92,7 @@ function rankSuspects(t: TraceTrajectories, findings: Finding[], max: number): S
   const earliness = (stepIndex: number | null): number => (stepIndex === null ? 0.5 : 1 - (0.5 * stepIndex) / n);
   const bySpan = new Map<string, Suspect>();
   const add = (agent: string | null, spanId: string, stepIndex: number | null, weight: number, evidence: string): void => {
-    const s = bySpan.get(spanId) ?? { agent, spanId, stepIndex, score: 0, confidence: 0, evidence: [] };
+    const s = bySpan.get(spanId) ?? { method: "suspect" as const, agent, spanId, stepIndex, score: 0, confidence: 0, evidence: [] };
     s.score += weight * earliness(stepIndex);
     s.evidence.push(evidence);
     bySpan.set(spanId, s);
@@ -92,15 +100,59 @@ function rankSuspects(t: TraceTrajectories, findings: Finding[], max: number): S
   for (const f of findings) add(f.agent, f.spanId, f.stepIndex, f.confidence, `${f.mode}: ${f.evidence}`);
   for (const s of t.steps)
     if (s.isError) add(s.agent, s.spanId, s.index, 0.3, `error in ${s.toolName ?? s.kind}${s.errorType ? ` (${quote(s.errorType, 40)})` : ""}`);
+  for (const cue of turnCues(t, findings)) add(cue.step.agent, cue.step.spanId, cue.step.index, cue.weight, cue.evidence);
   if (bySpan.size === 0) {
     const last = t.steps[t.steps.length - 1];
     if (last === undefined) return [];
     return [
-      { agent: last.agent, spanId: last.spanId, stepIndex: last.index, score: 0, confidence: 0.1, evidence: ["produced the final step; no other evidence"] },
+      {
+        method: "suspect_last_step_fallback",
+        agent: last.agent,
+        spanId: last.spanId,
+        stepIndex: last.index,
+        score: 0,
+        confidence: 0.1,
+        evidence: ["produced the final step; no other evidence"],
+      },
     ];
   }
   const ranked = [...bySpan.values()].sort((a, b) => b.score - a.score || (a.stepIndex ?? 0) - (b.stepIndex ?? 0));
   const top = ranked[0]?.score ?? 1;
   // Low by construction: without a rule, the best automated methods name the step ~14% of the time (Who&When).
   return ranked.slice(0, max).map((s) => ({ ...s, confidence: Math.round(((0.3 * s.score) / top) * 1000) / 1000 }));
+}
+
+interface TurnCue {
+  step: Step;
+  weight: number;
+  evidence: string;
+}
+
+/**
+ * Evidence from the turns of a failed run: where a repeated turn (FM-1.3)
+ * started (the run never recovered past the first saying of it), and the last
+ * turn approving the result when no verifier finding (FM-3.3) already cites it.
+ */
+function turnCues(t: TraceTrajectories, findings: Finding[]): TurnCue[] {
+  const cues: TurnCue[] = [];
+  const repeatedAt = new Set(findings.filter((f) => f.mode === "FM-1.3").map((f) => f.spanId));
+  for (const agent of t.agents) {
+    for (const chain of turnChains(agent)) {
+      const first = chain[0] as Step;
+      if (chain.length < 2 || !chain.some((s) => repeatedAt.has(s.spanId))) continue;
+      cues.push({ step: first, weight: 0.7, evidence: `loop start: ${agent.name} said this turn ${chain.length} times and the run never moved past it` });
+    }
+  }
+  const verified = new Set(findings.filter((f) => f.mode === "FM-3.3").map((f) => f.spanId));
+  const approving = [...t.steps]
+    .reverse()
+    .find((s) => s.kind === "message" && s.outputText !== null && APPROVAL_PATTERN.test(s.outputText) && !REJECTION_PATTERN.test(s.outputText));
+  if (approving !== undefined && !verified.has(approving.spanId)) {
+    cues.push({
+      step: approving,
+      weight: 0.4,
+      evidence: `${approving.agent ?? "?"} approved ("${quote(approving.outputText as string, 60)}") and the run failed`,
+    });
+  }
+  return cues;
 }

@@ -2,6 +2,9 @@
  * FM-2.5 ignored other agent's input: a directed handoff whose receiver never
  * acts afterwards, or whose output (until the next handoff to it) shares no
  * content word with the handoff's message. Attributed to the receiver.
+ * In a group chat (message steps), a turn is input to the next speaker: its
+ * next turn sharing no content word with it is ignored input too, unless a
+ * handoff carrying a message into that turn was already judged above.
  */
 import type { Step, TraceTrajectories } from "../trajectory/types.ts";
 import { finding, quote, type Finding } from "./finding.ts";
@@ -68,5 +71,36 @@ export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOp
       }),
     );
   }
-  return { findings, directed: directed.length, ignored: findings.length, rate: directed.length === 0 ? null : findings.length / directed.length };
+  const judgedTurns = new Set(directed.filter((h) => h.message !== null).map((h) => h.spanId));
+  const turns = detectIgnoredTurns(t, minWords, judgedTurns);
+  findings.push(...turns.findings);
+  const total = directed.length + turns.directed;
+  return { findings, directed: total, ignored: findings.length, rate: total === 0 ? null : findings.length / total };
+}
+
+function detectIgnoredTurns(t: TraceTrajectories, minWords: number, judged: Set<string>): { findings: Finding[]; directed: number } {
+  const findings: Finding[] = [];
+  let directed = 0;
+  for (const m of t.messages) {
+    if (m.kind !== "turn") continue;
+    const sent = t.stepIndexBySpan.get(m.spanId) ?? -1;
+    // The next turn: turn messages only link consecutive turns, so it is the receiver's.
+    const reply = t.steps.find((s) => s.kind === "message" && s.index > sent);
+    if (reply === undefined || judged.has(reply.spanId)) continue;
+    directed++;
+    if (reply.outputText === null || contentWords(m.text).size < minWords) continue;
+    if (sharedContentWords(m.text, reply.outputText).length > 0) continue;
+    findings.push(
+      finding({
+        mode: "FM-2.5",
+        agent: reply.agent,
+        spanId: reply.spanId,
+        stepIndex: reply.index,
+        source: "heuristic",
+        confidence: 0.5,
+        evidence: `${reply.agent}'s turn shares nothing with ${m.from}'s turn before it ("${quote(m.text, 60)}")`,
+      }),
+    );
+  }
+  return { findings, directed };
 }

@@ -4,16 +4,25 @@
  * information in between. New information: a tool result the agent had not
  * seen before, a message it received, or the repeated step returning
  * something different. The agent's own LLM turns are not new information.
+ * Message steps (turns of a group chat) repeat when the same agent's
+ * consecutive turns are near-identical (content-word overlap at least
+ * TURN_SIMILARITY): what others said in between is not new information the
+ * agent used, since its turn did not change.
  */
 import type { AgentTrajectory, Step, TraceTrajectories } from "../trajectory/types.ts";
 import { finding, quote, type Finding } from "./finding.ts";
 import { describeStep, stepSignature } from "./step-signature.ts";
-import { normalizeText } from "./text.ts";
+import { contentSimilarity, contentWords, normalizeText } from "./text.ts";
 
 export interface RepetitionOptions {
   /** Occurrences that make a repetition. Default 3. */
   k?: number;
 }
+
+/** Content-word overlap above which two turns of one agent are the same turn. */
+const TURN_SIMILARITY = 0.8;
+/** Turns with fewer content words ("OK", "Done.") are too short to call a repetition. */
+const TURN_MIN_WORDS = 3;
 
 interface Chain {
   count: number;
@@ -27,7 +36,42 @@ const outputKey = (s: Step): string | null => (s.outputText === null ? null : no
 
 export function detectRepetition(t: TraceTrajectories, options: RepetitionOptions = {}): Finding[] {
   const k = Math.max(2, options.k ?? 3);
-  return t.agents.flatMap((agent) => detectForAgent(t, agent, k));
+  return t.agents.flatMap((agent) => [...detectForAgent(t, agent, k), ...detectRepeatedTurns(agent, k)]);
+}
+
+/** Runs of one agent's near-identical consecutive turns, in order (a run of one is a turn said once). */
+export function turnChains(agent: AgentTrajectory): Step[][] {
+  const turns = agent.steps.filter((s) => s.kind === "message" && s.outputText !== null && contentWords(s.outputText).size >= TURN_MIN_WORDS);
+  const chains: Step[][] = [];
+  let chain: Step[] = [];
+  for (const turn of turns) {
+    const first = chain[0];
+    if (first !== undefined && contentSimilarity(first.outputText as string, turn.outputText as string) >= TURN_SIMILARITY) chain.push(turn);
+    else {
+      if (chain.length > 0) chains.push(chain);
+      chain = [turn];
+    }
+  }
+  if (chain.length > 0) chains.push(chain);
+  return chains;
+}
+
+function detectRepeatedTurns(agent: AgentTrajectory, k: number): Finding[] {
+  return turnChains(agent)
+    .filter((chain) => chain.length >= k)
+    .map((chain) => {
+      const first = chain[0] as Step;
+      const cited = chain[k - 1] as Step;
+      return finding({
+        mode: "FM-1.3",
+        agent: agent.name,
+        spanId: cited.spanId,
+        stepIndex: cited.index,
+        source: "heuristic",
+        confidence: 0.7,
+        evidence: `${agent.name} repeated the same turn ("${quote(cited.outputText as string, 60)}") ${chain.length} times (first at step ${first.index})`,
+      });
+    });
 }
 
 function detectForAgent(t: TraceTrajectories, agent: AgentTrajectory, k: number): Finding[] {
@@ -35,13 +79,13 @@ function detectForAgent(t: TraceTrajectories, agent: AgentTrajectory, k: number)
   // Position at which each tool observation (tool, args, result) was first seen.
   const firstSeen = new Map<string, number>();
   steps.forEach((s, pos) => {
-    if (s.kind === "llm") return;
+    if (s.kind === "llm" || s.kind === "message") return;
     const key = `${stepSignature(s) ?? `${s.spanId}`}|${outputKey(s) ?? ""}`;
     if (!firstSeen.has(key)) firstSeen.set(key, pos);
   });
   const isNewInfoAt = (pos: number): boolean => {
     const s = steps[pos];
-    if (s === undefined || s.kind === "llm") return false;
+    if (s === undefined || s.kind === "llm" || s.kind === "message") return false;
     return firstSeen.get(`${stepSignature(s) ?? `${s.spanId}`}|${outputKey(s) ?? ""}`) === pos;
   };
   const received = t.messages.filter((m) => m.to === agent.name);
@@ -50,7 +94,8 @@ function detectForAgent(t: TraceTrajectories, agent: AgentTrajectory, k: number)
   const findings: Finding[] = [];
   const chains = new Map<string, Chain>();
   steps.forEach((step, pos) => {
-    const sig = stepSignature(step);
+    // Turns repeat by near-identity, whatever was said in between (detectRepeatedTurns).
+    const sig = step.kind === "message" ? null : stepSignature(step);
     if (sig === null) return;
     const chain = chains.get(sig);
     let continues = chain !== undefined;

@@ -3,10 +3,11 @@
  * turns / steps / iterations, token or time budget; tracers report it as an
  * error type, an end-reason attribute, or a "length" finish reason on the
  * last model call), or agents hand work back and forth without progress
- * (livelock: A→B→A→B...).
+ * (livelock: A→B→A→B...), by handoffs or, in a group chat, by turns (the
+ * turn messages between consecutive speakers).
  */
 import type { NormalizedSpan } from "../span.ts";
-import type { HandoffRecord, TraceTrajectories } from "../trajectory/types.ts";
+import type { TraceTrajectories } from "../trajectory/types.ts";
 import { agentNameFromKey, compareByStart } from "../trajectory/build.ts";
 import { finding, quote, type Finding } from "./finding.ts";
 import { normalizeText } from "./text.ts";
@@ -88,17 +89,34 @@ export function detectTerminationUnawareness(t: TraceTrajectories, options: Term
   return findings;
 }
 
+/** One directed exchange: a handoff, or a turn received by the next speaker. */
+interface Exchange {
+  sender: string | null;
+  receiver: string | null;
+  message: string | null;
+  spanId: string;
+  stepIndex: number | null;
+  startNs: bigint;
+}
+
 function detectLivelock(t: TraceTrajectories, options: TerminationOptions): Finding[] {
-  const min = Math.max(2, options.livelockMinHandoffs ?? 3);
   const directed = t.handoffs.filter((h) => h.sender !== null && h.receiver !== null && h.sender !== h.receiver);
+  const turns: Exchange[] = t.messages
+    .filter((m) => m.kind === "turn")
+    .map((m) => ({ sender: m.from, receiver: m.to, message: m.text, spanId: m.spanId, stepIndex: t.stepIndexBySpan.get(m.spanId) ?? null, startNs: m.timeNs }));
+  return [...livelocks(t, directed, options, "handoffs"), ...livelocks(t, turns, options, "turns")];
+}
+
+function livelocks(t: TraceTrajectories, directed: readonly Exchange[], options: TerminationOptions, what: "handoffs" | "turns"): Finding[] {
+  const min = Math.max(2, options.livelockMinHandoffs ?? 3);
   const progressTimes = (options.progressSpanIds ?? []).map((id) => t.spanById.get(id)?.startTimeUnixNano).filter((v): v is bigint => v !== undefined);
   const findings: Finding[] = [];
-  let run: HandoffRecord[] = [];
+  let run: Exchange[] = [];
   const flush = (): void => {
     if (run.length >= min) {
-      const first = run[0] as HandoffRecord;
-      const cited = run[min - 1] as HandoffRecord;
-      const last = run[run.length - 1] as HandoffRecord;
+      const first = run[0] as Exchange;
+      const cited = run[min - 1] as Exchange;
+      const last = run[run.length - 1] as Exchange;
       const progressed = progressTimes.some((ns) => ns >= first.startNs && ns <= last.startNs);
       const messages = run.map((h) => h.message);
       const known = messages.every((m) => m !== null);
@@ -113,7 +131,7 @@ function detectLivelock(t: TraceTrajectories, options: TerminationOptions): Find
             stepIndex: cited.stepIndex,
             source: "heuristic",
             confidence: known ? 0.8 : 0.5,
-            evidence: `livelock: ${run.length} handoffs back and forth between ${first.sender} and ${first.receiver} without progress`,
+            evidence: `livelock: ${run.length} ${what} back and forth between ${first.sender} and ${first.receiver} without progress`,
           }),
         );
       }

@@ -38,3 +38,14 @@ export function normalizeText(text: string): string {
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
+
+/** Jaccard overlap of two texts' content words (1 for equal normalized texts); 0 when either has none. */
+export function contentSimilarity(a: string, b: string): number {
+  if (normalizeText(a) === normalizeText(b)) return 1;
+  const wa = contentWords(a);
+  const wb = contentWords(b);
+  if (wa.size === 0 || wb.size === 0) return 0;
+  let shared = 0;
+  for (const w of wb) if (wa.has(w)) shared++;
+  return shared / (wa.size + wb.size - shared);
+}

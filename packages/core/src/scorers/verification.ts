@@ -17,8 +17,9 @@ export interface VerificationOptions {
   rejectionPattern?: RegExp;
 }
 
-const DEFAULT_APPROVAL = /\b(approved?|approve|lgtm|looks good|verified|all tests pass(ed)?|no issues)\b/i;
-const DEFAULT_REJECTION = /\b(not approved?|do not approve|reject(ed)?|fail(s|ed)?|incorrect|changes requested|needs? (work|changes)|issues? found)\b/i;
+/** Words of a verifier approving (its last word is read when no verdict attribute is set). */
+export const APPROVAL_PATTERN = /\b(approved?|approve|lgtm|looks good|verified|all tests pass(ed)?|no issues)\b/i;
+export const REJECTION_PATTERN = /\b(not approved?|do not approve|reject(ed)?|fail(s|ed)?|incorrect|changes requested|needs? (work|changes)|issues? found)\b/i;
 const APPROVING_VERDICT = /^(approve|approved|pass|passed|accept|accepted|ok|true|yes)$/i;
 
 function verifierNames(contracts: AgentContract[]): Set<string> {
@@ -36,13 +37,16 @@ export function detectVerificationFailures(t: TraceTrajectories, options: Verifi
 function detectMissingVerification(t: TraceTrajectories, verifiers: Set<string>, options: VerificationOptions): Finding[] {
   const tools = options.artifactTools;
   const producing = t.steps.filter((s) => !isVerifierStep(verifiers, s) && s.agent !== null && !s.isError);
-  // Without configured artifact tools: the last tool action of a worker, else the last model output of
-  // a non-root agent (the orchestrator's closing summary is not a new artifact).
+  // Without configured artifact tools: the last tool action of a worker, else the last model output or
+  // turn of a non-root agent (the orchestrator's closing summary is not a new artifact; in a group chat
+  // the orchestrator is the agent that opened it with the first turn).
   const rootAgent = t.rootSpanId === null ? null : (t.attribution.bySpan.get(t.rootSpanId)?.agentKey ?? null);
+  const opener = t.steps.find((s) => s.kind === "message")?.agentKey ?? null;
+  const said = (s: Step): boolean => s.agentKey !== rootAgent && (s.kind === "llm" || (s.kind === "message" && s.agentKey !== opener));
   const writes =
     tools !== undefined
       ? producing.filter((s) => s.toolName !== null && tools.some((p) => toolMatches(p, s.toolName as string)))
-      : ((w) => (w.length > 0 ? w : producing.filter((s) => s.kind === "llm" && s.agentKey !== rootAgent)))(producing.filter((s) => s.kind === "tool"));
+      : ((w) => (w.length > 0 ? w : producing.filter(said)))(producing.filter((s) => s.kind === "tool"));
   const lastWrite = writes[writes.length - 1];
   if (lastWrite === undefined) return [];
   const verifiedAfter =
@@ -65,8 +69,8 @@ function detectMissingVerification(t: TraceTrajectories, verifiers: Set<string>,
 
 function detectIncorrectVerification(t: TraceTrajectories, verifiers: Set<string>, options: VerificationOptions): Finding[] {
   if (options.outcomeSuccess !== false) return [];
-  const approve = options.approvalPattern ?? DEFAULT_APPROVAL;
-  const reject = options.rejectionPattern ?? DEFAULT_REJECTION;
+  const approve = options.approvalPattern ?? APPROVAL_PATTERN;
+  const reject = options.rejectionPattern ?? REJECTION_PATTERN;
   const verifierSteps = t.steps.filter((s) => isVerifierStep(verifiers, s));
   // Explicit verdict attributes first, then the verifier's last word.
   for (const s of [...verifierSteps].reverse()) {

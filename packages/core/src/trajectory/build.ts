@@ -15,8 +15,36 @@ export function compareByStart(a: { startNs: bigint; spanId: string }, b: { star
   return a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
 }
 
-function isStepKind(op: NormalizedSpan["operation"]): op is StepKind {
+/** Span operations that are steps by themselves (agent spans become "message" steps only as turns, see turnSpanIds). */
+function isStepKind(op: NormalizedSpan["operation"]): op is "llm" | "tool" | "handoff" {
   return op === "llm" || op === "tool" || op === "handoff";
+}
+
+/**
+ * Agent spans that are turns: the invocation produced output and nothing it
+ * did is traced below it (no llm, tool, handoff or nested agent span at any
+ * depth). An invocation with any of those is represented by them, never also
+ * by a message step; one with nested agents is an orchestration container
+ * (a group chat manager), whose output is the run's, not a turn.
+ */
+function turnSpanIds(spans: readonly NormalizedSpan[], spanById: Map<string, NormalizedSpan>, owned: (spanId: string) => boolean): Set<string> {
+  const active = new Set<string>();
+  for (const span of spans) {
+    if (span.operation === "other") continue;
+    let parentId = span.parentSpanId;
+    while (parentId !== null && !active.has(parentId)) {
+      const parent = spanById.get(parentId);
+      if (parent === undefined) break;
+      active.add(parentId);
+      parentId = parent.parentSpanId;
+    }
+  }
+  const turns = new Set<string>();
+  for (const span of spans) {
+    if (span.operation !== "agent" || active.has(span.spanId) || !owned(span.spanId)) continue;
+    if (span.content.text().output !== null) turns.add(span.spanId);
+  }
+  return turns;
 }
 
 /** A span of kind `child` folds into an ancestor of kind `ancestor` of the same agent (tools never vanish into LLM steps; handoffs never fold). */
@@ -77,8 +105,9 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     foldedInto.set(target, list);
   }
 
-  // 2. Steps, globally ordered.
-  const stepSpans = spans.filter((s) => isStepKind(s.operation) && !foldTarget.has(s.spanId));
+  // 2. Steps, globally ordered: llm/tool/handoff spans not folded, and agent turns.
+  const turns = turnSpanIds(spans, spanById, (id) => ownerOf(id) !== null);
+  const stepSpans = spans.filter((s) => (isStepKind(s.operation) && !foldTarget.has(s.spanId)) || turns.has(s.spanId));
   stepSpans.sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }));
   const steps: Step[] = stepSpans.map((span, index) => makeStep(span, index));
   const stepIndexBySpan = new Map<string, number>();
@@ -104,7 +133,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       if (counted.cost !== null) reportedCost = (reportedCost ?? 0) + counted.cost;
     }
     const errorSpan = all.find((s) => s.isError);
-    const kind = span.operation as StepKind;
+    const kind: StepKind = span.operation === "agent" ? "message" : (span.operation as StepKind);
     const agentKey = ownerOf(span.spanId);
     // The innermost LLM call usually carries the content and model when a wrapper does not.
     const firstWith = <T>(read: (s: NormalizedSpan) => T | null): T | null => {
@@ -122,8 +151,8 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       agent: nameOf(agentKey),
       kind,
       spanName: span.name,
-      toolName: kind === "llm" ? null : span.toolName,
-      args: kind === "llm" ? null : span.content.text().toolArgs,
+      toolName: kind === "llm" || kind === "message" ? null : span.toolName,
+      args: kind === "llm" || kind === "message" ? null : span.content.text().toolArgs,
       inputText: firstWith(inputOf),
       outputText: firstWith(outputOf),
       model: firstWith((s) => s.model),
@@ -215,6 +244,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       if (result !== null) messages.push({ from: h.receiver, to: h.sender, text: result, spanId: h.spanId, timeNs: span.endTimeUnixNano, kind: "return" });
     }
   }
+  messages.push(...turnMessages(steps));
   messages.sort((a, b) => compareByStart({ startNs: a.timeNs, spanId: a.spanId }, { startNs: b.timeNs, spanId: b.spanId }));
 
   // 5. Flags.
@@ -258,6 +288,24 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     stepIndexBySpan,
     attribution,
   };
+}
+
+/**
+ * Messages between speakers of consecutive turns: each turn's text is received
+ * by the next turn's speaker when the speakers differ (a group chat is
+ * broadcast; the next speaker is the one who acted on it). Only message steps
+ * take part: a trace with llm or tool steps has its own handoffs.
+ */
+function turnMessages(steps: readonly Step[]): AgentMessage[] {
+  const turns = steps.filter((s) => s.kind === "message");
+  const out: AgentMessage[] = [];
+  for (let i = 0; i + 1 < turns.length; i++) {
+    const from = turns[i] as Step;
+    const to = turns[i + 1] as Step;
+    if (from.outputText === null || from.agent === null || to.agent === null || from.agent === to.agent) continue;
+    out.push({ from: from.agent, to: to.agent, text: from.outputText, spanId: from.spanId, timeNs: from.endNs, kind: "turn" });
+  }
+  return out;
 }
 
 function minBig(values: bigint[]): bigint {

@@ -6,7 +6,12 @@
 import type { NormalizedSpan } from "../span.ts";
 import type { AgentKey, TraceAttribution, HandoffEdge } from "../attribution/types.ts";
 
-export type StepKind = "llm" | "tool" | "handoff";
+/**
+ * "message": an agent's turn: an agent invocation that produced output with no
+ * model, tool, handoff or nested agent call below it (group chats whose turns
+ * are traced as one agent span each, with no LLM child spans).
+ */
+export type StepKind = "llm" | "tool" | "handoff" | "message";
 
 export interface StepTokens {
   inputTokens: number;
@@ -23,7 +28,7 @@ export interface Step {
   agent: string | null;
   kind: StepKind;
   spanName: string;
-  /** Tool name for tool and handoff steps. */
+  /** Tool name for tool and handoff steps (null for llm and message steps). */
   toolName: string | null;
   /** Tool arguments as canonical JSON (sorted keys), or the raw string when it is not JSON. */
   args: string | null;
@@ -81,8 +86,11 @@ export interface AgentMessage {
   text: string;
   spanId: string;
   timeNs: bigint;
-  /** "handoff": content sent with a handoff; "return": a nested agent's result going back to its caller. */
-  kind: "handoff" | "return";
+  /**
+   * "handoff": content sent with a handoff; "return": a nested agent's result going back to its caller;
+   * "turn": a message step's text, received by the next speaker (consecutive turns by different agents).
+   */
+  kind: "handoff" | "return" | "turn";
 }
 
 export interface ClockSkew {

@@ -30,7 +30,7 @@ const outcomes: Outcome[] = labelledCases.map((c) => {
   return {
     name: c.name,
     kind: c.kind,
-    fired: top !== undefined && top.method !== "suspect",
+    fired: top !== undefined && !top.method.startsWith("suspect"),
     top,
     agentRight: top?.agent === c.label.agent,
     stepRight: top?.spanId === c.label.spanId,

@@ -198,7 +198,8 @@ export function readContent(span: StoredSpan): SpanContent {
     handoffMessage: op === "handoff" ? readHandoffMessage(span) : null,
     finishReasons: isStep ? readFinishReasons(a) : NONE,
     endReasons: op === "llm" ? NONE : namedStrings(a, END_REASON_KEYS),
-    verdicts: isStep ? namedStrings(a, VERDICT_KEYS) : NONE,
+    // Agent spans too: a verifier's turn (a message step) records its verdict on its own span.
+    verdicts: isStep || op === "agent" ? namedStrings(a, VERDICT_KEYS) : NONE,
     exceptions: span.events.length === 0 ? NONE : readExceptions(span),
     handoffBackLink: op === "agent" ? readBackLink(a) : null,
   };
