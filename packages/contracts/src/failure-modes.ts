@@ -17,7 +17,7 @@ export const Measurement = z.object({
     .string()
     .nullable()
     .describe(
-      'What is not measured and why ("no detector", "needs an agent contract with isVerifier for a named agent; none configured for this project"); null when fully measured',
+      'What is not measured and why ("no detector", "needs an agent contract with allowedTools or forbiddenTools; none configured for this project"); null when fully measured',
     ),
 });
 

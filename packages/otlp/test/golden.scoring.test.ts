@@ -4,7 +4,9 @@
  * run marked failed so attribution runs. Checked against the hand-written
  * expected.json of each recording: per-agent tokens and errors in the score
  * rows, the decisive-error attribution naming the agent whose tool threw, and
- * step repetition (FM-1.3) on the agent of the `repeat` recordings only.
+ * the modes that need no configuration exactly where the script makes the
+ * failure: step repetition (FM-1.3) on the agent of the `repeat` recordings,
+ * premature stop (FM-3.1) where the run ends on the failed tool.
  * Recordings with a `scoring` section (the group chat: turns, no tools) have
  * their findings and attribution checked by golden.turns.test.ts instead.
  */
@@ -14,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { scoreTrace } from "../../core/src/pipeline/index.ts";
 import type { TraceScoreRecord } from "../../core/src/pipeline/record.ts";
+import { mastDetectors } from "../../core/src/scorers/detectors.ts";
 import { defaultPriceTable } from "../../core/src/scorers/price-table.ts";
 import { decodeExportRequest } from "../src/decode/index.ts";
 import { addContent, normalizeSpans } from "../src/normalize/index.ts";
@@ -22,12 +25,12 @@ interface Expected {
   agents: Array<{ name: string; inputTokens: number; outputTokens: number; cachedTokens?: number }>;
   realErrors: Array<{ toolName: string; agent: string }>;
   /** MAST findings the scenario is built to raise (absent: none of the modes below). */
-  findings?: Array<{ mode: string; agent: string; tool: string }>;
+  findings?: Array<{ mode: string; agent: string; tool: string; why?: string }>;
   scoring?: unknown;
 }
 
 /** Modes that need no configuration (README "MAST detectors"), so a golden run raises them only when its script makes the failure. */
-const UNCONFIGURED_MODES = new Set(["FM-1.3"]);
+const UNCONFIGURED_MODES = new Set(mastDetectors.flatMap((d) => d.modes.filter((m) => m.needsConfig.length === 0).map((m) => m.mode)));
 
 const goldenRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), "golden");
 const cases = readdirSync(goldenRoot, { withFileTypes: true })
@@ -81,7 +84,8 @@ describe.each(cases)("golden %s scored end to end", (caseName) => {
 
   if (expected.scoring !== undefined) return;
 
-  it("raises step repetition exactly where the script repeats a call", () => {
+  it("raises the config-free modes exactly where the script makes the failure", () => {
+    expect([...UNCONFIGURED_MODES].sort()).toEqual(["FM-1.3", "FM-1.5", "FM-2.5", "FM-3.1", "FM-3.2", "FM-3.3"]);
     const found = record.findings.filter((f) => UNCONFIGURED_MODES.has(f.mode)).map((f) => ({ mode: f.mode, agent: f.agent }));
     expect(found).toEqual((expected.findings ?? []).map((f) => ({ mode: f.mode, agent: f.agent })));
     for (const wanted of expected.findings ?? []) {

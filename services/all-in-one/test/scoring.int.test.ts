@@ -4,10 +4,11 @@
  * constraint) and a final write no verifier checked; the worker scores it and
  * the API serves each finding (agent and span), per-agent tokens and cost,
  * and the failure-mode rates. A group chat traced as one agent span per turn
- * (no model or tool spans) is scored on its turns and attributed. Runs on
- * every backend.
+ * (no model or tool spans) is scored on its turns and attributed. A failed
+ * run of a service with no configuration at all still gets its finding. Runs
+ * on every backend.
  */
-import { ROOT_CONTEXT, SpanKind, trace, type Span, type Tracer } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -111,6 +112,22 @@ function emitGroupChat(tracer: Tracer, startMs: number) {
   return { traceId: manager.spanContext().traceId, spanIds };
 }
 
+/** A failed run whose tool call times out, is never retried, and the agent answers anyway; its service has no contract or milestone set. */
+function emitGaveUpRun(tracer: Tracer, startMs: number) {
+  let t = startMs;
+  const open = (name: string, parent: Span | null, attrs: Record<string, string | number | boolean>) =>
+    tracer.startSpan(name, { attributes: attrs, startTime: (t += 10) }, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT);
+  const chat = (parent: Span) => open("chat test-model", parent, { "gen_ai.operation.name": "chat", "gen_ai.request.model": "test-model" }).end((t += 30));
+  const root = open("invoke_agent billing", null, { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "billing", "crux.outcome.success": false });
+  chat(root);
+  const lookup = open("execute_tool lookup_invoice", root, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup_invoice" });
+  lookup.setStatus({ code: SpanStatusCode.ERROR, message: "invoice service timed out" });
+  lookup.end((t += 20));
+  chat(root);
+  root.end((t += 5));
+  return { traceId: root.spanContext().traceId };
+}
+
 describe.each(backends())("scoring end to end on $name", (backend) => {
   let crux: TestCrux;
   beforeAll(async () => {
@@ -188,6 +205,29 @@ describe.each(backends())("scoring end to end on $name", (backend) => {
     // The run failed: a decisive-error attribution names the planner's broken handoff first.
     const attribution = await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}/attribution`);
     expect(attribution.body.items[0]).toMatchObject({ method: "first_failed_handoff_contract", agent: "planner" });
+  });
+
+  it("out of the box: a failed run with an unrecovered tool error and no configuration gets a MAST finding, and its mode is measured", async () => {
+    const service = `${SERVICE}-unconfigured`;
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ "service.name": service }),
+      spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: crux.otlpUrl }))],
+    });
+    const { traceId } = emitGaveUpRun(provider.getTracer("gave-up-test"), Date.now() - 60_000);
+    await provider.forceFlush();
+    await provider.shutdown();
+
+    const findings = await eventually(async () => {
+      const r = await getJson(`${crux.apiUrl}/api/v1/traces/${traceId}/findings?limit=500`);
+      return r.status === 200 && r.body.scored ? (r.body.items as any[]) : undefined;
+    }, 20_000);
+    expect(findings.map((f) => [f.mode, f.agent, f.source])).toEqual([["FM-3.1", "billing", "heuristic"]]);
+    expect(findings[0].evidence).toContain("lookup_invoice");
+
+    const modes = await getJson(`${crux.apiUrl}/api/v1/metrics/failure-modes?service=${service}`);
+    const rate = (mode: string) => modes.body.rates.find((r: any) => r.mode === mode);
+    expect(rate("FM-3.1")).toMatchObject({ numerator: 1, denominator: 1, rate: 1, measured: true, detectors: ["premature-stop"] });
+    expect(rate("FM-1.2")).toMatchObject({ rate: null, measured: false });
   });
 
   it("late spans: a trace exported in three parts with pauses is scored on all of its spans", async () => {

@@ -56,14 +56,9 @@ export const seedSpecs: RecordSpec[] = [
   },
 ];
 
-// No contract is configured here: FM-1.3 has a config-free detector; FM-3.2 (needs a verifier) was found anyway, so it counts as measured.
+// No contract is configured here: FM-1.3 has a config-free detector, and FM-3.2 config-free heuristics (no verifier contract).
 const byRepetition = { measured: true, detectors: ["repetition"], reason: null };
-const foundWithoutVerifier = {
-  measured: true,
-  detectors: ["verification"],
-  reason:
-    "found in scope, but nothing measures it under the current configuration (needs an agent contract with isVerifier for a named agent; none configured for this project)",
-};
+const byVerificationHeuristics = { measured: true, detectors: ["inferred-verification", "error-propagation"], reason: null };
 
 describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
   let database: Database;
@@ -94,7 +89,7 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     expect(body.rates).toHaveLength(14);
     // Trace 1 has FM-1.3 twice: it counts once.
     expect(byMode["FM-1.3"]).toEqual({ group: null, mode: "FM-1.3", numerator: 2, denominator: 4, rate: 0.5, ...byRepetition });
-    expect(byMode["FM-3.2"]).toMatchObject({ numerator: 2, denominator: 4, rate: 0.5, ...foundWithoutVerifier });
+    expect(byMode["FM-3.2"]).toMatchObject({ numerator: 2, denominator: 4, rate: 0.5, ...byVerificationHeuristics });
     // No handoff contract with a schema: nothing measures FM-1.1, so its rate is unknown, not 0.
     expect(byMode["FM-1.1"]).toMatchObject({ numerator: 0, denominator: 4, rate: null, measured: false });
     // Failed traces: 1 and 3. Both have FM-1.3; only trace 1 has FM-3.2.
@@ -113,7 +108,16 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
   it("explicit window, service and agent filters change the scope", async () => {
     const wide = await get(`/api/v1/metrics/failure-modes?from=${new Date(NOW - 48 * HOUR).toISOString()}&to=${new Date(NOW).toISOString()}`);
     expect(wide.body.scopeTraces).toBe(5);
-    expect(wide.body.rates.find((r: { mode: string }) => r.mode === "FM-1.1")).toMatchObject({ numerator: 1, denominator: 5, rate: 0.2 });
+    // FM-1.1 needs a handoff contract no one configured, yet trace 5 has one: it was measured when that trace was scored.
+    expect(wide.body.rates.find((r: { mode: string }) => r.mode === "FM-1.1")).toMatchObject({
+      numerator: 1,
+      denominator: 5,
+      rate: 0.2,
+      measured: true,
+      detectors: ["handoff-contracts"],
+      reason:
+        "found in scope, but nothing measures it under the current configuration (needs a handoff contract with a jsonSchema; none configured for this project)",
+    });
 
     const svc = await get("/api/v1/metrics/failure-modes?service=svc");
     expect(svc.body.scopeTraces).toBe(3);
@@ -157,20 +161,20 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
         denominator: 4,
         rate: 0.5,
         measured: true,
-        detectors: ["verification"],
-        reason: "not measured: FM-3.1, FM-3.3",
+        detectors: ["premature-stop", "inferred-verification", "error-propagation"],
+        reason: null,
       },
     ]);
     const svc = await get("/api/v1/metrics/failure-modes?groupBy=service");
     expect(svc.body.rates).toEqual([
       { group: "other", mode: "FM-1.3", numerator: 1, denominator: 1, rate: 1, ...byRepetition },
       { group: "svc", mode: "FM-1.3", numerator: 1, denominator: 3, rate: 1 / 3, ...byRepetition },
-      { group: "svc", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3, ...foundWithoutVerifier },
+      { group: "svc", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3, ...byVerificationHeuristics },
     ]);
     const page1 = await get("/api/v1/metrics/failure-modes?groupBy=agent&limit=2");
     expect(page1.body.rates).toEqual([
       { group: "lead", mode: "FM-1.3", numerator: 1, denominator: 3, rate: 1 / 3, ...byRepetition },
-      { group: "lead", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3, ...foundWithoutVerifier },
+      { group: "lead", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3, ...byVerificationHeuristics },
     ]);
     expect(page1.body.nextCursor).toEqual(expect.any(String));
     const page2 = await get(`/api/v1/metrics/failure-modes?groupBy=agent&limit=2&cursor=${page1.body.nextCursor}`);

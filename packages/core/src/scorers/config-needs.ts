@@ -4,7 +4,7 @@
  * means "the detector can fire", not merely "a row exists".
  */
 import type { AgentContract, HandoffContract } from "./contracts.ts";
-import type { Milestone } from "./milestones.ts";
+import type { Milestone, MilestoneDetail } from "./milestones.ts";
 
 export type ConfigNeed =
   | "agentContract.tools"
@@ -18,7 +18,8 @@ export type ConfigNeed =
 export interface DetectorConfiguration {
   agentContracts: readonly AgentContract[];
   handoffContracts: readonly HandoffContract[];
-  milestones: readonly Milestone[] | null;
+  /** The set's milestones, or a milestone score's detail (only `required` is read). */
+  milestones: readonly Milestone[] | readonly MilestoneDetail[] | null;
 }
 
 interface NeedDefinition {

@@ -5,12 +5,15 @@
  * its test, one entry here.
  */
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import type { ConfigNeed } from "./config-needs.ts";
+import { configuredNeeds, type ConfigNeed } from "./config-needs.ts";
 import type { AgentContract, HandoffContract, SchemaValidator } from "./contracts.ts";
 import type { Finding, MastModeId, Signal, SignalKind } from "./finding.ts";
+import { detectErrorPropagation } from "./error-propagation.ts";
 import { checkHandoffContracts, type HandoffContractScore } from "./handoff-contracts.ts";
 import { detectIgnoredInput, type IgnoredInputScore } from "./ignored-input.ts";
 import type { MilestoneEvaluator, MilestoneScore } from "./milestones.ts";
+import { detectInferredVerificationFailures } from "./inferred-verification.ts";
+import { detectPrematureStop } from "./premature-stop.ts";
 import { detectPrematureTermination } from "./premature-termination.ts";
 import { detectRepetition } from "./repetition.ts";
 import { checkRoleContracts, type RoleContractScore } from "./role-contracts.ts";
@@ -52,6 +55,11 @@ export interface ModeNeeds {
   mode: MastModeId;
   /** The detector measures the mode when any one of these is configured; empty: it needs no configuration. */
   needsConfig: readonly ConfigNeed[];
+  /**
+   * A config-free heuristic stands down (reports and measures nothing of the mode) when any one of
+   * these is configured: the detector reading that configuration measures the mode instead.
+   */
+  standsDownFor?: readonly ConfigNeed[];
 }
 
 export interface Detector {
@@ -153,4 +161,40 @@ export const mastDetectors: readonly Detector[] = [
   },
   { id: "cascade", kind: "code", modes: [], signals: ["cascade"], run: (t) => ({ signals: detectCascades(t) }) },
   { id: "redundant-work", kind: "code", modes: [], signals: ["redundant_work"], run: (t) => ({ signals: detectRedundantWork(t) }) },
+  // Config-free heuristics for modes whose detectors above need configuration (docs/failure-modes.md §3).
+  {
+    id: "inferred-verification",
+    kind: "code",
+    modes: [
+      { mode: "FM-3.2", needsConfig: [], standsDownFor: ["agentContract.isVerifier"] },
+      { mode: "FM-3.3", needsConfig: [], standsDownFor: ["agentContract.isVerifier"] },
+    ],
+    signals: [],
+    run: (t, o) => ({
+      findings: detectInferredVerificationFailures(t, {
+        outcomeSuccess: o.outcomeSuccess ?? null,
+        ...(o.artifactTools === undefined ? {} : { artifactTools: o.artifactTools }),
+      }),
+    }),
+  },
+  {
+    id: "premature-stop",
+    kind: "code",
+    modes: [{ mode: "FM-3.1", needsConfig: [], standsDownFor: ["milestoneSet.required", "agentContract.completionCondition"] }],
+    signals: [],
+    run: (t, o) => ({ findings: detectPrematureStop(t, { outcomeSuccess: o.outcomeSuccess ?? null }) }),
+  },
+  { id: "error-propagation", kind: "code", modes: [{ mode: "FM-3.2", needsConfig: [] }], signals: [], run: (t) => ({ findings: detectErrorPropagation(t) }) },
 ];
+
+/** The needs the options of one scoring meet (the configuration the trace is scored with, as configuredNeeds reads it). */
+export function configuredNeedsOf(options: MastOptions): Set<ConfigNeed> {
+  return configuredNeeds({
+    agentContracts: options.agentContracts ?? [],
+    handoffContracts: options.handoffContracts ?? [],
+    milestones: options.milestones?.detail ?? null,
+  });
+}
+
+/** Whether a mode entry of a detector stands down under these needs. */
+export const standsDown = (m: ModeNeeds, configured: ReadonlySet<ConfigNeed>): boolean => (m.standsDownFor ?? []).some((n) => configured.has(n));

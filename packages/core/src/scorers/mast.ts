@@ -1,6 +1,6 @@
 /** Runs every detector of the list (detectors.ts) over one trace and returns findings, signals and the scores others read. */
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import { mastDetectors, type Detector, type DetectorScores, type MastOptions } from "./detectors.ts";
+import { configuredNeedsOf, mastDetectors, standsDown, type Detector, type DetectorScores, type MastOptions } from "./detectors.ts";
 import { sortFindings, type Finding, type Signal } from "./finding.ts";
 
 export interface MastResult extends DetectorScores {
@@ -13,9 +13,13 @@ export function detectMast(t: TraceTrajectories, options: MastOptions = {}, dete
   const findings: Finding[] = [];
   const signals: Signal[] = [];
   const scores: Partial<DetectorScores> = {};
+  const configured = configuredNeedsOf(options);
   for (const detector of detectors) {
+    // A config-free heuristic never adds to what a configured detector of the same mode reports.
+    const silenced = new Set(detector.modes.filter((m) => standsDown(m, configured)).map((m) => m.mode));
+    if (silenced.size > 0 && silenced.size === detector.modes.length && detector.signals.length === 0) continue;
     const out = detector.run(t, options);
-    findings.push(...(out.findings ?? []));
+    findings.push(...(out.findings ?? []).filter((f) => !silenced.has(f.mode)));
     signals.push(...(out.signals ?? []));
     Object.assign(scores, out.scores);
   }

@@ -17,13 +17,17 @@ export function unrecoveredErrors(t: TraceTrajectories, kinds: Array<Step["kind"
   });
 }
 
+/** Steps that build on an error step: the same agent's later steps, and steps of agents it messaged afterwards. */
+export function stepsBuildingOn(t: TraceTrajectories, e: Step): Step[] {
+  const informed = new Set<string>(e.agent === null ? [] : [e.agent]);
+  for (const m of t.messages) if (m.timeNs >= e.endNs && m.from !== null && informed.has(m.from) && m.to !== null) informed.add(m.to);
+  return t.steps.filter((s) => s.index > e.index && s.startNs >= e.startNs && s.agent !== null && informed.has(s.agent));
+}
+
 export function detectCascades(t: TraceTrajectories): Signal[] {
   const signals: Signal[] = [];
   for (const e of unrecoveredErrors(t)) {
-    // Steps that build on the error: the same agent's later steps, and steps of agents it messaged afterwards.
-    const informed = new Set<string>(e.agent === null ? [] : [e.agent]);
-    for (const m of t.messages) if (m.timeNs >= e.endNs && m.from !== null && informed.has(m.from) && m.to !== null) informed.add(m.to);
-    const downstream = t.steps.filter((s) => s.index > e.index && s.startNs >= e.startNs && s.agent !== null && informed.has(s.agent));
+    const downstream = stepsBuildingOn(t, e);
     if (downstream.length === 0) continue;
     const agents = [...new Set([e.agent ?? "?", ...downstream.map((s) => s.agent as string)])];
     signals.push({

@@ -2,6 +2,8 @@
  * FM-3.2 no or incomplete verification: a contract names a verifier and no
  * verifier step follows the last write of the final artifact.
  * FM-3.3 incorrect verification: a verifier approved and the outcome is a failure.
+ * The same checks run on verifiers inferred from the trace when no contract
+ * names one (inferred-verification.ts).
  */
 import type { Step, TraceTrajectories } from "../trajectory/types.ts";
 import { toolMatches, type AgentContract } from "./contracts.ts";
@@ -22,6 +24,18 @@ export const APPROVAL_PATTERN = /\b(approved?|approve|lgtm|looks good|verified|a
 export const REJECTION_PATTERN = /\b(not approved?|do not approve|reject(ed)?|fail(s|ed)?|incorrect|changes requested|needs? (work|changes)|issues? found)\b/i;
 const APPROVING_VERDICT = /^(approve|approved|pass|passed|accept|accepted|ok|true|yes)$/i;
 
+/**
+ * The agents that verify (lowercased names) and how they are known: named by a contract, or
+ * inferred from the trace (inferred-verification.ts), which lowers every confidence and says so.
+ */
+export interface Verifiers {
+  names: Set<string>;
+  /** Why each inferred verifier is one (completes "inferred from …"); null: named by contracts. */
+  inferredBy: Map<string, string> | null;
+}
+
+export type VerifierCheckOptions = Omit<VerificationOptions, "contracts">;
+
 function verifierNames(contracts: AgentContract[]): Set<string> {
   return new Set(contracts.filter((c) => c.isVerifier === true && c.agent !== "*").map((c) => c.agent.toLowerCase()));
 }
@@ -29,12 +43,31 @@ function verifierNames(contracts: AgentContract[]): Set<string> {
 const isVerifierStep = (verifiers: Set<string>, s: Step): boolean => s.agent !== null && verifiers.has(s.agent.toLowerCase());
 
 export function detectVerificationFailures(t: TraceTrajectories, options: VerificationOptions): Finding[] {
-  const verifiers = verifierNames(options.contracts);
-  if (verifiers.size === 0) return [];
+  return verificationFindings(t, { names: verifierNames(options.contracts), inferredBy: null }, options);
+}
+
+/** FM-3.2 and FM-3.3 for a set of verifiers, however they are known. */
+export function verificationFindings(t: TraceTrajectories, verifiers: Verifiers, options: VerifierCheckOptions): Finding[] {
+  if (verifiers.names.size === 0) return [];
   return [...detectMissingVerification(t, verifiers, options), ...detectIncorrectVerification(t, verifiers, options)];
 }
 
-function detectMissingVerification(t: TraceTrajectories, verifiers: Set<string>, options: VerificationOptions): Finding[] {
+/** "reviewer", or "reviewer (inferred from the word "reviewer" in its name; no contract names a verifier)" when inferred. */
+function describeVerifiers(verifiers: Verifiers, names: readonly string[]): string {
+  if (verifiers.inferredBy === null) return names.join("/");
+  return names.map((n) => `${n} (inferred from ${verifiers.inferredBy?.get(n.toLowerCase()) ?? "the trace"}; no contract names a verifier)`).join("/");
+}
+
+/** Contract names as configured (lowercased); inferred verifiers as the trace spells them. */
+const shownNames = (t: TraceTrajectories, v: Verifiers): string[] =>
+  v.inferredBy === null ? [...v.names] : [...new Set(t.agents.map((a) => a.name).filter((n) => v.names.has(n.toLowerCase())))];
+
+/** Confidences of a verifier named by contract; an inferred verifier's are lower. */
+const MISSING = { configuredTools: 1, contract: 0.6, inferred: 0.4 };
+const INCORRECT = { verdict: { contract: 0.9, inferred: 0.75 }, words: { contract: 0.7, inferred: 0.5 } };
+
+function detectMissingVerification(t: TraceTrajectories, verifierSet: Verifiers, options: VerifierCheckOptions): Finding[] {
+  const verifiers = verifierSet.names;
   const tools = options.artifactTools;
   const producing = t.steps.filter((s) => !isVerifierStep(verifiers, s) && s.agent !== null && !s.isError);
   // Without configured artifact tools: the last tool action of a worker, else the last model output or
@@ -53,7 +86,7 @@ function detectMissingVerification(t: TraceTrajectories, verifiers: Set<string>,
     t.steps.some((s) => s.index > lastWrite.index && isVerifierStep(verifiers, s)) ||
     t.agents.some((a) => verifiers.has(a.name.toLowerCase()) && a.agentSpanIds.some((id) => (t.spanById.get(id)?.startTimeUnixNano ?? -1n) >= lastWrite.endNs));
   if (verifiedAfter) return [];
-  const configured = tools !== undefined;
+  const configured = tools !== undefined && verifierSet.inferredBy === null;
   return [
     finding({
       mode: "FM-3.2",
@@ -61,14 +94,17 @@ function detectMissingVerification(t: TraceTrajectories, verifiers: Set<string>,
       spanId: lastWrite.spanId,
       stepIndex: lastWrite.index,
       source: configured ? "contract" : "heuristic",
-      confidence: configured ? 1 : 0.6,
-      evidence: `no step by verifier ${[...verifiers].join("/")} after the last write of the final artifact (step ${lastWrite.index}, ${lastWrite.toolName ?? lastWrite.kind})`,
+      confidence: configured ? MISSING.configuredTools : verifierSet.inferredBy === null ? MISSING.contract : MISSING.inferred,
+      evidence: `no step by verifier ${describeVerifiers(verifierSet, shownNames(t, verifierSet))} after the last write of the final artifact (step ${lastWrite.index}, ${lastWrite.toolName ?? lastWrite.kind})`,
     }),
   ];
 }
 
-function detectIncorrectVerification(t: TraceTrajectories, verifiers: Set<string>, options: VerificationOptions): Finding[] {
+function detectIncorrectVerification(t: TraceTrajectories, verifierSet: Verifiers, options: VerifierCheckOptions): Finding[] {
   if (options.outcomeSuccess !== false) return [];
+  const verifiers = verifierSet.names;
+  const by = verifierSet.inferredBy === null ? "contract" : "inferred";
+  const who = (s: Step): string => describeVerifiers(verifierSet, [s.agent ?? "?"]);
   const approve = options.approvalPattern ?? APPROVAL_PATTERN;
   const reject = options.rejectionPattern ?? REJECTION_PATTERN;
   const verifierSteps = t.steps.filter((s) => isVerifierStep(verifiers, s));
@@ -76,12 +112,12 @@ function detectIncorrectVerification(t: TraceTrajectories, verifiers: Set<string
   for (const s of [...verifierSteps].reverse()) {
     const span = t.spanById.get(s.spanId);
     for (const { key, value } of span?.content.verdicts ?? []) {
-      if (APPROVING_VERDICT.test(value.trim())) return [incorrect(s, `${s.agent} set ${key}=${value} and the run failed`, 0.9)];
+      if (APPROVING_VERDICT.test(value.trim())) return [incorrect(s, `${who(s)} set ${key}=${value} and the run failed`, INCORRECT.verdict[by])];
     }
   }
   const lastSay = [...verifierSteps].reverse().find((s) => s.outputText !== null);
   if (lastSay?.outputText && approve.test(lastSay.outputText) && !reject.test(lastSay.outputText)) {
-    return [incorrect(lastSay, `${lastSay.agent} approved ("${quote(lastSay.outputText, 60)}") and the run failed`, 0.7)];
+    return [incorrect(lastSay, `${who(lastSay)} approved ("${quote(lastSay.outputText, 60)}") and the run failed`, INCORRECT.words[by])];
   }
   return [];
 }

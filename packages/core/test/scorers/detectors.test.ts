@@ -181,6 +181,17 @@ describe("the detector list", () => {
     const signals = mastDetectors.flatMap((d) => d.signals);
     expect(new Set(signals).size).toBe(signals.length);
   });
+
+  it("lets only config-free heuristics stand down, each for what another detector of its mode needs", () => {
+    const entries = mastDetectors.flatMap((d) => d.modes.map((m) => ({ id: d.id, ...m })));
+    const standing = entries.filter((e) => (e.standsDownFor ?? []).length > 0);
+    expect(standing.map((e) => `${e.id} ${e.mode}`).sort()).toEqual(["inferred-verification FM-3.2", "inferred-verification FM-3.3", "premature-stop FM-3.1"]);
+    for (const e of standing) {
+      expect(e.needsConfig, e.id).toEqual([]);
+      const others = entries.filter((o) => o.mode === e.mode && o.id !== e.id).flatMap((o) => o.needsConfig);
+      for (const need of e.standsDownFor ?? []) expect(others, `${e.id} ${e.mode}`).toContain(need);
+    }
+  });
 });
 
 describe("detectMast over the list", () => {
@@ -263,22 +274,25 @@ describe("configuredNeeds and modeCoverage", () => {
     const undetected = mastModeIds.filter((m) => covering(m).length === 0);
     expect(undetected.length).toBeGreaterThan(0);
     for (const mode of undetected) expect(byMode[mode]).toEqual({ mode, measured: false, detectors: [], reason: "no detector" });
-    expect(byMode["FM-3.2"]).toEqual({
-      mode: "FM-3.2",
+    // Verification and premature termination have config-free heuristics next to their contract-based detectors.
+    expect(byMode["FM-3.2"]).toEqual({ mode: "FM-3.2", measured: true, detectors: ["inferred-verification", "error-propagation"], reason: null });
+    expect(byMode["FM-3.1"]).toEqual({ mode: "FM-3.1", measured: true, detectors: ["premature-stop"], reason: null });
+    expect(byMode["FM-1.2"]).toEqual({
+      mode: "FM-1.2",
       measured: false,
       detectors: [],
-      reason: "needs an agent contract with isVerifier for a named agent; none configured for this project",
+      reason: "needs an agent contract with allowedTools or forbiddenTools; none configured for this project",
     });
-    expect(byMode["FM-3.1"]?.reason).toBe(
-      "needs a milestone set with a required milestone or an agent contract with a completionCondition; none configured for this project",
-    );
     const configFree = mastModeIds.filter((m) => covering(m).some((c) => c.needsConfig.length === 0));
-    expect(configFree).toEqual(expect.arrayContaining(["FM-1.3", "FM-1.5", "FM-2.5"]));
+    expect(configFree).toEqual(expect.arrayContaining(["FM-1.3", "FM-1.5", "FM-2.5", "FM-3.1", "FM-3.2", "FM-3.3"]));
     expect(coverage.filter((c) => c.measured).map((c) => c.mode)).toEqual(configFree);
 
-    const withVerifier = modeCoverage(new Set(["agentContract.isVerifier"]), 'service "svc"');
-    const verified = mastModeIds.filter((m) => configFree.includes(m) || ["FM-3.2", "FM-3.3"].includes(m));
+    const withVerifier = modeCoverage(new Set(["agentContract.isVerifier", "agentContract.tools"]), 'service "svc"');
+    const verified = mastModeIds.filter((m) => configFree.includes(m) || m === "FM-1.2");
     expect(withVerifier.filter((c) => c.measured).map((c) => c.mode)).toEqual(verified);
+    // The inferred verifiers stand down for a verifier contract; the cascade heuristic does not.
+    expect(withVerifier.find((c) => c.mode === "FM-3.3")?.detectors).toEqual(["verification"]);
+    expect(withVerifier.find((c) => c.mode === "FM-3.2")?.detectors).toEqual(["verification", "error-propagation"]);
     expect(withVerifier.find((c) => c.mode === "FM-1.1")?.reason).toBe('needs a handoff contract with a jsonSchema; none configured for service "svc"');
   });
 });
