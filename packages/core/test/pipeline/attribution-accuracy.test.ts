@@ -132,9 +132,9 @@ describe("decisive-error attribution accuracy on labelled failed traces", () => 
 });
 
 const FLOORS = {
-  tool_crew: { agent: 0.38, step: 0.24 },
-  supervisor_handoffs: { agent: 0.6, step: 0.48 },
-  group_chat: { agent: 0.48, step: 0.28 },
-  verifier_pipeline: { agent: 0.45, step: 0.33 },
-  all: { agent: 0.47, step: 0.33 },
+  tool_crew: { agent: 0.62, step: 0.57 },
+  supervisor_handoffs: { agent: 0.7, step: 0.7 },
+  group_chat: { agent: 0.48, step: 0.42 },
+  verifier_pipeline: { agent: 0.45, step: 0.45 },
+  all: { agent: 0.57, step: 0.54 },
 };
