@@ -8,14 +8,15 @@
  * - content, when the run's shape shows nothing wrong: the step the approved
  *   result and the final answer got their content from (an approval only
  *   failed to catch a mistake made upstream; the decisive step is the
- *   earliest, as Who&When defines it).
+ *   earliest, as Who&When defines it), and a rejection the run followed
+ *   before it failed.
  */
 import type { Step, TraceTrajectories } from "../trajectory/types.ts";
 import type { Finding } from "./finding.ts";
 import { quote } from "./finding.ts";
 import { turnChains } from "./repetition.ts";
 import { stepSignature } from "./step-signature.ts";
-import { contentWords } from "./text.ts";
+import { contentSimilarity, contentWords } from "./text.ts";
 import { APPROVAL_PATTERN, REJECTION_PATTERN } from "./verification.ts";
 
 export interface DecisiveCue {
@@ -28,6 +29,10 @@ export interface DecisiveCue {
 const FIGURE_WEIGHT = 3;
 
 const approves = (s: Step): boolean => s.outputText !== null && APPROVAL_PATTERN.test(s.outputText) && !REJECTION_PATTERN.test(s.outputText);
+/** A turn that opens with a rejection verdict (a text merely mentioning a failure is no verdict). */
+const REJECTING_VERDICT = /^\W*(reject(ed|s)?|not approved|do not approve|changes requested)\b/i;
+/** Content overlap under which a final answer no longer restates a result. */
+const FOLLOWED_BELOW = 0.5;
 const speaks = (s: Step): boolean => (s.kind === "llm" || s.kind === "message") && s.outputText !== null;
 
 /** Cues from the run's shape: where loops started. */
@@ -46,14 +51,16 @@ export function loopCues(t: TraceTrajectories, findings: Finding[]): DecisiveCue
 }
 
 /**
- * Where a repeated tool call (FM-1.3, cited at its k-th saying) became a loop:
- * the first call was work, the second is where the agent stopped making progress.
+ * The identical calls of a repeated tool call (FM-1.3, cited at its k-th
+ * saying) up to the cited one; null for other findings. The first call was
+ * work, the second is where the agent stopped making progress.
  */
-export function toolLoopStart(t: TraceTrajectories, f: Finding): Step | null {
+export function toolLoop(t: TraceTrajectories, f: Finding): Step[] | null {
   const cited = f.mode === "FM-1.3" && f.stepIndex !== null ? t.steps[f.stepIndex] : undefined;
   if (cited === undefined || cited.kind !== "tool" || cited.spanId !== f.spanId) return null;
   const signature = stepSignature(cited);
-  return t.steps.filter((s) => s.index <= cited.index && s.agentKey === cited.agentKey && stepSignature(s) === signature)[1] ?? null;
+  const calls = t.steps.filter((s) => s.index <= cited.index && s.agentKey === cited.agentKey && stepSignature(s) === signature);
+  return calls.length < 2 ? null : calls;
 }
 
 /** A turn approving a run that failed, unless a verifier finding (FM-3.3) already cites it. */
@@ -75,21 +82,36 @@ export function contentCues(t: TraceTrajectories, findings: Finding[]): Decisive
   const turn = approvingTurnCue(t, findings);
   if (turn !== null) approvals.push(turn.step);
   for (const approval of approvals) {
-    // What the approval judged: the last thing another agent said before it, other than asking the approver to check.
-    const addressed = approval.agent === null ? null : new RegExp(`\\b${approval.agent.replace(/[^\p{L}\p{N}]+/gu, ".")}\\b`, "iu");
-    const judged = [...t.steps]
-      .reverse()
-      .find((s) => s.index < approval.index && s.agent !== approval.agent && speaks(s) && !(addressed?.test(s.outputText as string) ?? false));
+    const judged = judgedBy(t, approval);
     if (judged === undefined) continue;
     const origin = contentOrigin(t, judged, approval.agent);
     if (origin !== null) cues.push({ step: origin.step, weight: 0.7, evidence: `${approval.agent ?? "?"} approved a result whose content ${origin.why}` });
   }
   const final = [...t.steps].reverse().find(speaks);
+  // A rejection the run followed (the final answer moved away from what was rejected) steered a run that failed.
+  for (const rejection of t.steps.filter((s) => speaks(s) && REJECTING_VERDICT.test(s.outputText as string))) {
+    const judged = judgedBy(t, rejection);
+    if (final === undefined || judged === undefined || final.index <= rejection.index) continue;
+    if (contentSimilarity(final.outputText as string, judged.outputText as string) >= FOLLOWED_BELOW) continue;
+    cues.push({
+      step: rejection,
+      weight: 0.5,
+      evidence: `${rejection.agent ?? "?"} rejected ${judged.agent ?? "?"}'s result ("${quote(rejection.outputText as string, 60)}"), the run moved away from it and failed`,
+    });
+  }
   if (final !== undefined) {
     const origin = contentOrigin(t, final, null);
     if (origin !== null) cues.push({ step: origin.step, weight: 0.3, evidence: `the final answer's content ${origin.why}` });
   }
   return cues;
+}
+
+/** What a verdict judged: the last thing another agent said before it, other than asking the judge to check. */
+function judgedBy(t: TraceTrajectories, verdict: Step): Step | undefined {
+  const addressed = verdict.agent === null ? null : new RegExp(`\\b${verdict.agent.replace(/[^\p{L}\p{N}]+/gu, ".")}\\b`, "iu");
+  return [...t.steps]
+    .reverse()
+    .find((s) => s.index < verdict.index && s.agent !== verdict.agent && speaks(s) && !(addressed?.test(s.outputText as string) ?? false));
 }
 
 /**

@@ -11,7 +11,7 @@
  * named, as a labelled fallback.
  */
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import { approvingTurnCue, contentCues, loopCues, toolLoopStart } from "./decisive-cues.ts";
+import { approvingTurnCue, contentCues, loopCues, toolLoop } from "./decisive-cues.ts";
 import type { Finding } from "./finding.ts";
 import { quote } from "./finding.ts";
 import { unrecoveredErrors } from "./signals.ts";
@@ -97,16 +97,22 @@ function rankSuspects(t: TraceTrajectories, findings: Finding[], max: number): S
     s.evidence.push(evidence);
     bySpan.set(spanId, s);
   };
-  for (const f of findings) {
-    // A tool loop is cited where it started, not at the repeat that crossed the threshold.
-    const start = toolLoopStart(t, f);
-    const at = start === null ? f : { agent: start.agent, spanId: start.spanId, stepIndex: start.index };
-    add(at.agent, at.spanId, at.stepIndex, f.confidence, `${f.mode}: ${f.evidence}${start === null ? "" : `; the loop started at step ${start.index}`}`);
-  }
   // An error the agent recovered from (a later success of the same tool or model) is not where the run was lost:
-  // it stays listed, barely weighted, and is no structural evidence.
+  // it, a finding on it and a "loop" of retries after it stay listed, barely weighted, and are no structural evidence.
   const unrecovered = unrecoveredErrors(t, ["tool", "llm", "handoff", "message"]);
   const lost = new Set(unrecovered.map((s) => s.spanId));
+  const recovered = new Set(t.steps.filter((s) => s.isError && !lost.has(s.spanId)).map((s) => s.spanId));
+  let structural = unrecovered.length > 0;
+  for (const f of findings) {
+    // A tool loop is cited where it started, not at the repeat that crossed the threshold.
+    const loop = toolLoop(t, f);
+    const start = loop?.[1];
+    const at = start === undefined ? f : { agent: start.agent, spanId: start.spanId, stepIndex: start.index };
+    const passed = recovered.has(f.spanId) || (loop?.some((s) => s.isError) ?? false);
+    if (f.mode !== "FM-3.3" && !passed) structural = true;
+    const note = `${start === undefined ? "" : `; the loop started at step ${start.index}`}${passed ? "; the run got past it (an error recovered by a retry)" : ""}`;
+    add(at.agent, at.spanId, at.stepIndex, passed ? 0.1 * f.confidence : f.confidence, `${f.mode}: ${f.evidence}${note}`);
+  }
   for (const s of t.steps) {
     if (!s.isError) continue;
     const what = `${s.toolName ?? s.kind}${s.errorType ? ` (${quote(s.errorType, 40)})` : ""}`;
@@ -117,8 +123,7 @@ function rankSuspects(t: TraceTrajectories, findings: Finding[], max: number): S
   const turn = approvingTurnCue(t, findings);
   const cues = [...loops, ...(turn === null ? [] : [turn])];
   // Content is read only when the shape shows nothing wrong but an approval: structural evidence outranks inference from text.
-  const structural = findings.some((f) => f.mode !== "FM-3.3") || unrecovered.length > 0 || loops.length > 0;
-  if (!structural) cues.push(...contentCues(t, findings));
+  if (!structural && loops.length === 0) cues.push(...contentCues(t, findings));
   for (const cue of cues) add(cue.step.agent, cue.step.spanId, cue.step.index, cue.weight, cue.evidence);
   if (bySpan.size === 0) {
     const last = t.steps[t.steps.length - 1];

@@ -55,6 +55,7 @@ const outcomes: Outcome[] = labelledCases.map((c) => {
   return { c, top, rows: record.attributions, blame: { crux: { agent: top?.agent ?? null, spanId: top?.spanId ?? null }, ...baselines(record) } };
 });
 
+const fired = (o: Outcome) => o.top !== undefined && !o.top.method.startsWith("suspect");
 const agentRight = (o: Outcome, m: Method) => o.blame[m].agent === o.c.label.agent;
 const stepRight = (o: Outcome, m: Method) => o.blame[m].spanId === o.c.label.spanId;
 const rate = (xs: Outcome[], pick: (o: Outcome) => boolean) => (xs.length === 0 ? 0 : xs.filter(pick).length / xs.length);
@@ -67,11 +68,11 @@ const table = Object.fromEntries(
 ) as Record<string, { traces: number } & Record<Method, { agent: number; step: number }>>;
 
 describe("decisive-error attribution accuracy on labelled failed traces", () => {
-  it("covers at least 60 failed traces in four system shapes, with distinct names and a one-line rationale for the later cases", () => {
+  it("covers at least 60 failed traces in four system shapes, with distinct names and a one-line rationale each", () => {
     expect(labelledCases.length).toBeGreaterThanOrEqual(60);
     for (const s of SHAPES) expect(outcomes.filter((o) => o.c.shape === s).length, s).toBeGreaterThanOrEqual(10);
     expect(new Set(labelledCases.map((c) => c.name)).size).toBe(labelledCases.length);
-    for (const c of labelledCases) if (c.kind === undefined) expect(c.why, c.name).toMatch(/\S/);
+    for (const c of labelledCases) expect(c.why, c.name).toMatch(/^[^\n]+$/);
   });
 
   it("gives every failed trace an attribution whose rank 1 names an agent and a span, with a method and a confidence", () => {
@@ -90,7 +91,6 @@ describe("decisive-error attribution accuracy on labelled failed traces", () => 
   });
 
   it("keeps the first cases' rule expectations: rule cases fire a rule, the others do not", () => {
-    const fired = (o: Outcome) => o.top !== undefined && !o.top.method.startsWith("suspect");
     expect(outcomes.filter((o) => o.c.kind === "rule" && !fired(o)).map((o) => o.c.name)).toEqual([]);
     expect(outcomes.filter((o) => o.c.kind === "no_rule" && fired(o)).map((o) => o.c.name)).toEqual([]);
   });
@@ -111,6 +111,18 @@ describe("decisive-error attribution accuracy on labelled failed traces", () => 
           (o) =>
             `${agentRight(o, "crux") ? "A" : "-"}${stepRight(o, "crux") ? "S" : "-"} ${o.top?.method ?? "none"} → ${o.top?.agent}/${o.top?.spanId} (label ${o.c.label.agent}/${o.c.label.spanId})  ${o.c.name}`,
         ),
+        `rule fired: ${outcomes.filter(fired).length} traces, agent ${pct(rate(outcomes.filter(fired), (o) => agentRight(o, "crux")))}, step ${pct(rate(outcomes.filter(fired), (o) => stepRight(o, "crux")))}; ` +
+          `suspects only: ${outcomes.filter((o) => !fired(o)).length} traces, agent ${pct(
+            rate(
+              outcomes.filter((o) => !fired(o)),
+              (o) => agentRight(o, "crux"),
+            ),
+          )}, step ${pct(
+            rate(
+              outcomes.filter((o) => !fired(o)),
+              (o) => stepRight(o, "crux"),
+            ),
+          )}`,
         "| shape | traces | " + METHODS.map((m) => `${m} agent | ${m} step`).join(" | ") + " |",
         ...Object.entries(table).map(
           ([name, row]) => `| ${name} | ${row.traces} | ${METHODS.map((m) => `${pct(row[m].agent)} | ${pct(row[m].step)}`).join(" | ")} |`,
@@ -133,8 +145,8 @@ describe("decisive-error attribution accuracy on labelled failed traces", () => 
 
 const FLOORS = {
   tool_crew: { agent: 0.62, step: 0.57 },
-  supervisor_handoffs: { agent: 0.7, step: 0.7 },
-  group_chat: { agent: 0.48, step: 0.42 },
-  verifier_pipeline: { agent: 0.45, step: 0.45 },
-  all: { agent: 0.57, step: 0.54 },
+  supervisor_handoffs: { agent: 0.76, step: 0.76 },
+  group_chat: { agent: 0.55, step: 0.48 },
+  verifier_pipeline: { agent: 0.5, step: 0.5 },
+  all: { agent: 0.62, step: 0.59 },
 };

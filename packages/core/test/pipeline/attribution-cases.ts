@@ -36,12 +36,14 @@ const firstCases: LabelledCase[] = [
     kind: "rule",
     ...research(withSpecs(cleanSpecs, [{ id: "res.fetch", parent: "res", op: "tool", tool: "fetch_page", start: 62, end: 66, error: "HTTP 503" }])),
     label: { agent: "researcher", spanId: "res.fetch" },
+    why: "without the page the researcher has nothing to report; the failed fetch is never retried",
   },
   {
     name: "research: writer's save fails, the report is never written",
     kind: "rule",
     ...research(withSpecs(cleanSpecs, [{ id: "wri.save", parent: "wri", op: "tool", tool: "write_file", start: 410, end: 420, error: "EACCES" }])),
     label: { agent: "writer", spanId: "wri.save" },
+    why: "the report exists only in the writer's draft once its save fails for good",
   },
   {
     name: "research: lead drops the word limit when briefing the writer",
@@ -55,6 +57,7 @@ const firstCases: LabelledCase[] = [
       ]),
     ),
     label: { agent: "lead", spanId: "wri" },
+    why: "the writer never sees the limit; the lead's briefing (the writer's invocation) is where it is lost",
   },
   {
     name: "research: search error recovered by a retry; lead drops 'cite sources' for the writer",
@@ -78,12 +81,14 @@ const firstCases: LabelledCase[] = [
       ]),
     ),
     label: { agent: "lead", spanId: "wri" },
+    why: "the search error was recovered; the lead's briefing without 'cite sources' is what the report lacks",
   },
   {
     name: "support: triage hands billing a payload without the order id",
     kind: "rule",
     ...supportCase(support({ billingArgs: { message: "refund the customer's last order" } })),
     label: { agent: "triage", spanId: "h1" },
+    why: "billing cannot refund without the order id the triage payload omits",
   },
   {
     name: "support: shipping's create_shipment fails and is never retried",
@@ -94,6 +99,7 @@ const firstCases: LabelledCase[] = [
       ]),
     ),
     label: { agent: "shipping", spanId: "s.create" },
+    why: "no replacement exists after the failed, never retried shipment call",
   },
   {
     name: "support: billing's refund fails twice then succeeds; shipping's label printing fails for good",
@@ -106,12 +112,14 @@ const firstCases: LabelledCase[] = [
       ]),
     ),
     label: { agent: "shipping", spanId: "s.label" },
+    why: "the refund errors were recovered; the label never prints after the final failure",
   },
   {
     name: "support: triage drops the Friday deadline when briefing shipping",
     kind: "rule",
     ...supportCase(support({ shippingMessage: "ship a replacement for order 42" })),
     label: { agent: "triage", spanId: "h2" },
+    why: "shipping never learns the deadline; the triage handoff is where it is dropped",
   },
   {
     name: "support: triage's payload lacks the order id, and billing's refund then fails",
@@ -122,18 +130,21 @@ const firstCases: LabelledCase[] = [
       ]),
     ),
     label: { agent: "triage", spanId: "h1" },
+    why: "billing's refund fails because the payload lacks the id: the handoff is the earlier, causing mistake",
   },
   {
     name: "coding: planner sends the coder no file list",
     kind: "rule",
     ...codingCase(coding({ coderArgs: { message: CODER_MESSAGE } })),
     label: { agent: "planner", spanId: "h1" },
+    why: "the coder cannot find the file the planner's handoff does not name",
   },
   {
     name: "coding: planner drops 'do not modify the public API'",
     kind: "rule",
     ...codingCase(coding({ coderMessage: "Fix the login timeout bug in auth/session.ts" })),
     label: { agent: "planner", spanId: "h1" },
+    why: "the coder never sees the constraint the planner's handoff drops",
   },
   {
     name: "coding: coder's edit fails and is never retried",
@@ -144,6 +155,7 @@ const firstCases: LabelledCase[] = [
       ]),
     ),
     label: { agent: "coder", spanId: "c.edit" },
+    why: "the fix is never applied after the failed, never retried edit",
   },
   // Adversarial: the real cause is the dropped word limit; an incidental notification failure later is what the rules rank first.
   {
@@ -159,6 +171,7 @@ const firstCases: LabelledCase[] = [
       ]),
     ),
     label: { agent: "lead", spanId: "wri" },
+    why: "the dropped limit is what fails the report; the Slack notification is incidental",
   },
   // Adversarial: the coder patched the wrong function (no mechanical trace); the tester's flaky lint step failing is incidental.
   {
@@ -180,6 +193,7 @@ const firstCases: LabelledCase[] = [
       ]),
     ),
     label: { agent: "coder", spanId: "c.llm" },
+    why: "the patch is wrong from the coder's model call on; the crashed linter is incidental",
   },
 
   // --- no code rule applies: only ranked suspects ---
@@ -188,6 +202,7 @@ const firstCases: LabelledCase[] = [
     kind: "no_rule",
     ...research(withSpecs(cleanSpecs, [searchCall("res.q2", 61), searchCall("res.q3", 64), searchCall("res.q4", 67)])),
     label: { agent: "researcher", spanId: "res.q2" },
+    why: "the first search was work; the first identical repeat starts the loop that burns the budget",
   },
   {
     name: "research: the writer invents a figure, the reviewer approves",
@@ -207,6 +222,7 @@ const firstCases: LabelledCase[] = [
       ]),
     ),
     label: { agent: "writer", spanId: "wri.llm" },
+    why: "the invented figure is the writer's; the approval only fails to catch it",
   },
   {
     name: "coding: coder calls a deploy tool its role forbids, breaking production",
@@ -217,18 +233,21 @@ const firstCases: LabelledCase[] = [
       ]),
     ),
     label: { agent: "coder", spanId: "c.deploy" },
+    why: "production breaks at the forbidden deploy call",
   },
   {
     name: "support: billing receives the handoff and never acts",
     kind: "no_rule",
     ...supportCase(withSpecs(support(), [], ["b", "b.refund", "b.llm"])),
     label: { agent: "billing", spanId: "h1" },
+    why: "billing never acts on the handoff it received; nothing after it can refund",
   },
   {
     name: "coding: the tester's model call errors and the tester gives up",
     kind: "no_rule",
     ...codingCase(withSpecs(coding(), [{ id: "x.llm", parent: "x", op: "llm", model: "gpt-4o", start: 231, end: 260, error: "context_length_exceeded" }])),
     label: { agent: "tester", spanId: "x.llm" },
+    why: "the tester gives up at the model error; no test is ever written",
   },
   {
     name: "support: shipping promises the wrong day, nothing else looks wrong",
@@ -248,6 +267,7 @@ const firstCases: LabelledCase[] = [
       ]),
     ),
     label: { agent: "shipping", spanId: "s.llm" },
+    why: "shipping's promise is the wrong content the customer gets",
   },
 ];
 

@@ -25,7 +25,7 @@ export interface LabelledCase {
   /** The decisive agent and span (Who&When: the first step after which the failure was inevitable). */
   label: { agent: string; spanId: string };
   /** One line: why this agent and this span, from the story. */
-  why?: string;
+  why: string;
 }
 
 /** A run that succeeded: it must get no attribution at all. */
@@ -39,16 +39,16 @@ export interface SucceededCase {
 
 export const args = (v: unknown) => ({ args: JSON.stringify(v) });
 /** A transfer tool's arguments and the handoff message the normalizer reads from them (their `message` field). */
-export const handoffArgs = (v: { message?: string; [field: string]: unknown }) => ({ ...args(v), handoffMessage: v.message ?? JSON.stringify(v) });
+const handoffArgs = (v: { message?: string; [field: string]: unknown }) => ({ ...args(v), handoffMessage: v.message ?? JSON.stringify(v) });
 export const result = (text: string) => ({ output: text });
 export const out = (text: string) => ({ output: text });
 
 // Research crew: lead → researcher → writer → reviewer (packages/core/test/scorers/fixtures.ts).
-export const researchContracts: HandoffContract[] = [{ from: "lead", to: "writer", requiredConstraints: ["under 500 words", "cite sources"] }];
-export const researchRoles: AgentContract[] = [{ agent: "reviewer", role: "review", isVerifier: true, forbiddenTools: ["write_file"] }];
+const researchContracts: HandoffContract[] = [{ from: "lead", to: "writer", requiredConstraints: ["under 500 words", "cite sources"] }];
+const researchRoles: AgentContract[] = [{ agent: "reviewer", role: "review", isVerifier: true, forbiddenTools: ["write_file"] }];
 
 // Support crew: triage hands to billing, then to shipping.
-export const SUPPORT_ASK = "Customer asks: refund order 42 and ship a replacement by Friday";
+const SUPPORT_ASK = "Customer asks: refund order 42 and ship a replacement by Friday";
 export function support(
   over: {
     billingArgs?: { message?: string; [field: string]: unknown };
@@ -143,15 +143,15 @@ export function support(
     },
   ];
 }
-export const supportContracts: HandoffContract[] = [
+const supportContracts: HandoffContract[] = [
   { from: "triage", to: "*", jsonSchema: { type: "object", required: ["orderId", "message"] } },
   { from: "triage", to: "shipping", requiredConstraints: ["by Friday"] },
 ];
 
 // Coding crew: planner → coder → tester (the tester verifies).
-export const CODING_TASK = "Fix the login timeout bug; do not modify the public API; add a regression test";
+const CODING_TASK = "Fix the login timeout bug; do not modify the public API; add a regression test";
 export const CODER_MESSAGE = "Fix the login timeout bug in auth/session.ts; do not modify the public API";
-export const TESTER_MESSAGE = "Add a regression test for the login timeout fix; do not modify the public API";
+const TESTER_MESSAGE = "Add a regression test for the login timeout fix; do not modify the public API";
 export function coding(over: { coderArgs?: { message?: string; [field: string]: unknown }; coderMessage?: string } = {}): SpanSpec[] {
   const coderMessage = over.coderMessage ?? CODER_MESSAGE;
   return [
@@ -233,10 +233,10 @@ export function coding(over: { coderArgs?: { message?: string; [field: string]: 
     },
   ];
 }
-export const codingContracts: HandoffContract[] = [
+const codingContracts: HandoffContract[] = [
   { from: "planner", to: "*", jsonSchema: { type: "object", required: ["files", "message"] }, requiredConstraints: ["do not modify the public API"] },
 ];
-export const codingRoles: AgentContract[] = [
+const codingRoles: AgentContract[] = [
   { agent: "tester", role: "test", isVerifier: true },
   { agent: "coder", role: "code", forbiddenTools: ["deploy*"] },
 ];
@@ -271,7 +271,7 @@ export const searchCall = (id: string, start: number): SpanSpec => ({
 });
 
 // Travel crew: a concierge with two nested agents that each search and book with tools.
-export const TRAVEL_GOAL = "Book a flight Paris to Rome on May 3 and a hotel near Termini for May 3-5; total under 800 EUR";
+const TRAVEL_GOAL = "Book a flight Paris to Rome on May 3 and a hotel near Termini for May 3-5; total under 800 EUR";
 export function travel(): SpanSpec[] {
   return [
     { id: "con", op: "agent", agent: "concierge", start: 0, end: 1000, input: TRAVEL_GOAL },

@@ -210,6 +210,17 @@ describe("attribution of a failed message-only trace", () => {
     expect(rows[0]?.reason).toContain("the final answer's content");
   });
 
+  it("names a rejection the run followed before it failed, and not one the final answer overrode", () => {
+    const rejects = turn("t4", "verifier", 40, "Rejected: INSEE does not publish a 2023 estimate for Lyon.");
+    const fallBack = turn("t5", "orchestrator", 50, "Final answer: the latest INSEE count for Lyon is 516,092 (2021).");
+    const rows = scoreTrace(input([manager, ask, answer, check, rejects, fallBack], { outcomeOverride: failed })).attributions;
+    expect(rows[0]).toMatchObject({ rank: 1, method: "suspect", agent: "verifier", spanId: "t4" });
+    expect(rows[0]?.reason).toContain("the run moved away from it");
+    // The final answer restates the rejected result: the rejection did not steer the run.
+    const overridden = scoreTrace(input([manager, ask, answer, check, rejects, close], { outcomeOverride: failed })).attributions;
+    expect(overridden.some((r) => r.reason.includes("moved away"))).toBe(false);
+  });
+
   it("falls back to the last step, labelled so, when nothing else is known", () => {
     // A run whose only step is a tool call with no captured content: nothing to trace.
     const silent: SpanSpec[] = [
