@@ -108,7 +108,9 @@ export function contentCues(t: TraceTrajectories, findings: Finding[]): Decisive
 
 /** What a verdict judged: the last thing another agent said before it, other than asking the judge to check. */
 function judgedBy(t: TraceTrajectories, verdict: Step): Step | undefined {
-  const addressed = verdict.agent === null ? null : new RegExp(`\\b${verdict.agent.replace(/[^\p{L}\p{N}]+/gu, ".")}\\b`, "iu");
+  // The judge's name as words ("user_proxy" matches "user proxy"); a name with no letters or digits names nobody.
+  const words = (verdict.agent ?? "").match(/[\p{L}\p{N}]+/gu) ?? [];
+  const addressed = words.length === 0 ? null : new RegExp(`(?<![\\p{L}\\p{N}])${words.join("[^\\p{L}\\p{N}]+")}(?![\\p{L}\\p{N}])`, "iu");
   return [...t.steps]
     .reverse()
     .find((s) => s.index < verdict.index && s.agent !== verdict.agent && speaks(s) && !(addressed?.test(s.outputText as string) ?? false));
