@@ -4,17 +4,17 @@
  * unrecovered tool error, else first dropped constraint. Every answer records
  * its method. When no rule fires, a ranked list of suspects with low
  * confidence: attribution is a lead for a person, not a verdict (docs/failure-modes.md §7).
- * Suspects come from the findings, error steps and, for turns (message
- * steps), what the conversation shows: the turn a loop kept repeating (the run
- * never moved past it) and a turn approving a run that failed. Only with no
- * evidence at all is the last step named, as a labelled fallback.
+ * Suspects come from the findings, unrecovered error steps and what the
+ * trajectory shows (decisive-cues.ts): where a loop started, a turn approving
+ * a run that failed, and the step the approved result and the final answer
+ * got their content from. Only with no evidence at all is the last step
+ * named, as a labelled fallback.
  */
-import type { Step, TraceTrajectories } from "../trajectory/types.ts";
+import type { TraceTrajectories } from "../trajectory/types.ts";
+import { approvingTurnCue, contentCues, loopCues, toolLoop } from "./decisive-cues.ts";
 import type { Finding } from "./finding.ts";
 import { quote } from "./finding.ts";
-import { turnChains } from "./repetition.ts";
 import { unrecoveredErrors } from "./signals.ts";
-import { APPROVAL_PATTERN, REJECTION_PATTERN } from "./verification.ts";
 
 export type DecisiveMethod = "first_failed_handoff_contract" | "first_unrecovered_tool_error" | "first_dropped_constraint";
 
@@ -97,10 +97,34 @@ function rankSuspects(t: TraceTrajectories, findings: Finding[], max: number): S
     s.evidence.push(evidence);
     bySpan.set(spanId, s);
   };
-  for (const f of findings) add(f.agent, f.spanId, f.stepIndex, f.confidence, `${f.mode}: ${f.evidence}`);
-  for (const s of t.steps)
-    if (s.isError) add(s.agent, s.spanId, s.index, 0.3, `error in ${s.toolName ?? s.kind}${s.errorType ? ` (${quote(s.errorType, 40)})` : ""}`);
-  for (const cue of turnCues(t, findings)) add(cue.step.agent, cue.step.spanId, cue.step.index, cue.weight, cue.evidence);
+  // An error the agent recovered from (a later success of the same tool or model) is not where the run was lost:
+  // it, a finding on it and a "loop" of retries after it stay listed, barely weighted, and are no structural evidence.
+  const unrecovered = unrecoveredErrors(t, ["tool", "llm", "handoff", "message"]);
+  const lost = new Set(unrecovered.map((s) => s.spanId));
+  const recovered = new Set(t.steps.filter((s) => s.isError && !lost.has(s.spanId)).map((s) => s.spanId));
+  let structural = unrecovered.length > 0;
+  for (const f of findings) {
+    // A tool loop is cited where it started, not at the repeat that crossed the threshold.
+    const loop = toolLoop(t, f);
+    const start = loop?.[1];
+    const at = start === undefined ? f : { agent: start.agent, spanId: start.spanId, stepIndex: start.index };
+    const passed = recovered.has(f.spanId) || (loop?.some((s) => s.isError) ?? false);
+    if (f.mode !== "FM-3.3" && !passed) structural = true;
+    const note = `${start === undefined ? "" : `; the loop started at step ${start.index}`}${passed ? "; the run got past it (an error recovered by a retry)" : ""}`;
+    add(at.agent, at.spanId, at.stepIndex, passed ? 0.1 * f.confidence : f.confidence, `${f.mode}: ${f.evidence}${note}`);
+  }
+  for (const s of t.steps) {
+    if (!s.isError) continue;
+    const what = `${s.toolName ?? s.kind}${s.errorType ? ` (${quote(s.errorType, 40)})` : ""}`;
+    if (lost.has(s.spanId)) add(s.agent, s.spanId, s.index, 0.3, `error in ${what}`);
+    else add(s.agent, s.spanId, s.index, 0.05, `error in ${what}, recovered by a later success`);
+  }
+  const loops = loopCues(t, findings);
+  const turn = approvingTurnCue(t, findings);
+  const cues = [...loops, ...(turn === null ? [] : [turn])];
+  // Content is read only when the shape shows nothing wrong but an approval: structural evidence outranks inference from text.
+  if (!structural && loops.length === 0) cues.push(...contentCues(t, findings));
+  for (const cue of cues) add(cue.step.agent, cue.step.spanId, cue.step.index, cue.weight, cue.evidence);
   if (bySpan.size === 0) {
     const last = t.steps[t.steps.length - 1];
     if (last === undefined) return [];
@@ -120,39 +144,4 @@ function rankSuspects(t: TraceTrajectories, findings: Finding[], max: number): S
   const top = ranked[0]?.score ?? 1;
   // Low by construction: without a rule, the best automated methods name the step ~14% of the time (Who&When).
   return ranked.slice(0, max).map((s) => ({ ...s, confidence: Math.round(((0.3 * s.score) / top) * 1000) / 1000 }));
-}
-
-interface TurnCue {
-  step: Step;
-  weight: number;
-  evidence: string;
-}
-
-/**
- * Evidence from the turns of a failed run: where a repeated turn (FM-1.3)
- * started (the run never recovered past the first saying of it), and the last
- * turn approving the result when no verifier finding (FM-3.3) already cites it.
- */
-function turnCues(t: TraceTrajectories, findings: Finding[]): TurnCue[] {
-  const cues: TurnCue[] = [];
-  const repeatedAt = new Set(findings.filter((f) => f.mode === "FM-1.3").map((f) => f.spanId));
-  for (const agent of t.agents) {
-    for (const chain of turnChains(agent)) {
-      const first = chain[0] as Step;
-      if (chain.length < 2 || !chain.some((s) => repeatedAt.has(s.spanId))) continue;
-      cues.push({ step: first, weight: 0.7, evidence: `loop start: ${agent.name} said this turn ${chain.length} times and the run never moved past it` });
-    }
-  }
-  const verified = new Set(findings.filter((f) => f.mode === "FM-3.3").map((f) => f.spanId));
-  const approving = [...t.steps]
-    .reverse()
-    .find((s) => s.kind === "message" && s.outputText !== null && APPROVAL_PATTERN.test(s.outputText) && !REJECTION_PATTERN.test(s.outputText));
-  if (approving !== undefined && !verified.has(approving.spanId)) {
-    cues.push({
-      step: approving,
-      weight: 0.4,
-      evidence: `${approving.agent ?? "?"} approved ("${quote(approving.outputText as string, 60)}") and the run failed`,
-    });
-  }
-  return cues;
 }

@@ -52,7 +52,11 @@ describe("attributeDecisiveError", () => {
     expect(r.decisive).toMatchObject({ method: "first_unrecovered_tool_error", agent: "researcher", spanId: "res.q", stepIndex: 1 });
     const recovered = attributeDecisiveError(traj(withSpecs(cleanSpecs, [failedSearch, retry])), { failed: true });
     expect(recovered.status).toBe("suspects");
-    expect(recovered.suspects[0]).toMatchObject({ spanId: "res.q", agent: "researcher" });
+    // The recovered error stays listed, below the rest: the run was not lost there.
+    expect(recovered.suspects[0]?.spanId).not.toBe("res.q");
+    const listed = recovered.suspects.find((s) => s.spanId === "res.q");
+    expect(listed).toMatchObject({ agent: "researcher", evidence: [expect.stringContaining("recovered by a later success")] });
+    expect(listed!.confidence).toBeLessThan(recovered.suspects[0]!.confidence);
     expect(recovered.suspects[0]!.confidence).toBeLessThanOrEqual(0.3);
   });
 
@@ -75,13 +79,65 @@ describe("attributeDecisiveError", () => {
     expect(r.decisive).toMatchObject({ method: "first_dropped_constraint", agent: "lead", spanId: "rev" });
   });
 
-  it("ranks suspects from findings with low confidence when no rule fires", () => {
+  it("cites a repeated tool call where the loop started: the first redundant call, not the repeat that crossed k", () => {
+    const search = (id: string, start: number): SpanSpec => ({
+      id,
+      parent: "res",
+      op: "tool",
+      tool: "web_search",
+      start,
+      end: start + 3,
+      args: { query: "solar panel efficiency Germany" },
+      output: "Fraunhofer ISE: average module efficiency 20%",
+    });
+    const t = traj(withSpecs(cleanSpecs, [search("res.q2", 61), search("res.q3", 64)]));
+    const mast = detectMast(t);
+    expect(mast.findings.filter((f) => f.mode === "FM-1.3").map((f) => f.spanId)).toEqual(["res.q3"]);
+    const r = attributeDecisiveError(t, { failed: true, findings: mast.findings });
+    expect(r.suspects[0]).toMatchObject({ agent: "researcher", spanId: "res.q2" });
+    expect(r.suspects[0]!.evidence[0]).toContain("the loop started at step");
+    expect(r.suspects.some((s) => s.spanId === "res.q3")).toBe(false);
+  });
+
+  it("does not take retries of a failed call for a loop: the run got past them", () => {
+    const attempt = (id: string, start: number, error?: string): SpanSpec => ({
+      id,
+      parent: "res",
+      op: "tool",
+      tool: "web_search",
+      start,
+      end: start + 1,
+      args: { query: "solar panel efficiency Germany" },
+      ...(error === undefined ? { output: "Fraunhofer ISE: average module efficiency 20%" } : { error }),
+    });
+    const t = traj(withSpecs(cleanSpecs, [attempt("res.q0", 22, "rate limited"), attempt("res.q1", 24, "rate limited"), attempt("res.q", 30)]));
+    const mast = detectMast(t);
+    expect(mast.findings.map((f) => [f.mode, f.spanId])).toContainEqual(["FM-1.3", "res.q"]);
+    const r = attributeDecisiveError(t, { failed: true, findings: mast.findings });
+    // Nothing structural is left, so the final answer's content is traced instead.
+    expect(r.suspects[0]?.evidence[0]).toContain("the final answer's content");
+    expect(r.suspects.find((s) => s.spanId === "res.q1")?.evidence[0]).toContain("the run got past it");
+  });
+
+  it("names the final answer itself when it states what no earlier step said", () => {
+    const claim: SpanSpec = { ...(cleanSpecs.find((s) => s.id === "final") as SpanSpec), output: "German solar panels average 25% efficiency" };
+    const r = attributeDecisiveError(traj(withSpecs(cleanSpecs, [claim])), { failed: true });
+    expect(r.suspects[0]).toMatchObject({ agent: "lead", spanId: "final" });
+    expect(r.suspects[0]!.evidence[0]).toContain("was first said here (25");
+  });
+
+  it("ranks suspects from findings with low confidence when no rule fires; an approval points at where the approved content came from", () => {
     const t = clean();
     const mast = detectMast(t, { agentContracts: [{ agent: "reviewer", role: "review", isVerifier: true }], outcomeSuccess: false });
     const r = attributeDecisiveError(t, { failed: true, findings: mast.findings });
     expect(r.status).toBe("suspects");
-    expect(r.suspects[0]).toMatchObject({ agent: "reviewer", spanId: "rev.llm", confidence: 0.3 });
-    expect(r.suspects[0]!.evidence[0]).toContain("FM-3.3");
+    // The reviewer approved the writer's report, whose figure and source the researcher's search first returned:
+    // the earliest step the failed result depends on ranks first, the approval that missed it follows.
+    expect(r.suspects[0]).toMatchObject({ agent: "researcher", spanId: "res.q", confidence: 0.3 });
+    expect(r.suspects[0]!.evidence[0]).toContain("reviewer approved a result whose content");
+    const approval = r.suspects.find((s) => s.spanId === "rev.llm");
+    expect(approval?.evidence[0]).toContain("FM-3.3");
+    expect(approval!.confidence).toBeGreaterThan(0);
   });
 });
 

@@ -190,20 +190,45 @@ describe("attribution of a failed message-only trace", () => {
     expect(rows.some((r) => r.agent === "verifier" && r.spanId === "v1" && r.reason.includes("approved"))).toBe(true);
   });
 
-  it("names the approving verifier when that is all the conversation shows", () => {
+  it("names the turn the approved answer came from, and the approving verifier after it, when that is all the conversation shows", () => {
     const approves = turn("t4", "verifier", 40, "Approved: the Lyon figure looks good.");
     const rows = scoreTrace(input([manager, ask, answer, check, approves, close], { outcomeOverride: failed })).attributions;
-    expect(rows[0]).toMatchObject({ rank: 1, method: "suspect", agent: "verifier", spanId: "t4" });
+    // The verifier approved the researcher's figure (the orchestrator's request to check is not what it judged).
+    expect(rows[0]).toMatchObject({ rank: 1, method: "suspect", agent: "researcher", spanId: "t2" });
+    expect(rows[0]?.reason).toContain("verifier approved a result whose content");
+    expect(rows.find((r) => r.spanId === "t4")?.reason).toContain("approved");
     const contracted = scoreTrace(
       input([manager, ask, answer, check, approves, close], { outcomeOverride: failed, config: config({ agentContracts: verifierContract }) }),
     ).attributions;
-    expect(contracted[0]).toMatchObject({ rank: 1, agent: "verifier", spanId: "t4" });
-    expect(contracted[0]?.reason).toContain("FM-3.3");
+    expect(contracted[0]).toMatchObject({ rank: 1, agent: "researcher", spanId: "t2" });
+    expect(contracted.find((r) => r.spanId === "t4")?.reason).toContain("FM-3.3");
+  });
+
+  it("names the turn the final answer's content came from when the conversation shows nothing else", () => {
+    const rows = scoreTrace(input(clean, { outcomeOverride: failed })).attributions;
+    expect(rows[0]).toMatchObject({ rank: 1, method: "suspect", agent: "researcher", spanId: "t2" });
+    expect(rows[0]?.reason).toContain("the final answer's content");
+  });
+
+  it("names a rejection the run followed before it failed, and not one the final answer overrode", () => {
+    const rejects = turn("t4", "verifier", 40, "Rejected: INSEE does not publish a 2023 estimate for Lyon.");
+    const fallBack = turn("t5", "orchestrator", 50, "Final answer: the latest INSEE count for Lyon is 516,092 (2021).");
+    const rows = scoreTrace(input([manager, ask, answer, check, rejects, fallBack], { outcomeOverride: failed })).attributions;
+    expect(rows[0]).toMatchObject({ rank: 1, method: "suspect", agent: "verifier", spanId: "t4" });
+    expect(rows[0]?.reason).toContain("the run moved away from it");
+    // The final answer restates the rejected result: the rejection did not steer the run.
+    const overridden = scoreTrace(input([manager, ask, answer, check, rejects, close], { outcomeOverride: failed })).attributions;
+    expect(overridden.some((r) => r.reason.includes("moved away"))).toBe(false);
   });
 
   it("falls back to the last step, labelled so, when nothing else is known", () => {
-    const rows = scoreTrace(input(clean, { outcomeOverride: failed })).attributions;
-    expect(rows).toEqual([expect.objectContaining({ rank: 1, method: "suspect_last_step_fallback", agent: "orchestrator", spanId: "t5", confidence: 0.1 })]);
+    // A run whose only step is a tool call with no captured content: nothing to trace.
+    const silent: SpanSpec[] = [
+      { id: "run", op: "agent", agent: "runner", start: 0, end: 100, input: GOAL },
+      { id: "run.lookup", parent: "run", op: "tool", tool: "lookup", start: 10, end: 20 },
+    ];
+    const rows = scoreTrace(input(silent, { outcomeOverride: failed })).attributions;
+    expect(rows).toEqual([expect.objectContaining({ rank: 1, method: "suspect_last_step_fallback", agent: "runner", spanId: "run.lookup", confidence: 0.1 })]);
   });
 
   it("gives a run that did not fail none", () => {
