@@ -2,7 +2,8 @@
  * Decisive-error attribution of a failed run as rows: the rule that fired
  * first is rank 1, other rules that fired follow (their disagreement stays
  * visible); when no rule fires, the ranked suspects (method "suspect", low
- * confidence; "suspect_last_step_fallback" when nothing but the last step is known). A run that did not fail (or whose outcome is unknown) gets none.
+ * confidence; "suspect_last_step_fallback" when nothing but the last step is known,
+ * "suspect_no_steps_fallback" naming the root span of a trace without steps). A run that did not fail (or whose outcome is unknown) gets none.
  */
 import { attributeDecisiveError, type DecisiveAttribution } from "../scorers/decisive-error.ts";
 import type { MastResult } from "../scorers/mast.ts";

@@ -28,8 +28,11 @@ export interface DecisiveAttribution {
 }
 
 export interface Suspect {
-  /** "suspect": ranked from evidence; "suspect_last_step_fallback": no evidence, the last step is named. */
-  method: "suspect" | "suspect_last_step_fallback";
+  /**
+   * "suspect": ranked from evidence; "suspect_last_step_fallback": no evidence, the last step is named;
+   * "suspect_no_steps_fallback": the trace has no step at all (no model, tool, handoff or turn), its root span is named.
+   */
+  method: "suspect" | "suspect_last_step_fallback" | "suspect_no_steps_fallback";
   agent: string | null;
   spanId: string;
   stepIndex: number | null;
@@ -127,7 +130,7 @@ function rankSuspects(t: TraceTrajectories, findings: Finding[], max: number): S
   for (const cue of cues) add(cue.step.agent, cue.step.spanId, cue.step.index, cue.weight, cue.evidence);
   if (bySpan.size === 0) {
     const last = t.steps[t.steps.length - 1];
-    if (last === undefined) return [];
+    if (last === undefined) return noStepsFallback(t);
     return [
       {
         method: "suspect_last_step_fallback",
@@ -144,4 +147,24 @@ function rankSuspects(t: TraceTrajectories, findings: Finding[], max: number): S
   const top = ranked[0]?.score ?? 1;
   // Low by construction: without a rule, the best automated methods name the step ~14% of the time (Who&When).
   return ranked.slice(0, max).map((s) => ({ ...s, confidence: Math.round(((0.3 * s.score) / top) * 1000) / 1000 }));
+}
+
+/** A failed trace with no step still gets a lead: its root span (else its earliest span) and the agent that owns it. */
+function noStepsFallback(t: TraceTrajectories): Suspect[] {
+  const spans = [...t.spanById.values()];
+  const root =
+    (t.rootSpanId === null ? undefined : t.spanById.get(t.rootSpanId)) ?? spans.sort((a, b) => (a.startTimeUnixNano < b.startTimeUnixNano ? -1 : 1))[0];
+  if (root === undefined) return [];
+  const owner = t.agents.find((a) => a.agentSpanIds.includes(root.spanId)) ?? t.agents.find((a) => a.key === t.attribution.bySpan.get(root.spanId)?.agentKey);
+  return [
+    {
+      method: "suspect_no_steps_fallback",
+      agent: owner?.name ?? root.agentName,
+      spanId: root.spanId,
+      stepIndex: null,
+      score: 0,
+      confidence: 0.05,
+      evidence: ["the trace has no model, tool, handoff or turn step; its root span is named"],
+    },
+  ];
 }
