@@ -38,6 +38,8 @@ describe("pnpm start and Ctrl-C (embedded, real processes)", () => {
     expect(output).not.toMatch(/ELIFECYCLE/);
     expect(output).toMatch(/"msg":"shutdown complete"/);
     expect(output).not.toMatch(/droppedPendingJobs/);
+    // The drained settle started its score stage within the same drain (not left to the next start's sweep).
+    expect(output).not.toMatch(/left for the sweeper/);
 
     // The README's command line (npx in front of pnpm).
     const second = spawnReadmeCommand("start", env);
@@ -55,5 +57,7 @@ describe("pnpm start and Ctrl-C (embedded, real processes)", () => {
     const output2 = second.stdout() + second.stderr();
     expect(output2).not.toMatch(/ELIFECYCLE|npm error/);
     expect(output2).toMatch(/"msg":"shutdown complete"/);
+    // Nothing was left over for the start-up sweep: the trace had been scored before the first exit.
+    expect(output2).not.toMatch(/sweeper re-enqueued/);
   }, 180_000);
 });
