@@ -4,6 +4,7 @@
  * information in between. New information: a tool result the agent had not
  * seen before, a message it received, or the repeated step returning
  * something different. The agent's own LLM turns are not new information.
+ * A retry that succeeds after failed tries of the same call ends the run.
  * Message steps (turns of a group chat) repeat when the same agent's
  * consecutive turns are near-identical (content-word overlap at least
  * TURN_SIMILARITY): what others said in between is not new information the
@@ -103,6 +104,8 @@ function detectForAgent(t: TraceTrajectories, agent: AgentTrajectory, k: number)
       const prevOut = outputKey(chain.last);
       const out = outputKey(step);
       if (prevOut !== null && out !== null && prevOut !== out) continues = false;
+      // A call that succeeds after failed tries of itself is a retry that worked, not a repetition (a run of identical failures still is).
+      if (chain.last.isError && !step.isError) continues = false;
       for (let j = chain.lastPos + 1; j < pos && continues; j++) if (isNewInfoAt(j)) continues = false;
       if (continues && receivedBetween(chain.last, step)) continues = false;
     }

@@ -32,6 +32,15 @@ describe("detectRepetition (FM-1.3)", () => {
     expect(detectRepetition(twice, { k: 2 })).toHaveLength(1);
   });
 
+  it("does not fire on a retry that succeeds after failed tries of the same call; fires on a run of identical failures", () => {
+    const query = "rooftop solar yield Bavaria";
+    const failing = (id: string, start: number): SpanSpec => ({ ...search(id, start, "", query), output: undefined, error: "rate limited" });
+    const recovered = traj(withSpecs(cleanSpecs, [failing("r1", 101), failing("r2", 107), search("r3", 113, "Fraunhofer ISE: 20%", query)]));
+    expect(detectRepetition(recovered)).toEqual([]);
+    const stuck = traj(withSpecs(cleanSpecs, [failing("r1", 101), failing("r2", 107), failing("r3", 113)]));
+    expect(detectRepetition(stuck).map((f) => [f.mode, f.agent, f.spanId])).toEqual([["FM-1.3", "researcher", "r3"]]);
+  });
+
   it("does not fire when each call returns something new (polling that progresses)", () => {
     const t = traj(withSpecs(cleanSpecs, [search("res.q", 30, "page 1"), search("r2", 105, "page 2"), search("r3", 120, "page 3")]));
     expect(detectRepetition(t)).toEqual([]);
