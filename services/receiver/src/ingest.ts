@@ -72,7 +72,8 @@ export function createIngestPipeline(deps: IngestDeps) {
   };
 
   /**
-   * The settle queue's depth, read on a timer (not when a request arrives: a
+   * The trace pipeline's backlog (settle plus score jobs: a worker that cannot
+   * keep up with scoring is as far behind as one that cannot settle), read on a timer (not when a request arrives: a
    * reading taken only on demand is stale for the first request after a quiet
    * spell, which refused exports minutes after a backlog had cleared). An
    * export never waits on Redis for it. Unknown or unreachable counts as 0:
@@ -83,8 +84,8 @@ export function createIngestPipeline(deps: IngestDeps) {
   let depthReading: Promise<void> | null = null;
   function readDepth(): void {
     if (depthReading) return; // a stuck Redis holds one reading at a time, not one per tick
-    depthReading = deps.queue
-      .depth("trace.settle")
+    depthReading = Promise.all([deps.queue.depth("trace.settle"), deps.queue.depth("trace.score")])
+      .then(([settle, score]) => settle + score)
       .catch(() => 0)
       .then((value) => {
         depth = value;

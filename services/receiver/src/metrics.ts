@@ -63,7 +63,7 @@ export function createReceiverMetrics(registry: Registry) {
       () =>
         new Gauge({
           name: "crux_receiver_queue_depth",
-          help: "Settle jobs pending at the last background reading (the backlog ceiling compares against it)",
+          help: "Settle and score jobs pending at the last background reading (the backlog ceiling compares against it)",
           registers,
         }),
     ),

@@ -1,5 +1,5 @@
 /**
- * The backlog ceiling reads the settle queue's depth on a timer of its own:
+ * The backlog ceiling reads the trace pipeline's depth (settle + score jobs) on a timer of its own:
  * once a backlog clears, the next request passes, however long it came after
  * the last one (a reading refreshed only by requests answered the first
  * requests after a quiet spell from a stale, high reading). Real queues.
@@ -41,6 +41,29 @@ describe.each(backends())("queue depth reading on $name", (backend) => {
     } finally {
       await r.stop();
       await queue.close(2_000);
+      await purge();
+    }
+  });
+
+  it("counts a score backlog too: a worker behind on scoring sheds ingest like one behind on settling", async () => {
+    const { queue, purge } = backend.createQueue();
+    const r = await startReceiver(backend, { CRUX_MAX_QUEUE_DEPTH: "5" }, { queue, depthRefreshMs: 50 });
+    try {
+      const backlog = Array.from({ length: 20 }, (_, i) => ({ projectId: "default", traceId: traceIdOf(2_000 + i) }));
+      await queue.enqueueMany("trace.score", backlog, { delayMs: 60_000 });
+      const refused = await eventually(async () => {
+        const res = await fetch(r.otlpUrl, {
+          method: "POST",
+          body: jsonExport([jsonSpan(1, { traceId: traceIdOf(1) })]),
+          headers: { "content-type": "application/json" },
+        });
+        return res.status === 503 ? res : undefined;
+      }, 10_000);
+      expect(refused.status).toBe(503);
+      expect(r.receiver.pipeline.queueDepth()).toBeGreaterThanOrEqual(20);
+    } finally {
+      await r.stop();
+      await queue.close(0);
       await purge();
     }
   });
