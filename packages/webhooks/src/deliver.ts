@@ -136,10 +136,8 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
       lookup: guardedLookup(options.resolver ?? defaultResolver, allowPrivate),
       agent: false, // a fresh socket each time: a pooled one would skip the address check
     });
-    const timer = setTimeout(
-      () => finish(fail("timeout", `no complete response within ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`)),
-      options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    );
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timer = setTimeout(() => finish(fail("timeout", `no complete response within ${timeoutMs} ms`)), timeoutMs);
     req.on("error", (err: NodeJS.ErrnoException) => finish(fail(classifyNetworkError(err), err.message)));
     req.on("response", (res: IncomingMessage) => {
       readLimited(res, maxBytes).then(
