@@ -83,6 +83,16 @@ module.exports = {
       to: { path: `^packages/|^services/|fastify|@fastify/|@grpc/`, pathNot: "^packages/(auth|db)/src" },
     },
     {
+      name: "webhooks-only-core",
+      severity: "error",
+      comment: "packages/webhooks signs and sends; it stores nothing and serves nothing: of the internal packages only core",
+      from: { path: "^packages/webhooks/src" },
+      to: {
+        path: `^packages/|^services/|^(pg|pg-pool|drizzle-orm|@electric-sql/pglite|bullmq|ioredis|fastify|@fastify/)($|/)`,
+        pathNot: "^packages/(webhooks|core)/src",
+      },
+    },
+    {
       name: "packages-never-import-services",
       severity: "error",
       from: { path: "^packages/" },

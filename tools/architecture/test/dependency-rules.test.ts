@@ -108,6 +108,13 @@ describe("dependency rules (docs/architecture.md §4)", () => {
     ).toEqual([]);
   });
 
+  it("webhooks imports only core of the internal packages, and no storage, queue or server module", () => {
+    const forbidden = /^(pg|drizzle-orm|@electric-sql\/pglite|bullmq|ioredis|fastify|@fastify\/)($|\/)/;
+    expect(
+      check("packages/webhooks/src", (s) => ((s.startsWith("@crux/") && s !== "@crux/core") || forbidden.test(s) ? "webhooks imports only core" : null)),
+    ).toEqual([]);
+  });
+
   it("services import no other service, except the all-in-one composition", () => {
     for (const svc of ["receiver", "worker", "api", "admin"]) {
       expect(check(`services/${svc}/src`, (s) => (SERVICES.includes(s) || s.includes("../../") ? "services never import other services" : null))).toEqual([]);
