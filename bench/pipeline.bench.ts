@@ -1,0 +1,304 @@
+/**
+ * pnpm bench:pipeline — does scoring keep up with ingest? Runs the production
+ * receiver and the production worker as their own processes on Postgres and
+ * Redis (a throwaway database and queue prefix, settle delay 500 ms, root delay
+ * 200 ms), sends multi-agent traces at fixed rates, each for a fixed time, and
+ * per rate reports: spans/s accepted, traces scored per second, the backlog
+ * (traces received and not yet scored) at the end of the phase, its slope over
+ * the phase's second half, how long it took to drain, and export-to-scored
+ * latency per trace (the answer to the request carrying its last batch → its
+ * trace_scores.scored_at). The highest rate whose backlog drains within
+ * BENCH_DRAIN_OK_SECONDS is the sustainable end-to-end throughput; it is
+ * printed against an ingest-only saturated phase of the same run (worker
+ * stopped). A rate whose backlog does not drain within BENCH_DRAIN_SECONDS
+ * ends the series (higher rates would start on its backlog).
+ * Knobs: BENCH_RATES (spans/s, comma-separated, default 1000,2000,3000,5000),
+ * BENCH_SECONDS (per rate, 15), BENCH_DRAIN_OK_SECONDS (5),
+ * BENCH_DRAIN_SECONDS (30), BENCH_SATURATED_BATCHES (150), BENCH_CONCURRENCY (4).
+ */
+import { createDatabase, ensureProject, migrate } from "@crux/db";
+import { decodeExportRequest } from "@crux/otlp";
+import { purgeQueuePrefix } from "@crux/queue";
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { withBenchDatabase } from "./bench-database.ts";
+import { buildPayloads } from "./workload.ts";
+
+const RATES = (process.env.BENCH_RATES ?? "1000,2000,3000,5000").split(",").map(Number);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const DRAIN_OK_SECONDS = Number(process.env.BENCH_DRAIN_OK_SECONDS ?? 5);
+const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 30);
+const SATURATED_BATCHES = Number(process.env.BENCH_SATURATED_BATCHES ?? 150);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const BATCH_SPANS = 512;
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "-");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Least-squares slope of (t seconds, y) samples. */
+function slope(samples: { t: number; y: number }[]): number {
+  const n = samples.length;
+  if (n < 2) return NaN;
+  const mt = samples.reduce((a, s) => a + s.t, 0) / n;
+  const my = samples.reduce((a, s) => a + s.y, 0) / n;
+  const num = samples.reduce((a, s) => a + (s.t - mt) * (s.y - my), 0);
+  const den = samples.reduce((a, s) => a + (s.t - mt) ** 2, 0);
+  return num / den;
+}
+
+/** Starts a service entry point as its own process and waits until its /readyz answers 200. */
+async function startService(entry: string, readyUrl: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
+    if (i >= 600) {
+      await stop();
+      throw new Error(`${entry} not ready after 60 s`);
+    }
+    // Not listening yet (refused) or listening but not ready (503): wait either way.
+    if (
+      await fetch(readyUrl).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    await sleep(100);
+  }
+  return { stop };
+}
+
+/** One phase's requests, with the trace ids whose last span each request carries. */
+function buildPhase(batches: number) {
+  const { payloads, spans } = buildPayloads(batches, BATCH_SPANS);
+  const lastBatchOf = new Map<string, number>();
+  payloads.forEach((p, i) => {
+    for (const s of decodeExportRequest(p, "protobuf").spans) lastBatchOf.set(s.traceId, i);
+  });
+  return { payloads, spans, lastBatchOf };
+}
+
+async function main() {
+  const phases = RATES.map((rate) => ({ rate, ...buildPhase(Math.max(1, Math.round((rate * SECONDS) / BATCH_SPANS))) }));
+  const saturated = buildPayloads(SATURATED_BATCHES, BATCH_SPANS);
+  const warmup = buildPayloads(10, BATCH_SPANS).payloads;
+  console.log(
+    `rates ${RATES.map(fmt).join(", ")} spans/s for ${SECONDS} s each, 512-span protobuf batches (~50 spans per trace); ` +
+      `backlog must drain within ${DRAIN_OK_SECONDS} s after a phase\n`,
+  );
+
+  await withBenchDatabase(async (url) => {
+    const database = await createDatabase({ url });
+    await migrate(database);
+    await ensureProject(database, "default", "default");
+    await database.close();
+    const port = 14318 + Math.floor(Math.random() * 1000);
+    const metricsPort = port + 2000;
+    const queuePrefix = `bench-${randomUUID()}`;
+    const common = { DATABASE_URL: url, REDIS_URL: redisUrl, CRUX_HOST: "127.0.0.1", CRUX_QUEUE_PREFIX: queuePrefix, CRUX_LOG_LEVEL: "warn" };
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+    const stops: (() => Promise<void>)[] = [];
+    try {
+      const receiver = await startService("services/receiver/src/main.ts", `http://127.0.0.1:${port}/readyz`, {
+        ...common,
+        CRUX_AUTH: "false",
+        CRUX_OTLP_HTTP_PORT: String(port),
+        CRUX_OTLP_GRPC_PORT: String(port + 1000),
+        CRUX_SETTLE_DELAY_MS: "500",
+        CRUX_SETTLE_ROOT_DELAY_MS: "200",
+      });
+      stops.push(receiver.stop);
+      const worker = await startService("services/worker/src/main.ts", `http://127.0.0.1:${metricsPort}/readyz`, {
+        ...common,
+        CRUX_WORKER_METRICS_PORT: String(metricsPort),
+      });
+      stops.push(worker.stop);
+
+      let throttled = 0;
+      const post = (p: Uint8Array) =>
+        new Promise<{ status: number; body: string; retryAfterS: number }>((resolve, reject) => {
+          const req = http.request(
+            {
+              host: "127.0.0.1",
+              port,
+              path: "/v1/traces",
+              method: "POST",
+              agent,
+              headers: { "content-type": "application/x-protobuf", "content-length": p.length },
+            },
+            (res) => {
+              const chunks: Buffer[] = [];
+              res.on("data", (c: Buffer) => chunks.push(c));
+              res.on("end", () =>
+                resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), retryAfterS: Number(res.headers["retry-after"] ?? 1) || 1 }),
+              );
+            },
+          );
+          req.on("error", reject);
+          req.end(p);
+        });
+      // An exporter retries a 429 after its Retry-After; so does the benchmark (counted, and in the latencies).
+      const send = async (p: Uint8Array): Promise<void> => {
+        for (let tries = 1; ; tries++) {
+          const res = await post(p);
+          if (res.status === 200) return;
+          if (res.status !== 429 || tries >= 10) throw new Error(`receiver answered ${res.status}: ${res.body}`);
+          throttled++;
+          await sleep(res.retryAfterS * 1000);
+        }
+      };
+      const count = async () => {
+        const { rows } = await pool.query<{ received: string; scored: string }>(
+          "SELECT (SELECT count(*) FROM traces) AS received, (SELECT count(*) FROM trace_scores) AS scored",
+        );
+        return { received: Number(rows[0]!.received), scored: Number(rows[0]!.scored) };
+      };
+
+      for (const p of warmup) await send(p);
+      for (let i = 0; i < DRAIN_SECONDS * 10 && (await count().then((c) => c.received > c.scored)); i++) await sleep(100);
+
+      const results: {
+        rate: number;
+        accepted: number;
+        scoredPerSec: number;
+        backlogEnd: number;
+        slopePerSec: number;
+        drainS: number;
+        p50: number;
+        p99: number;
+        unscored: number;
+      }[] = [];
+      for (const phase of phases) {
+        const before = await count();
+        const interval = 1000 / (phase.rate / BATCH_SPANS);
+        const answeredAt: number[] = [];
+        const samples: { t: number; y: number }[] = [];
+        const t0 = performance.now();
+        const wallStart = Date.now();
+        let sending = true;
+        const sampler = (async () => {
+          while (sending) {
+            const c = await count();
+            samples.push({ t: (performance.now() - t0) / 1000, y: c.received - c.scored });
+            await sleep(1000);
+          }
+        })();
+        // Open loop: each request leaves at its slot whether or not the earlier ones were answered.
+        await Promise.all(
+          phase.payloads.map(async (p, i) => {
+            const wait = t0 + i * interval - performance.now();
+            if (wait > 0) await sleep(wait);
+            await send(p);
+            answeredAt[i] = Date.now();
+          }),
+        );
+        const sendSeconds = (performance.now() - t0) / 1000;
+        sending = false;
+        await sampler;
+        const wallEnd = Date.now();
+        const atEnd = await count();
+        const backlogEnd = atEnd.received - atEnd.scored;
+        const tEnd = performance.now();
+        let drained = backlogEnd === 0;
+        while (!drained && performance.now() - tEnd < DRAIN_SECONDS * 1000) {
+          await sleep(200);
+          const c = await count();
+          drained = c.received === c.scored;
+        }
+        const drainS = drained ? (performance.now() - tEnd) / 1000 : Infinity;
+        const { rows } = await pool.query<{ trace_id: string; scored_ms: string }>(
+          "SELECT trace_id, (extract(epoch FROM scored_at) * 1000)::text AS scored_ms FROM trace_scores WHERE trace_id = ANY($1)",
+          [[...phase.lastBatchOf.keys()]],
+        );
+        const latencies = rows.map((r) => Number(r.scored_ms) - answeredAt[phase.lastBatchOf.get(r.trace_id)!]!);
+        const { rows: inPhase } = await pool.query<{ n: string }>(
+          "SELECT count(*) AS n FROM trace_scores WHERE scored_at >= to_timestamp($1 / 1000.0) AND scored_at < to_timestamp($2 / 1000.0)",
+          [wallStart, wallEnd],
+        );
+        const half = samples.filter((s) => s.t >= sendSeconds / 2);
+        results.push({
+          rate: phase.rate,
+          accepted: phase.spans / sendSeconds,
+          scoredPerSec: Number(inPhase[0]!.n) / ((wallEnd - wallStart) / 1000),
+          backlogEnd,
+          slopePerSec: slope(half),
+          drainS,
+          p50: pct(latencies, 50),
+          p99: pct(latencies, 99),
+          unscored: phase.lastBatchOf.size - rows.length,
+        });
+        console.log(
+          `  ${fmt(phase.rate)} spans/s: ${phase.lastBatchOf.size} traces sent (${before.received} before), backlog ${backlogEnd} at the end, ` +
+            (drained ? `drained in ${drainS.toFixed(1)} s` : `not drained after ${DRAIN_SECONDS} s`),
+        );
+        if (!drained) break;
+      }
+
+      // Ingest alone, saturated: the worker stopped, the same receiver, fresh traces.
+      await worker.stop();
+      // The receiver is warm from the paced phases: no separate warm-up.
+      const ingestRate = saturated.spans / (await runSaturated(saturated.payloads, send));
+
+      console.log("");
+      console.log(
+        `${"offered spans/s".padStart(15)} ${"accepted".padStart(9)} ${"scored tr/s".padStart(11)} ${"backlog end".padStart(11)} ${"slope tr/s".padStart(10)} ${"drain s".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)}`,
+      );
+      for (const r of results)
+        console.log(
+          `${fmt(r.rate).padStart(15)} ${fmt(r.accepted).padStart(9)} ${r.scoredPerSec.toFixed(1).padStart(11)} ${String(r.backlogEnd).padStart(11)} ${r.slopePerSec.toFixed(1).padStart(10)} ${(Number.isFinite(r.drainS) ? r.drainS.toFixed(1) : "> " + DRAIN_SECONDS).padStart(7)} ${fmt(r.p50).padStart(7)} ${fmt(r.p99).padStart(7)}` +
+            (r.unscored ? `   (${r.unscored} traces not scored)` : ""),
+        );
+      for (const rate of RATES.slice(results.length)) console.log(`${fmt(rate).padStart(15)}   not run: the previous rate did not drain`);
+      console.log("");
+      if (throttled > 0) console.log(`429 answers retried after Retry-After: ${throttled}`);
+      const sustainable = results.filter((r) => r.drainS <= DRAIN_OK_SECONDS && r.unscored === 0).at(-1);
+      console.log(`ingest only, saturated (worker stopped, ${CONCURRENCY} clients): ${fmt(ingestRate)} spans/s`);
+      console.log(
+        sustainable
+          ? `sustainable end to end (highest rate drained within ${DRAIN_OK_SECONDS} s): ${fmt(sustainable.rate)} spans/s, ` +
+              `ratio to ingest-only: ${(sustainable.rate / ingestRate).toFixed(2)}`
+          : `sustainable end to end: below ${fmt(RATES[0]!)} spans/s (no rate drained within ${DRAIN_OK_SECONDS} s)`,
+      );
+      if (sustainable && sustainable === results.at(-1) && results.length === RATES.length)
+        console.log("(the highest rate offered was sustained: the limit is above it; raise BENCH_RATES)");
+    } finally {
+      agent.destroy();
+      for (const stop of stops.reverse()) await stop();
+      await pool.end();
+      await purgeQueuePrefix(redisUrl, queuePrefix);
+    }
+  });
+
+  async function runSaturated(payloads: Uint8Array[], send: (p: Uint8Array) => Promise<void>) {
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < payloads.length) await send(payloads[next++]!);
+      }),
+    );
+    return (performance.now() - t0) / 1000;
+  }
+}
+
+await main();
