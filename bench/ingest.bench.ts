@@ -20,8 +20,8 @@ import { decodeExportRequest } from "@crux/otlp";
 import { purgeQueuePrefix } from "@crux/queue";
 import { randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
-import http from "node:http";
 import { fileURLToPath } from "node:url";
+import { createOtlpClient } from "./otlp-client.ts";
 import { buildPayloads } from "./workload.ts";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
@@ -177,43 +177,8 @@ async function main() {
       CRUX_SETTLE_DELAY_MS: "600000",
       CRUX_LOG_LEVEL: "warn",
     });
-    // node:http with keep-alive: the leanest client, since on a small machine the load generator's
-    // CPU is taken from the receiver and Postgres (fetch cost ~10 us of client CPU per span here).
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-    // An exporter retries a 429 after its Retry-After; so does the benchmark, counting the throttled answers
-    // (an open-loop paced phase on a loaded machine can outrun the receiver's in-flight cap).
-    let throttled = 0;
-    const post = (p: Uint8Array) =>
-      new Promise<{ status: number; body: string; retryAfterS: number }>((resolve, reject) => {
-        const req = http.request(
-          {
-            host: "127.0.0.1",
-            port,
-            path: "/v1/traces",
-            method: "POST",
-            agent,
-            headers: { "content-type": "application/x-protobuf", "content-length": p.length },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on("data", (c: Buffer) => chunks.push(c));
-            res.on("end", () =>
-              resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), retryAfterS: Number(res.headers["retry-after"] ?? 1) || 1 }),
-            );
-          },
-        );
-        req.on("error", reject);
-        req.end(p);
-      });
-    const send = async (p: Uint8Array): Promise<void> => {
-      for (let tries = 1; ; tries++) {
-        const res = await post(p);
-        if (res.status === 200) return;
-        if (res.status !== 429 || tries >= 10) throw new Error(`receiver answered ${res.status}: ${res.body}`);
-        throttled++;
-        await new Promise((r) => setTimeout(r, res.retryAfterS * 1000));
-      }
-    };
+    const client = createOtlpClient(port);
+    const send = client.send;
     try {
       await runConcurrent(warmup, CONCURRENCY, send);
       const full = await runConcurrent(sets[1]!.payloads, CONCURRENCY, send);
@@ -233,7 +198,7 @@ async function main() {
       row(`receiver at ${fmt(TARGET_SPANS_PER_SEC / 2)} spans/s (half the target)`, spansPerSet / targetHalf.seconds, targetHalf.latencies);
       row("receiver at half the saturated rate", spansPerSet / half.seconds, half.latencies);
       console.log("");
-      if (throttled > 0) console.log(`429 answers retried after Retry-After (counted in the latencies): ${throttled}`);
+      if (client.throttled > 0) console.log(`429 answers retried after Retry-After (counted in the latencies): ${client.throttled}`);
       console.log(`ratio end-to-end / decode-only:          ${(e2eRate / decodeRate).toFixed(2)}`);
       console.log(`ratio end-to-end / decode+bare-insert:   ${(e2eRate / bareRate).toFixed(2)}   (target >= 0.50)`);
       const p99AtTargetHalf = pct(targetHalf.latencies, 99);
@@ -243,7 +208,7 @@ async function main() {
           `ratio >= 0.50: ${e2eRate / bareRate >= 0.5 ? "met" : "NOT met"}`,
       );
     } finally {
-      agent.destroy();
+      client.close();
       await receiver.stop();
       await purgeQueuePrefix(redisUrl, queuePrefix);
     }

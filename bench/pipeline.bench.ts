@@ -21,10 +21,10 @@ import { decodeExportRequest } from "@crux/otlp";
 import { purgeQueuePrefix } from "@crux/queue";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import http from "node:http";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { withBenchDatabase } from "./bench-database.ts";
+import { createOtlpClient } from "./otlp-client.ts";
 import { buildPayloads } from "./workload.ts";
 
 const RATES = (process.env.BENCH_RATES ?? "1000,2000,3000,5000").split(",").map(Number);
@@ -116,8 +116,8 @@ async function main() {
     const queuePrefix = `bench-${randomUUID()}`;
     const common = { DATABASE_URL: url, REDIS_URL: redisUrl, CRUX_HOST: "127.0.0.1", CRUX_QUEUE_PREFIX: queuePrefix, CRUX_LOG_LEVEL: "warn" };
     const pool = new pg.Pool({ connectionString: url, max: 2 });
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
     const stops: (() => Promise<void>)[] = [];
+    const client = createOtlpClient(port);
     try {
       const receiver = await startService("services/receiver/src/main.ts", `http://127.0.0.1:${port}/readyz`, {
         ...common,
@@ -134,39 +134,7 @@ async function main() {
       });
       stops.push(worker.stop);
 
-      let throttled = 0;
-      const post = (p: Uint8Array) =>
-        new Promise<{ status: number; body: string; retryAfterS: number }>((resolve, reject) => {
-          const req = http.request(
-            {
-              host: "127.0.0.1",
-              port,
-              path: "/v1/traces",
-              method: "POST",
-              agent,
-              headers: { "content-type": "application/x-protobuf", "content-length": p.length },
-            },
-            (res) => {
-              const chunks: Buffer[] = [];
-              res.on("data", (c: Buffer) => chunks.push(c));
-              res.on("end", () =>
-                resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), retryAfterS: Number(res.headers["retry-after"] ?? 1) || 1 }),
-              );
-            },
-          );
-          req.on("error", reject);
-          req.end(p);
-        });
-      // An exporter retries a 429 after its Retry-After; so does the benchmark (counted, and in the latencies).
-      const send = async (p: Uint8Array): Promise<void> => {
-        for (let tries = 1; ; tries++) {
-          const res = await post(p);
-          if (res.status === 200) return;
-          if (res.status !== 429 || tries >= 10) throw new Error(`receiver answered ${res.status}: ${res.body}`);
-          throttled++;
-          await sleep(res.retryAfterS * 1000);
-        }
-      };
+      const send = client.send;
       const count = async () => {
         const { rows } = await pool.query<{ received: string; scored: string }>(
           "SELECT (SELECT count(*) FROM traces) AS received, (SELECT count(*) FROM trace_scores) AS scored",
@@ -270,7 +238,7 @@ async function main() {
         );
       for (const rate of RATES.slice(results.length)) console.log(`${fmt(rate).padStart(15)}   not run: the previous rate did not drain`);
       console.log("");
-      if (throttled > 0) console.log(`429 answers retried after Retry-After: ${throttled}`);
+      if (client.throttled > 0) console.log(`429 answers retried after Retry-After: ${client.throttled}`);
       const sustainable = results.filter((r) => r.drainS <= DRAIN_OK_SECONDS && r.unscored === 0).at(-1);
       console.log(`ingest only, saturated (worker stopped, ${CONCURRENCY} clients): ${fmt(ingestRate)} spans/s`);
       console.log(
@@ -282,7 +250,7 @@ async function main() {
       if (sustainable && sustainable === results.at(-1) && results.length === RATES.length)
         console.log("(the highest rate offered was sustained: the limit is above it; raise BENCH_RATES)");
     } finally {
-      agent.destroy();
+      client.close();
       for (const stop of stops.reverse()) await stop();
       await pool.end();
       await purgeQueuePrefix(redisUrl, queuePrefix);

@@ -16,6 +16,28 @@ export interface Backend {
   createQueue(): { queue: JobQueue; purge(): Promise<unknown> };
 }
 
+export interface TestQueue {
+  name: "in-process" | "bullmq";
+  /** A queue with a fresh key prefix, and how to delete what it left in Redis once closed. */
+  create(): { queue: JobQueue; purge(): Promise<unknown> };
+}
+
+/** Both queue adapters: in-process always, BullMQ when REDIS_URL is set (for tests that cross every database with every queue). */
+export function testQueues(opts: { queuePrefix?: string } = {}): TestQueue[] {
+  const list: TestQueue[] = [{ name: "in-process", create: () => ({ queue: createInProcessQueue(), purge: async () => {} }) }];
+  const redisUrl = process.env.REDIS_URL;
+  if (redisUrl) {
+    list.push({
+      name: "bullmq",
+      create: () => {
+        const prefix = `${opts.queuePrefix ?? "test"}-${randomUUID()}`;
+        return { queue: createBullmqQueue({ redisUrl, prefix }), purge: () => purgeQueuePrefix(redisUrl, prefix) };
+      },
+    });
+  }
+  return list;
+}
+
 export function testBackends(opts: { queuePrefix?: string; redisUrl?: string | undefined } = {}): Backend[] {
   const dbs = testDatabases();
   const list: Backend[] = [];

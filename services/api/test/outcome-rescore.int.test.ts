@@ -23,27 +23,13 @@ import {
   persistTraceScores,
   type Database,
 } from "@crux/db";
-import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix, type JobQueue } from "@crux/queue";
-import { testDatabases } from "@crux/testkit";
+import { createBullmqQueue, type JobQueue } from "@crux/queue";
+import { testDatabases, testQueues } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT, buildTestApp, capturedLogger } from "./harness.ts";
 import { hexTraceId } from "./score-records.ts";
 
-const redisUrl = process.env.REDIS_URL;
-const queues: { name: string; make(): { queue: JobQueue; purge(): Promise<unknown> } }[] = [
-  { name: "in-process", make: () => ({ queue: createInProcessQueue(), purge: async () => {} }) },
-  ...(redisUrl
-    ? [
-        {
-          name: "bullmq",
-          make: () => {
-            const prefix = `test-${randomUUID()}`;
-            return { queue: createBullmqQueue({ redisUrl, prefix }), purge: () => purgeQueuePrefix(redisUrl, prefix) };
-          },
-        },
-      ]
-    : []),
-];
+const queues = testQueues({ queuePrefix: "test-outcome" });
 const cases = testDatabases().flatMap((db) => queues.map((q) => ({ name: `${db.name} + ${q.name}`, db, q })));
 
 async function storeTrace(database: Database, traceId: string): Promise<void> {
@@ -120,7 +106,7 @@ describe.each(cases)("outcome re-score on $name", ({ db, q }) => {
 
   beforeAll(async () => {
     database = await db.create();
-    ({ queue, purge } = q.make());
+    ({ queue, purge } = q.create());
     queue.start({
       "trace.score": async (p) => {
         await score(database, p.projectId, p.traceId);

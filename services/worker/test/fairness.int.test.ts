@@ -6,27 +6,13 @@
  * main event loop stays responsive throughout, and A's traces end scored
  * with the checks the trace budget cut marked not evaluated.
  */
-import { randomUUID } from "node:crypto";
 import { ensureProject, insertSpanBatch, milestoneSetRepository, schema, type Database } from "@crux/db";
-import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix, type JobQueue } from "@crux/queue";
-import { testDatabases } from "@crux/testkit";
+import { testDatabases, testQueues } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
 import { createWorker } from "../src/worker.ts";
 import { recordingLog, reportTrace } from "./traces.ts";
 
-const queues: { name: string; create(): { queue: JobQueue; cleanup(): Promise<unknown> } }[] = [
-  { name: "in-process", create: () => ({ queue: createInProcessQueue(), cleanup: async () => {} }) },
-];
-if (process.env.REDIS_URL) {
-  const url = process.env.REDIS_URL;
-  queues.push({
-    name: "bullmq",
-    create: () => {
-      const prefix = `test-fair-${randomUUID()}`;
-      return { queue: createBullmqQueue({ redisUrl: url, prefix }), cleanup: () => purgeQueuePrefix(url, prefix) };
-    },
-  });
-}
+const queues = testQueues({ queuePrefix: "test-fair" });
 
 // ~2.5 s of backtracking on whatever thread evaluates it; JSONata's timeout cannot interrupt one regex call.
 const blocking = `$contains("${"a".repeat(25)}!", /^(a+)+$/)`;
@@ -41,7 +27,7 @@ const cases = testDatabases().flatMap((db) => queues.map((q) => ({ name: `${db.n
 describe.each(cases)("fair scoring on $name", ({ db, q }) => {
   it("scores another project's plain trace while one project's slow milestone checks run, without blocking the event loop", async () => {
     const database = await db.create();
-    const { queue, cleanup } = q.create();
+    const { queue, purge } = q.create();
     const { log } = recordingLog();
     const worker = createWorker({
       database,
@@ -126,7 +112,7 @@ describe.each(cases)("fair scoring on $name", ({ db, q }) => {
       await worker.stop();
       await queue.close(5_000);
       await worker.close?.(); // (absent before the thread pool existed)
-      await cleanup();
+      await purge();
       await database.close();
     }
   }, 120_000);

@@ -8,12 +8,11 @@
  * judge runs again (a new row, the old kept) only when an input it declared
  * changed; a score job lost after its settle is re-enqueued by the sweeper.
  */
-import { randomUUID } from "node:crypto";
 import { ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
 import { ensureProject, getTrace, insertSpanBatch, listVerdicts, schema, setOutcomeOverride, type Database } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
-import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix, type JobQueue, type QueueName } from "@crux/queue";
-import { testDatabases } from "@crux/testkit";
+import type { QueueName } from "@crux/queue";
+import { testDatabases, testQueues } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
 import type { JudgeProducer } from "../src/judge-producer.ts";
 import { createWorker } from "../src/worker.ts";
@@ -21,19 +20,7 @@ import { directStages, normalized, recordingLog, reportTrace } from "./traces.ts
 
 const PROJECT = "p-stages";
 
-const queues: { name: string; create(): { queue: JobQueue; cleanup(): Promise<unknown> } }[] = [
-  { name: "in-process", create: () => ({ queue: createInProcessQueue(), cleanup: async () => {} }) },
-];
-if (process.env.REDIS_URL) {
-  const url = process.env.REDIS_URL;
-  queues.push({
-    name: "bullmq",
-    create: () => {
-      const prefix = `test-stages-${randomUUID()}`;
-      return { queue: createBullmqQueue({ redisUrl: url, prefix }), cleanup: () => purgeQueuePrefix(url, prefix) };
-    },
-  });
-}
+const queues = testQueues({ queuePrefix: "test-stages" });
 const cases = testDatabases().flatMap((db) => queues.map((q) => ({ name: `${db.name} + ${q.name}`, db, q })));
 
 /** A judge that records each run and answers with its run number. */
@@ -61,7 +48,7 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20
 
 async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]["q"]) {
   const database = await db.create();
-  const { queue, cleanup } = q.create();
+  const { queue, purge } = q.create();
   const recorded = recordingLog();
   const registry = createMetricsRegistry({ processMetrics: false });
   const spansOnly = countingJudge("spans-only", ["spans"]);
@@ -98,7 +85,7 @@ async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]
       await worker.stop();
       await queue.close(5_000);
       await worker.close();
-      await cleanup();
+      await purge();
       await database.close();
     },
   };
