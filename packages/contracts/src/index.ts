@@ -40,3 +40,4 @@ export {
 } from "./metrics.ts";
 export { FailureModeRate, FailureModesGroupBy, FailureModesMetrics, FailureModesQuery, FindingSourceKind, Measurement } from "./failure-modes.ts";
 export { AgentContractBody, BaselineBody, ConfigMeta, EffectivePrice, HandoffContractBody, MilestoneSetBody, PriceBody, Settings } from "./config.ts";
+export { JudgeAttribution, JudgeCallRecord, JudgeFinding, JudgeKind, JudgeProvider, JudgeVerdictResult, type JudgeModelSettings } from "./judges.ts";
