@@ -17,7 +17,7 @@ import { ProviderCallError, type CompletionRequest, type ProviderClient } from "
 import { parseReply, type Parsed } from "./reply.ts";
 import { cut } from "./window.ts";
 
-export interface Prompt {
+interface Prompt {
   system: string;
   user: string;
 }

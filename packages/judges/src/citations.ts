@@ -42,8 +42,10 @@ export type CitationCheck = { ok: true; step: StepView } | { ok: false; reason: 
 export function checkCitation(steps: readonly StepView[], stepIndex: number | null, quote: string | null): CitationCheck {
   if (stepIndex === null) return { ok: false, reason: "no step cited" };
   const step = steps[stepIndex];
-  if (!Number.isInteger(stepIndex) || step === undefined) return { ok: false, reason: `step ${stepIndex} does not exist (${steps.length === 0 ? "the trace has no steps" : `the steps are 0-${steps.length - 1}`})` };
+  if (!Number.isInteger(stepIndex) || step === undefined)
+    return { ok: false, reason: `step ${stepIndex} does not exist (${steps.length === 0 ? "the trace has no steps" : `the steps are 0-${steps.length - 1}`})` };
   if (quote === null || quote.trim() === "") return { ok: false, reason: `no quote from step ${stepIndex}` };
-  if (!quoteOccursIn(quote, stepText(step))) return { ok: false, reason: `the quote is not in step ${stepIndex}'s text: ${JSON.stringify(quote.slice(0, 120))}` };
+  if (!quoteOccursIn(quote, stepText(step)))
+    return { ok: false, reason: `the quote is not in step ${stepIndex}'s text: ${JSON.stringify(quote.slice(0, 120))}` };
   return { ok: true, step };
 }

@@ -26,7 +26,7 @@ export interface CompletionRequest {
   maxOutputTokens: number;
 }
 
-export interface Completion {
+interface Completion {
   text: string;
   inputTokens: number;
   outputTokens: number;
@@ -81,8 +81,20 @@ function classify(err: unknown, sdk: SdkErrorClasses, settings: JudgeModelSettin
     const retryAfterMs = retryAfterMsOf(err.headers, Date.now());
     if (status === 429) return new ProviderCallError(message, "rate_limited", null, retryAfterMs);
     if (status >= 500 || status === 408 || status === 409) return new ProviderCallError(message, "provider_error", null, retryAfterMs);
-    if (status === 401 || status === 403) return new ProviderCallError(text(`${where} refused the judge API key (${status}); check the key in the judge settings`), "provider_error", { code: "judge_auth_failed" }, null);
-    if (status === 404) return new ProviderCallError(text(`${where} has no model "${settings.model}" (404); check the model and base URL in the judge settings`), "provider_error", { code: "judge_model_not_found" }, null);
+    if (status === 401 || status === 403)
+      return new ProviderCallError(
+        text(`${where} refused the judge API key (${status}); check the key in the judge settings`),
+        "provider_error",
+        { code: "judge_auth_failed" },
+        null,
+      );
+    if (status === 404)
+      return new ProviderCallError(
+        text(`${where} has no model "${settings.model}" (404); check the model and base URL in the judge settings`),
+        "provider_error",
+        { code: "judge_model_not_found" },
+        null,
+      );
     return new ProviderCallError(message, "provider_error", { code: "judge_request_rejected" }, null);
   }
   return new ProviderCallError(text(`${where}: ${err instanceof Error ? err.message : String(err)}`), "provider_error", null, null);

@@ -25,6 +25,7 @@ export function parseReply<T>(text: string, schema: z.ZodType<T>, stopReason: st
   const json = extractJson(text);
   if (!json.ok) return { ok: false, error: stopReason === "max_tokens" ? `the reply was cut at the output token limit; ${json.error}` : json.error };
   const checked = schema.safeParse(json.value);
-  if (!checked.success) return { ok: false, error: `the reply does not match the expected shape: ${z.prettifyError(checked.error).replace(/\s+/g, " ").slice(0, 600)}` };
+  if (!checked.success)
+    return { ok: false, error: `the reply does not match the expected shape: ${z.prettifyError(checked.error).replace(/\s+/g, " ").slice(0, 600)}` };
   return { ok: true, value: checked.data };
 }

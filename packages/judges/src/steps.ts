@@ -5,7 +5,7 @@
  */
 import type { HandoffRecord, Step, TraceTrajectories } from "@crux/core";
 
-export interface StepField {
+interface StepField {
   /** "received" (what the agent was given, on its first step), "input", "args", "message" (a handoff's), "output", "error". */
   name: string;
   text: string;

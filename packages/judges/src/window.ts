@@ -4,7 +4,8 @@
  * FIELD_CHARS; when the steps still do not fit, steps are shown as one-line
  * summaries, from the middle of the trace outwards (the task's start and its
  * end state matter most), and when even that does not fit, summarized steps
- * are left out, again middle first. Protected steps (those a step-by-step
+ * are left out, again middle first. The first and last END_STEPS steps are
+ * shortened only when nothing else is left to shorten. Protected steps (those a step-by-step
  * judge is examining) always keep their full text. What was cut, summarized
  * or left out is returned in `omitted`, which the verdict stores.
  */
@@ -12,6 +13,8 @@ import type { StepView } from "./steps.ts";
 
 export const FIELD_CHARS = 2_000;
 const BRIEF_CHARS = 160;
+/** Steps at each end of the trace that keep their full text until nothing else is left to shorten. */
+const END_STEPS = 2;
 
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
@@ -72,8 +75,16 @@ export function windowSteps(views: readonly StepView[], budgetTokens: number, pr
     .map((v, i) => i)
     .filter((i) => !protect(views[i]!.index))
     .sort((a, b) => Math.min(b, views.length - 1 - b) - Math.min(a, views.length - 1 - a) || b - a);
-  for (const next of ["brief", "out"] as const) {
-    for (const i of order) {
+  const isEnd = (i: number) => i < END_STEPS || i >= views.length - END_STEPS;
+  const middle = order.filter((i) => !isEnd(i));
+  const ends = order.filter(isEnd);
+  for (const [next, which] of [
+    ["brief", middle],
+    ["out", middle],
+    ["brief", ends],
+    ["out", ends],
+  ] as const) {
+    for (const i of which) {
       if (total <= budgetTokens) break;
       const before = cost(i);
       level[i] = next;

@@ -26,7 +26,10 @@ function input(override: RunTagsOverride | null = { success: false }) {
 }
 
 const suiteOn = (m: MockLlmServer, options: JudgeSuiteOptions = {}) =>
-  createJudgeSuite({ provider: "openai", model: "claude-haiku-4-5", baseUrl: m.openAiBaseUrl, apiKey: "sk-test-judges-0123456789" }, { retryBaseDelayMs: 1, ...options });
+  createJudgeSuite(
+    { provider: "openai", model: "claude-haiku-4-5", baseUrl: m.openAiBaseUrl, apiKey: "sk-test-judges-0123456789" },
+    { retryBaseDelayMs: 1, ...options },
+  );
 
 function judge(kind: JudgeKind, options: JudgeSuiteOptions = {}) {
   const found = suiteOn(mock, { ...options, kinds: [kind] }).judges[0];
@@ -99,7 +102,9 @@ describe("the travel trace: a dropped constraint and a rubber-stamping verifier"
   });
 
   it("rejects a handoff issue whose constraint is not in the request", async () => {
-    mock.reply({ text: JSON.stringify({ issues: [{ handoff: 0, constraint: "window seat", change: "dropped", handoffQuote: "Find a flight", explanation: "" }] }) });
+    mock.reply({
+      text: JSON.stringify({ issues: [{ handoff: 0, constraint: "window seat", change: "dropped", handoffQuote: "Find a flight", explanation: "" }] }),
+    });
     const r = verdict(await judge("handoff-preservation").run(input()));
     expect(r.findings).toEqual([]);
     expect(r.rejected).toEqual([{ mode: "FM-2.4", stepIndex: 1, reason: 'the constraint is not in the task request: "window seat"' }]);
@@ -107,7 +112,9 @@ describe("the travel trace: a dropped constraint and a rubber-stamping verifier"
 
   it("decisive error all-at-once names the agent and step; a bad step keeps the agent only", async () => {
     mock.reply(
-      { text: JSON.stringify({ agent: "orchestrator", step: 1, evidence: "Find a flight from Paris to Tokyo", explanation: "dropped the EU-only constraint" }) },
+      {
+        text: JSON.stringify({ agent: "orchestrator", step: 1, evidence: "Find a flight from Paris to Tokyo", explanation: "dropped the EU-only constraint" }),
+      },
       { text: JSON.stringify({ agent: "orchestrator", step: 9, evidence: "x", explanation: "e" }) },
     );
     const j = judge("decisive-error-all-at-once");
@@ -126,7 +133,13 @@ describe("the travel trace: a dropped constraint and a rubber-stamping verifier"
   it("decisive error step-by-step walks windows of steps and stops at the first decisive one", async () => {
     mock.reply({ text: JSON.stringify({ step: 1, evidence: "for one adult under 900 EUR", explanation: "the handoff lost the constraint" }) });
     const r = verdict(await judge("decisive-error-step-by-step").run(input()));
-    expect(r.attribution).toEqual({ method: "step-by-step", agent: "orchestrator", spanId: ids.handoff, stepIndex: 1, explanation: "the handoff lost the constraint" });
+    expect(r.attribution).toEqual({
+      method: "step-by-step",
+      agent: "orchestrator",
+      spanId: ids.handoff,
+      stepIndex: 1,
+      explanation: "the handoff lost the constraint",
+    });
     expect(mock.requests).toHaveLength(1); // six steps: one window
     expect(mock.requests[0]!.prompt).toContain("Examine steps [0] to [5]");
   });

@@ -50,7 +50,12 @@ describe.each(["anthropic", "openai"] as const)("%s", (provider) => {
     const run = await checklist(provider).run(input());
     expect(run.status).toBe("succeeded");
     const result = run.result as JudgeVerdictResult;
-    expect(result).toMatchObject({ kind: "mast-checklist", promptVersion: 1, provider, model: provider === "anthropic" ? "claude-sonnet-5-5" : "gpt-4.1-mini" });
+    expect(result).toMatchObject({
+      kind: "mast-checklist",
+      promptVersion: 1,
+      provider,
+      model: provider === "anthropic" ? "claude-sonnet-5-5" : "gpt-4.1-mini",
+    });
     expect(result.findings.map((f) => [f.mode, f.spanId])).toEqual([
       ["FM-3.2", ids.approve],
       ["FM-3.3", ids.approve],
@@ -58,7 +63,15 @@ describe.each(["anthropic", "openai"] as const)("%s", (provider) => {
     // claude-sonnet-5-5 $2/$10, gpt-4.1-mini $0.40/$1.60 per million tokens
     const cost = provider === "anthropic" ? (3_000 * 2 + 500 * 10) / 1e6 : (3_000 * 0.4 + 500 * 1.6) / 1e6;
     expect(run.calls).toHaveLength(1);
-    expect(run.calls[0]).toMatchObject({ kind: "mast-checklist", promptVersion: 1, provider, inputTokens: 3_000, outputTokens: 500, outcome: "ok", error: null });
+    expect(run.calls[0]).toMatchObject({
+      kind: "mast-checklist",
+      promptVersion: 1,
+      provider,
+      inputTokens: 3_000,
+      outputTokens: 500,
+      outcome: "ok",
+      error: null,
+    });
     expect(run.calls[0]!.costUsd).toBeCloseTo(cost, 12);
     expect(run.calls[0]!.latencyMs).toBeGreaterThanOrEqual(0);
   });

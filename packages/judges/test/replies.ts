@@ -13,7 +13,14 @@ export function checklistReply(...yes: Answer[]): string {
 
 /** The checker approved without looking at the carrier: FM-3.2 and FM-3.3 at step 4. */
 export const rubberStampReply = checklistReply(
-  { mode: "FM-3.2", answer: "yes", step: 4, evidence: "Looks good to me.", explanation: "the checker did not check the carrier against the EU-only requirement", confidence: 0.7 },
+  {
+    mode: "FM-3.2",
+    answer: "yes",
+    step: 4,
+    evidence: "Looks good to me.",
+    explanation: "the checker did not check the carrier against the EU-only requirement",
+    confidence: 0.7,
+  },
   { mode: "FM-3.3", answer: "yes", step: 4, evidence: APPROVAL.slice(18, 27), explanation: "approved a non-EU carrier", confidence: 0.8 },
 );
 

@@ -25,13 +25,29 @@ export const ids = {
 export function travelTrace(): NormalizedSpan[] {
   return orderedTrace(
     agentSpec(ids.root, null, "orchestrator", { content: { input: GOAL, output: "Booked ANA NH216 on 12 March for 850 EUR." }, model: "gpt-4o" }),
-    llmSpec(ids.plan, ids.root, 120, 30, { agentName: "orchestrator", model: "gpt-4o", content: { input: GOAL, output: "I will ask the flight searcher for options." } }),
-    handoffSpec(ids.handoff, ids.root, { handoffFrom: "orchestrator", handoffTo: "flight_searcher", name: "transfer_to_flight_searcher", content: { handoffMessage: HANDOFF_MESSAGE } }),
+    llmSpec(ids.plan, ids.root, 120, 30, {
+      agentName: "orchestrator",
+      model: "gpt-4o",
+      content: { input: GOAL, output: "I will ask the flight searcher for options." },
+    }),
+    handoffSpec(ids.handoff, ids.root, {
+      handoffFrom: "orchestrator",
+      handoffTo: "flight_searcher",
+      name: "transfer_to_flight_searcher",
+      content: { handoffMessage: HANDOFF_MESSAGE },
+    }),
     agentSpec(ids.searcher, ids.root, "flight_searcher", { content: { input: HANDOFF_MESSAGE } }),
-    toolSpec(ids.search, ids.searcher, "search_flights", { agentName: "flight_searcher", content: { toolArgs: '{"from":"CDG","to":"HND","date":"2025-03-12"}', output: "ANA NH216 850 EUR; Air France AF274 880 EUR" } }),
+    toolSpec(ids.search, ids.searcher, "search_flights", {
+      agentName: "flight_searcher",
+      content: { toolArgs: '{"from":"CDG","to":"HND","date":"2025-03-12"}', output: "ANA NH216 850 EUR; Air France AF274 880 EUR" },
+    }),
     llmSpec(ids.pick, ids.searcher, 200, 40, { agentName: "flight_searcher", model: "gpt-4o", content: { output: "Cheapest option: ANA NH216 at 850 EUR." } }),
     agentSpec(ids.checker, ids.root, "checker"),
-    llmSpec(ids.approve, ids.checker, 90, 15, { agentName: "checker", model: "gpt-4o-mini", content: { input: "Check: ANA NH216 at 850 EUR.", output: APPROVAL } }),
+    llmSpec(ids.approve, ids.checker, 90, 15, {
+      agentName: "checker",
+      model: "gpt-4o-mini",
+      content: { input: "Check: ANA NH216 at 850 EUR.", output: APPROVAL },
+    }),
     toolSpec(ids.book, ids.root, "book_flight", { agentName: "orchestrator", content: { toolArgs: '{"flight":"NH216"}', output: "confirmation ZX81" } }),
   );
 }

@@ -47,7 +47,8 @@ export interface MockLlmServer {
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((c) => (typeof c === "object" && c !== null && "text" in c ? String((c as { text: unknown }).text) : "")).join("");
+  if (Array.isArray(content))
+    return content.map((c) => (typeof c === "object" && c !== null && "text" in c ? String((c as { text: unknown }).text) : "")).join("");
   return "";
 }
 
@@ -86,14 +87,26 @@ function successBody(provider: MockLlmProvider, reply: Extract<MockLlmReply, { t
 }
 
 function errorBody(provider: MockLlmProvider, status: number, message: string): unknown {
-  const type = status === 429 ? "rate_limit_error" : status === 401 ? "authentication_error" : status === 404 ? "not_found_error" : status >= 500 ? "api_error" : "invalid_request_error";
+  const type =
+    status === 429
+      ? "rate_limit_error"
+      : status === 401
+        ? "authentication_error"
+        : status === 404
+          ? "not_found_error"
+          : status >= 500
+            ? "api_error"
+            : "invalid_request_error";
   return provider === "anthropic" ? { type: "error", error: { type, message } } : { error: { message, type, code: null } };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve(Buffer.concat(chunks).toString("utf8"))).on("error", reject);
+    req
+      .on("data", (c: Buffer) => chunks.push(c))
+      .on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+      .on("error", reject);
   });
 }
 
@@ -131,7 +144,12 @@ export async function startMockLlmServer(script?: MockLlmReply[] | MockLlmScript
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       if ("rawBody" in reply) return send(res, 200, reply.rawBody);
       if ("status" in reply) {
-        return send(res, reply.status, JSON.stringify(errorBody(provider, reply.status, reply.message ?? `mock error ${reply.status}`)), reply.retryAfter ? { "retry-after": reply.retryAfter } : {});
+        return send(
+          res,
+          reply.status,
+          JSON.stringify(errorBody(provider, reply.status, reply.message ?? `mock error ${reply.status}`)),
+          reply.retryAfter ? { "retry-after": reply.retryAfter } : {},
+        );
       }
       send(res, 200, JSON.stringify(successBody(provider, reply, request, n)));
     })().catch(() => res.destroy());

@@ -12,7 +12,7 @@ import { checkCitation } from "../citations.ts";
 import { ranges } from "../window.ts";
 import { rejection, skip, stepsSection, SYSTEM_RULES, taskSection, type JudgeContext, type JudgeDefinition, type JudgeRun } from "./judge.ts";
 
-export const STEP_WINDOW = 10;
+const STEP_WINDOW = 10;
 
 const WHAT =
   "The decisive error is the step whose mistake made the run's failure inevitable: had that step been right, the run would have succeeded. It is often earlier than where the failure shows.";
@@ -53,7 +53,14 @@ export const decisiveErrorAllAtOnce: JudgeDefinition = {
     let attribution: JudgeAttribution | null = null;
     if (d.step !== null) {
       const check = checkCitation(ctx.steps, d.step, d.evidence ?? null);
-      if (check.ok) attribution = { method: "all-at-once", agent: agent ?? check.step.agent, spanId: check.step.spanId, stepIndex: check.step.index, explanation: d.explanation };
+      if (check.ok)
+        attribution = {
+          method: "all-at-once",
+          agent: agent ?? check.step.agent,
+          spanId: check.step.spanId,
+          stepIndex: check.step.index,
+          explanation: d.explanation,
+        };
       else rejected.push(rejection("decisive-error", d.step, check.reason));
     }
     // The agent alone is kept when the step did not hold: all-at-once is better at the agent than at the step.
@@ -92,7 +99,13 @@ export const decisiveErrorStepByStep: JudgeDefinition = {
         rejected.push(rejection("decisive-error", d.step, check.reason));
         continue;
       }
-      const attribution: JudgeAttribution = { method: "step-by-step", agent: check.step.agent, spanId: check.step.spanId, stepIndex: check.step.index, explanation: d.explanation };
+      const attribution: JudgeAttribution = {
+        method: "step-by-step",
+        agent: check.step.agent,
+        spanId: check.step.spanId,
+        stepIndex: check.step.index,
+        explanation: d.explanation,
+      };
       return { ok: true, output: { findings: [], attribution, outcome: null, omitted: [...omitted], rejected, skipped: null } };
     }
     return { ok: true, output: { findings: [], attribution: null, outcome: null, omitted: [...omitted], rejected, skipped: null } };

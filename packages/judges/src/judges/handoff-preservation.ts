@@ -66,8 +66,10 @@ export const handoffPreservation: JudgeDefinition = {
       const h = withMessage.find((x) => x.index === issue.handoff);
       const at = h === undefined ? null : citedStep(t, h);
       if (h === undefined) rejected.push(rejection("FM-2.4", null, `handoff ${issue.handoff} does not exist or carries no message`));
-      else if (!quoteOccursIn(issue.constraint, t.goal)) rejected.push(rejection("FM-2.4", at, `the constraint is not in the task request: ${JSON.stringify(issue.constraint.slice(0, 120))}`));
-      else if (!quoteOccursIn(issue.handoffQuote, h.message!)) rejected.push(rejection("FM-2.4", at, `the quote is not in handoff ${h.index}'s message: ${JSON.stringify(issue.handoffQuote.slice(0, 120))}`));
+      else if (!quoteOccursIn(issue.constraint, t.goal))
+        rejected.push(rejection("FM-2.4", at, `the constraint is not in the task request: ${JSON.stringify(issue.constraint.slice(0, 120))}`));
+      else if (!quoteOccursIn(issue.handoffQuote, h.message!))
+        rejected.push(rejection("FM-2.4", at, `the quote is not in handoff ${h.index}'s message: ${JSON.stringify(issue.handoffQuote.slice(0, 120))}`));
       else if (at === null) rejected.push(rejection("FM-2.4", null, `handoff ${h.index} has no step to cite`));
       else {
         findings.push({

@@ -44,7 +44,7 @@ export interface JudgeDefinition {
   run(ctx: JudgeContext): Promise<JudgeRun>;
 }
 
-export const emptyOutput = (): JudgeOutput => ({ findings: [], attribution: null, outcome: null, omitted: [], rejected: [], skipped: null });
+const emptyOutput = (): JudgeOutput => ({ findings: [], attribution: null, outcome: null, omitted: [], rejected: [], skipped: null });
 
 export const skip = (reason: string): JudgeRun => ({ ok: true, output: { ...emptyOutput(), skipped: reason } });
 

@@ -10,7 +10,7 @@ import { checkCitation } from "../citations.ts";
 import { rejection, stepsSection, SYSTEM_RULES, taskSection, type JudgeDefinition } from "./judge.ts";
 
 /** The question per mode (docs/failure-modes.md §1), each answerable from the trace alone. */
-export const MAST_QUESTIONS: Readonly<Record<string, string>> = {
+const MAST_QUESTIONS: Readonly<Record<string, string>> = {
   "FM-1.1": "Does an agent's output break a requirement the task states (scope, format, limits, constraints), or the interface it must follow?",
   "FM-1.2": "Does an agent act outside its role (a reviewer that writes the result, a planner that executes)?",
   "FM-1.3": "Does an agent repeat a step it already took, gaining nothing new?",
