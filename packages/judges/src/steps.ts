@@ -9,6 +9,11 @@ interface StepField {
   /** "received" (what the agent was given, on its first step), "input", "args", "message" (a handoff's), "output", "error". */
   name: string;
   text: string;
+  /**
+   * Shown by its end only: a model call's input after the agent's first step. It is mostly the
+   * conversation so far, whose parts are steps of their own already; its end is what is new.
+   */
+  tailOnly?: boolean;
 }
 
 export interface StepView {
@@ -41,15 +46,16 @@ export function stepViews(t: TraceTrajectories): StepView[] {
   return t.steps.map((step) => {
     const handoff = handoffByStep.get(step.index);
     const fields: StepField[] = [];
-    const push = (name: string, text: string | null | undefined) => {
-      if (text !== null && text !== undefined && text.trim() !== "") fields.push({ name, text });
+    const push = (name: string, text: string | null | undefined, tailOnly = false) => {
+      if (text !== null && text !== undefined && text.trim() !== "") fields.push({ name, text, ...(tailOnly ? { tailOnly } : {}) });
     };
-    if (step.agent !== null && !seenAgents.has(step.agent)) {
+    const firstOfAgent = step.agent === null || !seenAgents.has(step.agent);
+    if (step.agent !== null && firstOfAgent) {
       seenAgents.add(step.agent);
       const received = inputOfAgent.get(step.agent);
       if (received !== step.inputText) push("received", received);
     }
-    push("input", step.inputText);
+    push("input", step.inputText, !firstOfAgent && step.kind === "llm");
     push("args", step.args);
     push("message", handoff?.message);
     push("output", step.outputText);

@@ -12,6 +12,8 @@
 import type { StepView } from "./steps.ts";
 
 export const FIELD_CHARS = 2_000;
+/** How much of the end of a tail-only field (a later model call's input) is shown. */
+const TAIL_CHARS = 300;
 const BRIEF_CHARS = 160;
 /** Steps at each end of the trace that keep their full text until nothing else is left to shorten. */
 const END_STEPS = 2;
@@ -27,15 +29,21 @@ export function cut(text: string, max: number): { text: string; cut: boolean } {
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 
-function fullRender(view: StepView): { text: string; cut: boolean } {
+function fullRender(view: StepView): { text: string; cut: boolean; tail: boolean } {
   let anyCut = false;
+  let tail = false;
   const lines = [view.header];
   for (const f of view.fields) {
+    if (f.tailOnly && f.text.length > TAIL_CHARS) {
+      lines.push(`  ${f.name} (its last ${TAIL_CHARS} characters): …${oneLine(f.text.slice(-TAIL_CHARS))}`);
+      tail = true;
+      continue;
+    }
     const c = cut(f.text, FIELD_CHARS);
     anyCut ||= c.cut;
     lines.push(`  ${f.name}: ${c.text.replace(/\n/g, "\n    ")}`);
   }
-  return { text: lines.join("\n"), cut: anyCut };
+  return { text: lines.join("\n"), cut: anyCut, tail };
 }
 
 function briefRender(view: StepView): string {
@@ -104,6 +112,9 @@ export function windowSteps(views: readonly StepView[], budgetTokens: number, pr
   const pick = (l: Level) => views.filter((_, i) => level[i] === l).map((v) => v.index);
   const omitted: string[] = [];
   const cutSteps = views.filter((_, i) => level[i] === "full" && full[i]!.cut).map((v) => v.index);
+  const tailSteps = views.filter((_, i) => level[i] === "full" && full[i]!.tail).map((v) => v.index);
+  if (tailSteps.length > 0)
+    omitted.push(`model-call inputs after each agent's first step shown by their last ${TAIL_CHARS} characters in steps ${ranges(tailSteps)}`);
   if (cutSteps.length > 0) omitted.push(`text cut to ${FIELD_CHARS} characters per field in steps ${ranges(cutSteps)}`);
   if (pick("brief").length > 0) omitted.push(`steps ${ranges(pick("brief"))} shown as one-line summaries`);
   if (pick("out").length > 0) omitted.push(`steps ${ranges(pick("out"))} left out`);
