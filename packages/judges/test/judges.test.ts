@@ -59,7 +59,7 @@ describe("the travel trace: a dropped constraint and a rubber-stamping verifier"
     ]);
     expect(r.rejected).toEqual([]);
     // The checker's nested invocation carries no message: said, not silently skipped.
-    expect(r.omitted).toEqual(["handoffs 1 carry no captured message"]);
+    expect(r.omitted).toEqual(["handoff 1 carries no captured message"]);
     const prompt = mock.requests[0]!.prompt;
     expect(prompt).toContain(GOAL);
     expect(prompt).toContain(`Handoff 0: orchestrator → flight_searcher\n  message: ${HANDOFF_MESSAGE}`);
@@ -98,6 +98,22 @@ describe("the travel trace: a dropped constraint and a rubber-stamping verifier"
       { mode: "FM-1.1", stepIndex: 5, reason: "no quote from step 5" },
       { mode: "FM-2.3", stepIndex: 42, reason: "step 42 does not exist (the steps are 0-5)" },
       { mode: "FM-3.3", stepIndex: 3, reason: 'the quote is not in step 3\'s text: "Approved, go ahead"' },
+    ]);
+  });
+
+  it("reads the plain variations models write (Yes, [4], a null explanation) and counts anything else an invalid reply", async () => {
+    mock.reply({ text: checklistReply({ mode: "FM-3.3", answer: "Yes", step: "[4]", evidence: "Approved", explanation: null, confidence: null }) });
+    const r = verdict(await judge("mast-checklist").run(input()));
+    expect(r.findings).toEqual([
+      { mode: "FM-3.3", agent: "checker", spanId: ids.approve, stepIndex: 4, evidence: "Approved", explanation: "", confidence: 0.5 },
+    ]);
+    mock.reply({ text: checklistReply({ mode: "FM-3.3", answer: "probably", step: 4 }) }, { text: '{"answers": []}' }, { text: "[]" });
+    const failed = await judge("mast-checklist").run(input());
+    expect(failed.status).toBe("failed");
+    expect(failed.calls.map((c) => c.error)).toEqual([
+      expect.stringContaining("answers[13].answer"),
+      expect.stringContaining("answers missing for FM-1.1, FM-1.2"),
+      expect.stringContaining("holds no JSON object"),
     ]);
   });
 

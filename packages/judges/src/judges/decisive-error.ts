@@ -10,19 +10,26 @@ import type { JudgeAttribution } from "@crux/contracts";
 import { z } from "zod";
 import { checkCitation } from "../citations.ts";
 import { ranges } from "../window.ts";
-import { rejection, skip, stepsSection, SYSTEM_RULES, taskSection, type JudgeContext, type JudgeDefinition, type JudgeRun } from "./judge.ts";
+import {
+  looseText,
+  quote,
+  rejection,
+  skip,
+  stepNumber,
+  stepsSection,
+  SYSTEM_RULES,
+  taskSection,
+  type JudgeContext,
+  type JudgeDefinition,
+  type JudgeRun,
+} from "./judge.ts";
 
 const STEP_WINDOW = 10;
 
 const WHAT =
   "The decisive error is the step whose mistake made the run's failure inevitable: had that step been right, the run would have succeeded. It is often earlier than where the failure shows.";
 
-const Decision = z.object({
-  step: z.number().int().nullable(),
-  agent: z.string().nullable().optional(),
-  evidence: z.string().nullable().optional(),
-  explanation: z.string().default(""),
-});
+const Decision = z.object({ step: stepNumber.transform((v) => v ?? null), agent: z.string().nullish(), evidence: quote, explanation: looseText });
 
 function notSucceeded(ctx: JudgeContext): JudgeRun | null {
   if (ctx.input.runTags.success === true) return skip("the run succeeded: there is no decisive error to find");

@@ -10,15 +10,15 @@ import type { HandoffRecord, TraceTrajectories } from "@crux/core";
 import { z } from "zod";
 import { quoteOccursIn } from "../citations.ts";
 import { cut, estimateTokens, FIELD_CHARS } from "../window.ts";
-import { rejection, skip, SYSTEM_RULES, taskSection, type JudgeDefinition } from "./judge.ts";
+import { confidence, looseText, rejection, skip, stepNumber, SYSTEM_RULES, taskSection, type JudgeDefinition } from "./judge.ts";
 
 const Issue = z.object({
-  handoff: z.number().int(),
+  handoff: stepNumber.pipe(z.number()),
   constraint: z.string().min(1),
-  change: z.enum(["dropped", "changed"]),
+  change: z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["dropped", "changed"])),
   handoffQuote: z.string().min(1),
-  explanation: z.string().default(""),
-  confidence: z.number().min(0).max(1).default(0.5),
+  explanation: looseText,
+  confidence,
 });
 const Reply = z.object({ issues: z.array(Issue) });
 
@@ -41,7 +41,8 @@ export const handoffPreservation: JudgeDefinition = {
     const omitted: string[] = [];
     const withMessage = t.handoffs.filter((h) => h.message !== null);
     const silent = t.handoffs.filter((h) => h.message === null).map((h) => h.index);
-    if (silent.length > 0) omitted.push(`handoffs ${silent.join(", ")} carry no captured message`);
+    if (silent.length > 0)
+      omitted.push(silent.length === 1 ? `handoff ${silent[0]} carries no captured message` : `handoffs ${silent.join(", ")} carry no captured message`);
     if (withMessage.length === 0) return skip("no handoff message captured");
     const task = taskSection(t, ctx.input.runTags);
     const tail = `For each handoff above, compare its message with the task request. List every constraint the request states (a limit, a requirement, an exclusion, a preference) that the handoff's message drops or changes. Constraints the receiver does not need for its part are not issues.\n\nReply shape:\n${SHAPE}`;
@@ -57,7 +58,7 @@ export const handoffPreservation: JudgeDefinition = {
       left -= estimateTokens(line);
       shown.push(line);
     }
-    if (leftOut.length > 0) omitted.push(`handoffs ${leftOut.join(", ")} left out (context)`);
+    if (leftOut.length > 0) omitted.push(`handoff${leftOut.length === 1 ? "" : "s"} ${leftOut.join(", ")} left out (context)`);
     const reply = await ctx.ask({ system: SYSTEM_RULES, user: `${task}\n\nHandoffs:\n${shown.join("\n")}\n\n${tail}` }, Reply);
     if (!reply.ok) return reply;
     const findings: JudgeFinding[] = [];

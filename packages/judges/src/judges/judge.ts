@@ -6,6 +6,7 @@
  */
 import type { JudgeAttribution, JudgeFinding, JudgeKind, JudgeVerdictResult } from "@crux/contracts";
 import type { JudgeInput, NormalizedSpan, RunTagsResult, TraceTrajectories } from "@crux/core";
+import { z } from "zod";
 import type { Ask } from "../call.ts";
 import type { StepView } from "../steps.ts";
 import { cut, estimateTokens, windowSteps, type WindowedSteps } from "../window.ts";
@@ -79,3 +80,24 @@ export function stepsSection(ctx: JudgeContext, fixed: string, protect?: (index:
 
 /** Either a step the trace has, or a reason to reject the citation. */
 export const rejection = (mode: string, stepIndex: number | null, reason: string) => ({ mode, stepIndex, reason });
+
+/*
+ * Reply fields, lenient where models commonly vary and the meaning is plain ("Yes", "[4]", a null
+ * explanation), strict everywhere else: anything that does not parse is an invalid reply.
+ */
+export const yesNo = z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["yes", "no"]));
+export const stepNumber = z.preprocess(
+  (v) => (typeof v === "string" && /^\s*\[?\d+\]?\s*$/.test(v) ? Number(v.replace(/\D/g, "")) : v),
+  z.number().int().nullable().optional(),
+);
+export const looseText = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? "");
+export const quote = z.string().nullish();
+export const confidence = z
+  .number()
+  .min(0)
+  .max(1)
+  .nullish()
+  .transform((v) => v ?? 0.5);

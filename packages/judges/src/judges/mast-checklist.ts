@@ -7,7 +7,7 @@
 import type { JudgeFinding } from "@crux/contracts";
 import { z } from "zod";
 import { checkCitation } from "../citations.ts";
-import { rejection, stepsSection, SYSTEM_RULES, taskSection, type JudgeDefinition } from "./judge.ts";
+import { confidence, looseText, quote, rejection, stepNumber, stepsSection, SYSTEM_RULES, taskSection, yesNo, type JudgeDefinition } from "./judge.ts";
 
 /** The question per mode (docs/failure-modes.md §1), each answerable from the trace alone. */
 const MAST_QUESTIONS: Readonly<Record<string, string>> = {
@@ -28,14 +28,7 @@ const MAST_QUESTIONS: Readonly<Record<string, string>> = {
 };
 const MODES = Object.keys(MAST_QUESTIONS);
 
-const Answer = z.object({
-  mode: z.string(),
-  answer: z.enum(["yes", "no"]),
-  step: z.number().int().nullable().optional(),
-  evidence: z.string().nullable().optional(),
-  explanation: z.string().default(""),
-  confidence: z.number().min(0).max(1).default(0.5),
-});
+const Answer = z.object({ mode: z.string(), answer: yesNo, step: stepNumber, evidence: quote, explanation: looseText, confidence });
 const Reply = z.object({ answers: z.array(Answer) }).superRefine((reply, ctx) => {
   const seen = reply.answers.map((a) => a.mode);
   const missing = MODES.filter((m) => !seen.includes(m));

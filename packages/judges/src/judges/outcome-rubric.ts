@@ -7,15 +7,9 @@
 import { z } from "zod";
 import { checkCitation } from "../citations.ts";
 import { cut, FIELD_CHARS } from "../window.ts";
-import { rejection, skip, stepsSection, SYSTEM_RULES, taskSection, type JudgeDefinition } from "./judge.ts";
+import { looseText, quote, rejection, skip, stepNumber, stepsSection, SYSTEM_RULES, taskSection, type JudgeDefinition } from "./judge.ts";
 
-const Grade = z.object({
-  success: z.boolean(),
-  score: z.number().min(0).max(1).nullable().optional(),
-  explanation: z.string().default(""),
-  step: z.number().int().nullable().optional(),
-  evidence: z.string().nullable().optional(),
-});
+const Grade = z.object({ success: z.boolean(), score: z.number().min(0).max(1).nullish(), explanation: looseText, step: stepNumber, evidence: quote });
 
 /** The final steps a grade reads first: always shown in full. */
 const END_STEPS = 3;
