@@ -40,7 +40,7 @@ export interface JudgeSuiteOptions {
   fetch?: typeof fetch;
   /** First backoff after a failed call with no retry-after; doubles per attempt. Default 1 s. */
   retryBaseDelayMs?: number;
-  /** Longest wait slept inside a run (a longer retry-after is left to the worker's retry). Default 30 s. */
+  /** Longest wait slept inside a run (a longer retry-after is left to the worker's retry, and a shutdown never waits on it). Default 10 s. */
   maxRetryWaitMs?: number;
 }
 
@@ -78,7 +78,7 @@ export function createJudgeSuite(settings: JudgeModelSettings, options: JudgeSui
     maxAttempts: options.maxAttempts ?? 3,
     maxOutputTokens,
     retryBaseDelayMs: options.retryBaseDelayMs ?? 1_000,
-    maxRetryWaitMs: options.maxRetryWaitMs ?? 30_000,
+    maxRetryWaitMs: options.maxRetryWaitMs ?? 10_000,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
   const client = createProviderClient(settings, { timeoutMs: options.timeoutMs ?? 60_000, ...(options.fetch ? { fetch: options.fetch } : {}) });

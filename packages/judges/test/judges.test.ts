@@ -11,6 +11,7 @@ import { startMockLlmServer, type MockLlmServer } from "@crux/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createJudgeSuite, type JudgeRunResult, type JudgeSuiteOptions } from "../src/index.ts";
 import { droppedConstraintReply, rubberStampReply, checklistReply } from "./replies.ts";
+import { longTrace } from "./long-trace.ts";
 import { GOAL, HANDOFF_MESSAGE, ids, travelTrace } from "./travel-trace.ts";
 
 let mock: MockLlmServer;
@@ -158,6 +159,29 @@ describe("the travel trace: a dropped constraint and a rubber-stamping verifier"
     });
     expect(mock.requests).toHaveLength(1); // six steps: one window
     expect(mock.requests[0]!.prompt).toContain("Examine steps [0] to [5]");
+  });
+
+  it("step-by-step goes on past a window with no decisive step, rejects a step outside the window, and stops at the first that holds", async () => {
+    mock.reply(
+      { text: JSON.stringify({ step: null, explanation: "" }) },
+      { text: JSON.stringify({ step: 3, evidence: "step 3 says", explanation: "not examined here" }) },
+      { text: JSON.stringify({ step: 25, evidence: "step 25 says", explanation: "the count went wrong" }) },
+    );
+    const spans = longTrace(40, 20);
+    const trajectories = prepareTrace(spans);
+    const r = verdict(await judge("decisive-error-step-by-step").run({ spans, trajectories, runTags: runTagsOf(trajectories, { success: false }) }));
+    expect(r.attribution).toEqual({
+      method: "step-by-step",
+      agent: "worker",
+      spanId: trajectories.steps[25]!.spanId,
+      stepIndex: 25,
+      explanation: "the count went wrong",
+    });
+    expect(r.rejected).toEqual([{ mode: "decisive-error", stepIndex: 3, reason: "step 3 is outside the steps examined (10-19)" }]);
+    expect(mock.requests.map((q) => /Examine steps \[(\d+)\] to \[(\d+)\]/.exec(q.prompt)!.slice(1).join("-"))).toEqual(["0-9", "10-19", "20-29"]);
+    // Each window holds the history so far, never the steps after it.
+    expect(mock.requests[1]!.prompt).toContain("step 19 says");
+    expect(mock.requests[1]!.prompt).not.toContain("step 20 says");
   });
 
   it("decisive error judges skip a run that succeeded, without a call", async () => {

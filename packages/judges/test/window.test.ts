@@ -1,21 +1,13 @@
 /** Windowing a long trace into the model's context (src/window.ts), alone and through a judge. */
 import type { JudgeVerdictResult } from "@crux/contracts";
 import { prepareTrace, runTagsOf } from "@crux/core";
-import { agentSpec, llmSpec, orderedTrace, spanIdOf } from "@crux/core/testing";
 import { startMockLlmServer } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
 import { createJudgeSuite } from "../src/index.ts";
 import { stepViews } from "../src/steps.ts";
 import { estimateTokens, FIELD_CHARS, ranges, windowSteps } from "../src/window.ts";
+import { longTrace } from "./long-trace.ts";
 import { checklistReply } from "./replies.ts";
-
-/** One agent, `n` model calls, each output `chars` long and naming its step. */
-function longTrace(n: number, chars: number) {
-  const steps = Array.from({ length: n }, (_, i) =>
-    llmSpec(spanIdOf(i + 2), spanIdOf(1), 100, 100, { agentName: "worker", content: { output: `step ${i} says ${"x".repeat(chars)}` } }),
-  );
-  return orderedTrace(agentSpec(spanIdOf(1), null, "worker", { content: { input: "Count the x's." } }), ...steps);
-}
 
 describe("windowSteps", () => {
   it("keeps everything when it fits", () => {

@@ -9,7 +9,6 @@
 import type { JudgeAttribution } from "@crux/contracts";
 import { z } from "zod";
 import { checkCitation } from "../citations.ts";
-import { ranges } from "../window.ts";
 import {
   looseText,
   quote,
@@ -91,7 +90,7 @@ export const decisiveErrorStepByStep = decisiveJudge("decisive-error-step-by-ste
     const d = reply.value;
     if (d.step === null) continue;
     if (d.step < from || d.step > to) {
-      rejected.push(rejection("decisive-error", d.step, `step ${d.step} is outside the steps examined (${ranges([from, to])})`));
+      rejected.push(rejection("decisive-error", d.step, `step ${d.step} is outside the steps examined (${from}-${to})`));
       continue;
     }
     const check = checkCitation(ctx.steps, d.step, d.evidence ?? null);
