@@ -109,6 +109,7 @@ function anthropicClient(settings: JudgeModelSettings, options: ProviderOptions)
   const client = new Anthropic({
     apiKey: settings.apiKey,
     baseURL: settings.baseUrl ?? DEFAULT_BASE_URLS.anthropic,
+    webhookKey: null,
     timeout: options.timeoutMs,
     maxRetries: 0,
     logLevel: "off",
