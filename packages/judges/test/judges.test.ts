@@ -118,6 +118,18 @@ describe("the travel trace: a dropped constraint and a rubber-stamping verifier"
     ]);
   });
 
+  it("reports a changed constraint, quoting the handoff's wording", async () => {
+    mock.reply({
+      text: JSON.stringify({
+        issues: [{ handoff: 0, constraint: "under 900 EUR", change: "Changed", handoffQuote: "under 900 EUR", explanation: "kept", confidence: 0.4 }],
+      }),
+    });
+    const r = verdict(await judge("handoff-preservation").run(input()));
+    expect(r.findings.map((f) => [f.mode, f.agent, f.stepIndex, f.evidence, f.explanation])).toEqual([
+      ["FM-2.4", "orchestrator", 1, "under 900 EUR", 'changed "under 900 EUR": kept'],
+    ]);
+  });
+
   it("rejects a handoff issue whose constraint is not in the request", async () => {
     mock.reply({
       text: JSON.stringify({ issues: [{ handoff: 0, constraint: "window seat", change: "dropped", handoffQuote: "Find a flight", explanation: "" }] }),

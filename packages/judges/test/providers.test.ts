@@ -166,6 +166,15 @@ describe.each(["anthropic", "openai"] as const)("%s", (provider) => {
   });
 });
 
+describe("Anthropic models that think", () => {
+  it("read the text block only, not the thinking before it", async () => {
+    mock.reply({ thinking: "Step [4] approves; maybe FM-3.3 {not json", text: rubberStampReply });
+    const run = await checklist("anthropic").run(input());
+    expect(run.status).toBe("succeeded");
+    expect((run.result as JudgeVerdictResult).findings.map((f) => f.mode)).toEqual(["FM-3.2", "FM-3.3"]);
+  });
+});
+
 describe("OpenAI reasoning models", () => {
   it("get max_completion_tokens and low reasoning effort instead of temperature and max_tokens", async () => {
     mock.reply({ text: rubberStampReply });

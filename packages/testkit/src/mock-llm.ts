@@ -14,7 +14,15 @@ import type { Socket } from "node:net";
 export type MockLlmProvider = "anthropic" | "openai";
 
 export type MockLlmReply =
-  | { text: string; inputTokens?: number; outputTokens?: number; stopReason?: "end" | "max_tokens"; delayMs?: number }
+  | {
+      text: string;
+      /** Anthropic only: a thinking block before the text, as models with adaptive thinking send. */
+      thinking?: string;
+      inputTokens?: number;
+      outputTokens?: number;
+      stopReason?: "end" | "max_tokens";
+      delayMs?: number;
+    }
   | { status: number; retryAfter?: string; message?: string; delayMs?: number }
   | { rawBody: string; delayMs?: number };
 
@@ -70,7 +78,10 @@ function successBody(provider: MockLlmProvider, reply: Extract<MockLlmReply, { t
       type: "message",
       role: "assistant",
       model: request.body.model,
-      content: [{ type: "text", text: reply.text }],
+      content: [
+        ...(reply.thinking === undefined ? [] : [{ type: "thinking", thinking: reply.thinking, signature: "mock" }]),
+        { type: "text", text: reply.text },
+      ],
       stop_reason: cut ? "max_tokens" : "end_turn",
       stop_sequence: null,
       usage: { input_tokens: inputTokens, output_tokens: outputTokens },
