@@ -10,7 +10,9 @@ export const FailureModesQuery = WindowQuery.extend(PageQuery.shape).extend({ gr
 
 /** Whether the judges a rate counts agree with human labels on the mode (GET /validation). */
 const RateValidation = {
-  validated: z.boolean().describe("False when a judge whose findings count in this rate is not validated for the mode (kappa under the bar, or too few labels)"),
+  validated: z
+    .boolean()
+    .describe("False when a judge whose findings count in this rate is not validated for the mode (kappa under the bar, or too few labels)"),
   validationReason: z.string().nullable().describe("Which judge is not validated and why; null when validated"),
 };
 

@@ -56,9 +56,13 @@ export const TraceLabelsBody = z
     note: text(4_000).nullable().default(null),
     labeller: text(256).describe("Who labelled the trace"),
   })
-  .refine((b) => Object.keys(b.modes).length > 0 || (b.decisive !== null && (b.decisive.agent !== null || b.decisive.spanId !== null || b.decisive.stepIndex !== null)), {
-    message: "label at least one mode or the decisive agent or step",
-  });
+  .refine(
+    (b) =>
+      Object.keys(b.modes).length > 0 || (b.decisive !== null && (b.decisive.agent !== null || b.decisive.spanId !== null || b.decisive.stepIndex !== null)),
+    {
+      message: "label at least one mode or the decisive agent or step",
+    },
+  );
 
 export const TraceLabels = z.object({
   modes: z.record(z.string(), z.boolean()),

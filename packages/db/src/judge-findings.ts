@@ -13,7 +13,7 @@ import { sql } from "drizzle-orm";
 import { rowsOf, type CruxDb } from "./client.ts";
 
 /** Producer ids of the LLM judges; other producers of trace_verdicts are not materialized. */
-export const judgeProducerPrefix = "judge.";
+const judgeProducerPrefix = "judge.";
 
 /** The parts of a succeeded judge verdict (contracts' JudgeVerdictResult) that are materialized. */
 interface JudgeVerdictFacts {
@@ -74,7 +74,14 @@ function factsOf(result: unknown): JudgeVerdictFacts {
   const a = result.attribution ?? null;
   if (
     a !== null &&
-    !(isRecord(a) && typeof a.method === "string" && isNullableString(a.agent) && isNullableString(a.spanId) && isNullableInt(a.stepIndex) && typeof a.explanation === "string")
+    !(
+      isRecord(a) &&
+      typeof a.method === "string" &&
+      isNullableString(a.agent) &&
+      isNullableString(a.spanId) &&
+      isNullableInt(a.stepIndex) &&
+      typeof a.explanation === "string"
+    )
   ) {
     throw bad("attribution is not a JudgeAttribution");
   }

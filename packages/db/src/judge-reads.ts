@@ -65,7 +65,18 @@ export async function listTraceFindingsWithJudges(
     });
     for (const f of code.items) {
       rows.push({
-        item: { mode: f.mode, category: f.category, agent: f.agent, spanId: f.spanId, stepIndex: f.stepIndex, source: f.source, confidence: f.confidence, evidence: f.evidence, judge: null, explanation: null },
+        item: {
+          mode: f.mode,
+          category: f.category,
+          agent: f.agent,
+          spanId: f.spanId,
+          stepIndex: f.stepIndex,
+          source: f.source,
+          confidence: f.confidence,
+          evidence: f.evidence,
+          judge: null,
+          explanation: null,
+        },
         key: [f.ord],
       });
     }
@@ -88,7 +99,18 @@ export async function listTraceFindingsWithJudges(
       .limit(limit + 1 - rows.length);
     for (const f of judged) {
       rows.push({
-        item: { mode: f.mode, category: f.category, agent: f.agent, spanId: f.spanId, stepIndex: f.stepIndex, source: "judge", confidence: f.confidence, evidence: f.evidence, judge: f.producerId, explanation: f.explanation },
+        item: {
+          mode: f.mode,
+          category: f.category,
+          agent: f.agent,
+          spanId: f.spanId,
+          stepIndex: f.stepIndex,
+          source: "judge",
+          confidence: f.confidence,
+          evidence: f.evidence,
+          judge: f.producerId,
+          explanation: f.explanation,
+        },
         key: [f.producerId, f.ord],
       });
     }

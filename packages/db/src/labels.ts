@@ -20,7 +20,8 @@ export interface StoredTraceLabels extends TraceLabelsInput {
 /** Replaces the trace's labels; null when the trace is unknown (no spans stored). */
 export async function putTraceLabels(database: Database, projectId: string, traceId: string, labels: TraceLabelsInput): Promise<StoredTraceLabels | null> {
   const rows = rowsOf(
-    await database.db.execute(sql`INSERT INTO trace_labels (project_id, trace_id, modes, decisive_agent, decisive_span_id, decisive_step_index, note, labeller, updated_at)
+    await database.db
+      .execute(sql`INSERT INTO trace_labels (project_id, trace_id, modes, decisive_agent, decisive_span_id, decisive_step_index, note, labeller, updated_at)
       SELECT t.project_id, t.trace_id, ${JSON.stringify(labels.modes)}::jsonb, ${labels.decisiveAgent}::text, ${labels.decisiveSpanId}::text,
         ${labels.decisiveStepIndex}::int, ${labels.note}::text, ${labels.labeller}, now()
       FROM traces t WHERE t.project_id = ${projectId} AND t.trace_id = ${traceId}

@@ -12,8 +12,19 @@ function result(findings: { mode: string; step: number }[], attribution: { agent
     promptVersion: 1,
     provider: "openai",
     model: "m",
-    findings: findings.map((f) => ({ mode: f.mode, agent: "a", spanId: spanId(f.step + 1), stepIndex: f.step, evidence: "quote", explanation: "why", confidence: 0.5 })),
-    attribution: attribution === null ? null : { method: "all-at-once", agent: attribution.agent, spanId: spanId(attribution.step + 1), stepIndex: attribution.step, explanation: "e" },
+    findings: findings.map((f) => ({
+      mode: f.mode,
+      agent: "a",
+      spanId: spanId(f.step + 1),
+      stepIndex: f.step,
+      evidence: "quote",
+      explanation: "why",
+      confidence: 0.5,
+    })),
+    attribution:
+      attribution === null
+        ? null
+        : { method: "all-at-once", agent: attribution.agent, spanId: spanId(attribution.step + 1), stepIndex: attribution.step, explanation: "e" },
     outcome: null,
     omitted: [],
     rejected: [],
@@ -46,8 +57,25 @@ describe.each(testDatabases())("judge findings stored with their verdict on $nam
   it("makes the newest verdict of each judge current, findings and attribution included", async () => {
     const p = await trace();
     const key = { producerVersion: 1, status: "succeeded" as const };
-    expect(await insertVerdict(database, p, traceId(1), { ...key, producerId: "judge.mast-checklist", inputHash: "a", result: result([{ mode: "FM-2.2", step: 0 }, { mode: "FM-1.3", step: 2 }]) })).toBe(true);
-    expect(await insertVerdict(database, p, traceId(1), { ...key, producerId: "judge.decisive-error-all-at-once", inputHash: "a", result: result([], { agent: "b", step: 3 }) })).toBe(true);
+    expect(
+      await insertVerdict(database, p, traceId(1), {
+        ...key,
+        producerId: "judge.mast-checklist",
+        inputHash: "a",
+        result: result([
+          { mode: "FM-2.2", step: 0 },
+          { mode: "FM-1.3", step: 2 },
+        ]),
+      }),
+    ).toBe(true);
+    expect(
+      await insertVerdict(database, p, traceId(1), {
+        ...key,
+        producerId: "judge.decisive-error-all-at-once",
+        inputHash: "a",
+        result: result([], { agent: "b", step: 3 }),
+      }),
+    ).toBe(true);
     expect(await judgeRows(p)).toEqual([
       { producer: "judge.mast-checklist", mode: "FM-2.2", step: 0 },
       { producer: "judge.mast-checklist", mode: "FM-1.3", step: 2 },
@@ -61,7 +89,13 @@ describe.each(testDatabases())("judge findings stored with their verdict on $nam
     // A new input hash: its verdict replaces the judge's findings; a failed one leaves none.
     await insertVerdict(database, p, traceId(1), { ...key, producerId: "judge.mast-checklist", inputHash: "b", result: result([{ mode: "FM-3.3", step: 1 }]) });
     expect(await judgeRows(p)).toEqual([{ producer: "judge.mast-checklist", mode: "FM-3.3", step: 1 }]);
-    await insertVerdict(database, p, traceId(1), { producerId: "judge.mast-checklist", producerVersion: 1, inputHash: "c", status: "failed", result: { error: "no reply" } });
+    await insertVerdict(database, p, traceId(1), {
+      producerId: "judge.mast-checklist",
+      producerVersion: 1,
+      inputHash: "c",
+      status: "failed",
+      result: { error: "no reply" },
+    });
     expect(await judgeRows(p)).toEqual([]);
     // Every verdict stays in trace_verdicts.
     expect((await listVerdicts(database, p, traceId(1))).map((v) => v.inputHash).sort()).toEqual(["a", "a", "b", "c"]);
@@ -79,7 +113,15 @@ describe.each(testDatabases())("judge findings stored with their verdict on $nam
 
   it("leaves producers that are not judges to trace_verdicts alone", async () => {
     const p = await trace();
-    expect(await insertVerdict(database, p, traceId(1), { producerId: "replay.counterfactual", producerVersion: 1, inputHash: "a", status: "succeeded", result: { anything: 1 } })).toBe(true);
+    expect(
+      await insertVerdict(database, p, traceId(1), {
+        producerId: "replay.counterfactual",
+        producerVersion: 1,
+        inputHash: "a",
+        status: "succeeded",
+        result: { anything: 1 },
+      }),
+    ).toBe(true);
     const current = rowsOf(await database.db.execute(sql`SELECT count(*)::int AS n FROM judge_current_verdicts WHERE project_id = ${p}`));
     expect(current[0]?.n).toBe(0);
   });

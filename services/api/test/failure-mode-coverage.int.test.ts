@@ -133,7 +133,18 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
       ["FM-3.2", ["verification", "error-propagation"]],
       ["FM-3.3", ["verification"]],
     ] as const) {
-      expect(byMode[mode], mode).toEqual({ group: null, mode, numerator: 0, denominator: 2, rate: 0, measured: true, detectors, reason: null, validated: true, validationReason: null });
+      expect(byMode[mode], mode).toEqual({
+        group: null,
+        mode,
+        numerator: 0,
+        denominator: 2,
+        rate: 0,
+        measured: true,
+        detectors,
+        reason: null,
+        validated: true,
+        validationReason: null,
+      });
     }
   });
 

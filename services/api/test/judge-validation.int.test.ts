@@ -38,7 +38,13 @@ function verdict(kind: JudgeKind, spec: VerdictSpec): JudgeVerdictResult {
     attribution:
       spec.attribution == null
         ? null
-        : { method: spec.attribution.method, agent: spec.attribution.agent, spanId: hexSpanId(200 + spec.attribution.step), stepIndex: spec.attribution.step, explanation: "the decisive step" },
+        : {
+            method: spec.attribution.method,
+            agent: spec.attribution.agent,
+            spanId: hexSpanId(200 + spec.attribution.step),
+            stepIndex: spec.attribution.step,
+            explanation: "the decisive step",
+          },
     outcome: spec.outcome == null ? null : { success: spec.outcome, score: null, explanation: "graded against the rubric" },
     omitted: [],
     rejected: [],
@@ -47,7 +53,13 @@ function verdict(kind: JudgeKind, spec: VerdictSpec): JudgeVerdictResult {
 }
 
 async function judge(database: Database, n: number, kind: JudgeKind, spec: VerdictSpec, inputHash = "h1"): Promise<void> {
-  const stored = await insertVerdict(database, PROJECT, t(n), { producerId: `judge.${kind}`, producerVersion: 1, inputHash, status: "succeeded", result: verdict(kind, spec) });
+  const stored = await insertVerdict(database, PROJECT, t(n), {
+    producerId: `judge.${kind}`,
+    producerVersion: 1,
+    inputHash,
+    status: "succeeded",
+    result: verdict(kind, spec),
+  });
   expect(stored).toBe(true);
 }
 
@@ -154,7 +166,12 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
     expect(unlabelled.body).toEqual({ traceId: t(7), labelled: false, labels: null });
     // A replace keeps nothing of the old labels; then the original ones are put back.
     const replaced = await put(`/api/v1/traces/${t(6)}/labels`, { modes: { "FM-3.3": true }, note: "second look", labeller: "ben" });
-    expect(replaced.body.labels).toMatchObject({ modes: { "FM-3.3": true }, decisive: { agent: null, spanId: null, stepIndex: null }, note: "second look", labeller: "ben" });
+    expect(replaced.body.labels).toMatchObject({
+      modes: { "FM-3.3": true },
+      decisive: { agent: null, spanId: null, stepIndex: null },
+      note: "second look",
+      labeller: "ben",
+    });
     expect((await get(`/api/v1/traces/${t(6)}/labels`)).body.labels.modes).toEqual({ "FM-3.3": true });
     await put(`/api/v1/traces/${t(6)}/labels`, { modes: labels[6]!.modes, labeller: "ana" });
   });
@@ -217,14 +234,29 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
     // Judge FM-2.2 on 1..5: predicted 1, 2; labelled 1, 5. tp 1, fp 1 (2), fn 1 (5), tn 2 (3, 4).
     // pₒ = 3/5; pₑ = (2·2 + 3·3)/25 = 13/25; κ = (15/25 − 13/25)/(12/25) = 1/6; precision 1/2, recall 1/2.
     const fm22 = row("FM-2.2", "judge.mast-checklist");
-    expect(fm22).toMatchObject({ n: 5, truePositives: 1, falsePositives: 1, falseNegatives: 1, trueNegatives: 2, precision: 0.5, recall: 0.5, validated: false });
+    expect(fm22).toMatchObject({
+      n: 5,
+      truePositives: 1,
+      falsePositives: 1,
+      falseNegatives: 1,
+      trueNegatives: 2,
+      precision: 0.5,
+      recall: 0.5,
+      validated: false,
+    });
     expect(fm22.kappa).toBeCloseTo(1 / 6, 12);
     expect(fm22.reason).toBe("kappa 0.167 is under the bar of 0.6");
     // FM-2.2 has no code detector: no code row. Judges that name no mode have no mode rows.
     expect(row("FM-2.2", "code")).toBeUndefined();
     expect(body.modes.some((m: { source: string }) => m.source === "judge.decisive-error-all-at-once")).toBe(false);
     // An unlabelled mode: n 0, kappa null with a reason.
-    expect(row("FM-1.4", "judge.mast-checklist")).toMatchObject({ n: 0, kappa: null, kappaReason: "no labelled trace", validated: false, reason: "0 labelled traces; at least 4 needed" });
+    expect(row("FM-1.4", "judge.mast-checklist")).toMatchObject({
+      n: 0,
+      kappa: null,
+      kappaReason: "no labelled trace",
+      validated: false,
+      reason: "0 labelled traces; at least 4 needed",
+    });
   });
 
   it("measures agent- and step-level attribution accuracy per method", async () => {
@@ -292,8 +324,24 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
       validated: false,
       validationReason: "judge.mast-checklist on FM-2.2: kappa 0.167 is under the bar of 0.6",
     });
-    expect(all.body.sources).toContainEqual({ mode: "FM-2.2", source: "judge.mast-checklist", kind: "judge", findings: 2, traces: 2, validated: false, validationReason: "judge.mast-checklist on FM-2.2: kappa 0.167 is under the bar of 0.6" });
-    expect(all.body.sources).toContainEqual({ mode: "FM-1.3", source: "heuristic", kind: "code", findings: 3, traces: 3, validated: null, validationReason: null });
+    expect(all.body.sources).toContainEqual({
+      mode: "FM-2.2",
+      source: "judge.mast-checklist",
+      kind: "judge",
+      findings: 2,
+      traces: 2,
+      validated: false,
+      validationReason: "judge.mast-checklist on FM-2.2: kappa 0.167 is under the bar of 0.6",
+    });
+    expect(all.body.sources).toContainEqual({
+      mode: "FM-1.3",
+      source: "heuristic",
+      kind: "code",
+      findings: 3,
+      traces: 3,
+      validated: null,
+      validationReason: null,
+    });
     // Failed traces (1..3): FM-1.3 on all three by code; FM-2.2 on 1, 2 by the judge.
     expect(all.body.failed.modes).toEqual([
       { mode: "FM-1.3", traces: 3, share: 1 },
@@ -353,7 +401,13 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
       ["FM-1.3", "heuristic", null],
       ["FM-1.3", "judge", "judge.mast-checklist"],
     ]);
-    expect(page1.body.items[1]).toMatchObject({ agent: "lead", spanId: hexSpanId(201), stepIndex: 1, explanation: "FM-1.3 at step 1", evidence: "step 1 says so" });
+    expect(page1.body.items[1]).toMatchObject({
+      agent: "lead",
+      spanId: hexSpanId(201),
+      stepIndex: 1,
+      explanation: "FM-1.3 at step 1",
+      evidence: "step 1 says so",
+    });
     const page2 = await get(`/api/v1/traces/${t(1)}/findings?limit=2&cursor=${page1.body.nextCursor}`);
     expect(page2.body.items.map((f: { mode: string; judge: string | null }) => [f.mode, f.judge])).toEqual([["FM-2.2", "judge.mast-checklist"]]);
     expect(page2.body.nextCursor).toBeNull();

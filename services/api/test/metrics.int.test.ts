@@ -59,7 +59,13 @@ export const seedSpecs: RecordSpec[] = [
 // No contract is configured here: FM-1.3 has a config-free detector, and FM-3.2 config-free heuristics (no verifier contract).
 // No judge in these projects: every rate is validated (nothing unvalidated counts in it).
 const byRepetition = { measured: true, detectors: ["repetition"], reason: null, validated: true, validationReason: null };
-const byVerificationHeuristics = { measured: true, detectors: ["inferred-verification", "error-propagation"], reason: null, validated: true, validationReason: null };
+const byVerificationHeuristics = {
+  measured: true,
+  detectors: ["inferred-verification", "error-propagation"],
+  reason: null,
+  validated: true,
+  validationReason: null,
+};
 
 describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
   let database: Database;

@@ -30,7 +30,15 @@ import { clampLimit, type MetricsFilter } from "./metrics-filter.ts";
 import { agentScope, rollupRows } from "./rollup-source.ts";
 import { agentRollup, findingRollup, traceRollup } from "./rollups.ts";
 import { judgeAsksAbout } from "../judge-findings.ts";
-import { judgeCountsBy, judgedTraces, judgeFindingFacts, judgeGroupNumerators, judgeSources, type FindingSourceFilter, type JudgeKeyCounts } from "./judge-rates.ts";
+import {
+  judgeCountsBy,
+  judgedTraces,
+  judgeFindingFacts,
+  judgeGroupNumerators,
+  judgeSources,
+  type FindingSourceFilter,
+  type JudgeKeyCounts,
+} from "./judge-rates.ts";
 import { scopedContracts } from "./scoring-config.ts";
 import { judgeValidationIndex } from "./validation.query.ts";
 import { decodeCursor, encodeCursor, num } from "./sql-util.ts";
@@ -48,7 +56,7 @@ export interface Measurement {
 }
 
 /** Whether the judges counted in a rate agree with human labels on the mode (docs/metrics.md §12). */
-export interface RateValidation {
+interface RateValidation {
   /** False when a judge whose findings count in the rate is not validated for the mode. */
   validated: boolean;
   validationReason: string | null;
@@ -105,7 +113,9 @@ function sourcedMeasurement(code: Measurement, j: JudgeScope, mode: string): Mea
   if (j.source === "code") return code;
   const judges = measuringJudges(j, mode);
   const judge: Measurement =
-    judges.length > 0 ? { measured: true, detectors: judges, reason: null } : { measured: false, detectors: [], reason: "no judge verdict in scope asks about it" };
+    judges.length > 0
+      ? { measured: true, detectors: judges, reason: null }
+      : { measured: false, detectors: [], reason: "no judge verdict in scope asks about it" };
   if (j.source === "judge") return judge;
   if (code.measured) return { ...code, detectors: [...code.detectors, ...judges] };
   return judge.measured ? { measured: true, detectors: judges, reason: `measured by judges only; code: ${code.reason ?? "not measured"}` } : code;
@@ -217,7 +227,10 @@ export async function failureModeMetrics(database: Database, projectId: string, 
   ]);
   // Labels are few; validation is read only when a judge is in scope (over every label of the scope's service).
   const anyJudge = judged.byJudge.size > 0 || judgeSourceRows.length > 0;
-  const validation = anyJudge && source !== "code" ? await judgeValidationIndex(database, projectId, { service: filter.service }, opts.validationBar ?? defaultValidationBar) : () => ({ validated: false, reason: "" });
+  const validation =
+    anyJudge && source !== "code"
+      ? await judgeValidationIndex(database, projectId, { service: filter.service }, opts.validationBar ?? defaultValidationBar)
+      : () => ({ validated: false, reason: "" });
   const judgeScope: JudgeScope = { source, judged: judged.byJudge, counts: judgeModeCounts, validation };
   const scopeRow = rowsOf(scopeResult)[0];
   const scopeTraces = num(scopeRow?.traces);
@@ -227,9 +240,7 @@ export async function failureModeMetrics(database: Database, projectId: string, 
   const modes: string[] = [...mastModeIds];
   for (const k of [...codeModeCounts.keys(), ...judgeModeCounts.keys()]) if (!modes.includes(k)) modes.push(k);
   const modeCounts = new Map(modes.map((m) => [m, sourcedCount(source, codeModeCounts.get(m) ?? 0, judgeModeCounts.get(m))]));
-  const measurements = new Map(
-    modes.map((m) => [m, sourcedMeasurement(measurementOf(coverageByMode, m, codeModeCounts.get(m) ?? 0), judgeScope, m)] as const),
-  );
+  const measurements = new Map(modes.map((m) => [m, sourcedMeasurement(measurementOf(coverageByMode, m, codeModeCounts.get(m) ?? 0), judgeScope, m)] as const));
 
   const [rates, nextCursor] = await groupedRates(database, projectId, filter, opts, { scopeTraces, modeCounts, measurements, judgeScope, facts });
   const codeFailed = new Map(rowsOf(failedResult).map((r) => [String(r.mode), num(r.traces)]));
@@ -262,7 +273,9 @@ export async function failureModeMetrics(database: Database, projectId: string, 
     rates,
     nextCursor,
     failed: { traces: failedTraces, modes: failedModes.map((m) => ({ ...m, share: ratioOrNull(m.traces, failedTraces) })) },
-    sources: [...codeSources, ...judgeSourceList].sort((a, b) => (a.mode < b.mode ? -1 : a.mode > b.mode ? 1 : a.source < b.source ? -1 : a.source > b.source ? 1 : 0)),
+    sources: [...codeSources, ...judgeSourceList].sort((a, b) =>
+      a.mode < b.mode ? -1 : a.mode > b.mode ? 1 : a.source < b.source ? -1 : a.source > b.source ? 1 : 0,
+    ),
   };
 }
 

@@ -84,7 +84,11 @@ function scopeWhere(projectId: string, s: ValidationScope): SQL {
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const intOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
-async function readLabelled(database: Database, projectId: string, scope: ValidationScope): Promise<{ labels: LabelledTrace[]; judges: Map<string, JudgeView[]> }> {
+async function readLabelled(
+  database: Database,
+  projectId: string,
+  scope: ValidationScope,
+): Promise<{ labels: LabelledTrace[]; judges: Map<string, JudgeView[]> }> {
   const where = scopeWhere(projectId, scope);
   const [labelRows, judgeRows] = await Promise.all([
     database.db.execute(sql`SELECT l.trace_id, l.modes, l.decisive_agent, l.decisive_span_id, l.decisive_step_index, s.trace_id IS NOT NULL AS scored,
@@ -95,24 +99,23 @@ async function readLabelled(database: Database, projectId: string, scope: Valida
       LEFT JOIN LATERAL (SELECT x.trace_id, x.agent, x.span_id, x.step_index FROM trace_attributions x
         WHERE x.project_id = l.project_id AND x.trace_id = l.trace_id ORDER BY x.rank, x.ord LIMIT 1) a ON true
       WHERE ${where} ORDER BY l.trace_id`),
-    database.db.execute(sql`SELECT v.trace_id, v.producer_id, v.status, v.attribution_method, v.attribution_agent, v.attribution_span_id, v.attribution_step_index,
+    database.db
+      .execute(sql`SELECT v.trace_id, v.producer_id, v.status, v.attribution_method, v.attribution_agent, v.attribution_span_id, v.attribution_step_index,
         ARRAY(SELECT DISTINCT jf.mode FROM judge_findings jf WHERE jf.project_id = v.project_id AND jf.trace_id = v.trace_id AND jf.producer_id = v.producer_id) AS modes
       FROM trace_labels l JOIN traces t ON t.project_id = l.project_id AND t.trace_id = l.trace_id
       JOIN judge_current_verdicts v ON v.project_id = l.project_id AND v.trace_id = l.trace_id
       WHERE ${where} ORDER BY v.trace_id, v.producer_id`),
   ]);
-  const labels = rowsOf(labelRows).map(
-    (r): LabelledTrace => ({
-      traceId: String(r.trace_id),
-      modes: r.modes as Record<string, boolean>,
-      agent: strOrNull(r.decisive_agent),
-      spanId: strOrNull(r.decisive_span_id),
-      stepIndex: intOrNull(r.decisive_step_index),
-      scored: r.scored === true,
-      codeModes: new Set((r.code_modes as string[] | null) ?? []),
-      code: r.has_code_pick === true ? { agent: strOrNull(r.a_agent), spanId: strOrNull(r.a_span_id), stepIndex: intOrNull(r.a_step_index) } : null,
-    }),
-  );
+  const labels = rowsOf(labelRows).map((r): LabelledTrace => ({
+    traceId: String(r.trace_id),
+    modes: r.modes as Record<string, boolean>,
+    agent: strOrNull(r.decisive_agent),
+    spanId: strOrNull(r.decisive_span_id),
+    stepIndex: intOrNull(r.decisive_step_index),
+    scored: r.scored === true,
+    codeModes: new Set((r.code_modes as string[] | null) ?? []),
+    code: r.has_code_pick === true ? { agent: strOrNull(r.a_agent), spanId: strOrNull(r.a_span_id), stepIndex: intOrNull(r.a_step_index) } : null,
+  }));
   const judges = new Map<string, JudgeView[]>();
   for (const r of rowsOf(judgeRows)) {
     const traceId = String(r.trace_id);
@@ -212,9 +215,16 @@ export async function validationMetrics(database: Database, projectId: string, s
   }
 
   const asLabel = (l: LabelledTrace): Pick => ({ agent: l.agent, spanId: l.spanId, stepIndex: l.stepIndex });
-  const attribution = [accuracy("code", "code", labels.filter((l) => l.scored).map((l) => ({ label: asLabel(l), pick: l.code })))];
+  const attribution = [
+    accuracy(
+      "code",
+      "code",
+      labels.filter((l) => l.scored).map((l) => ({ label: asLabel(l), pick: l.code })),
+    ),
+  ];
   const methods = new Map<string, { method: string; source: string }>();
-  for (const v of [...judges.values()].flat()) if (v.attribution !== null) methods.set(`${v.producerId}\u0000${v.attribution.method}`, { method: v.attribution.method, source: v.producerId });
+  for (const v of [...judges.values()].flat())
+    if (v.attribution !== null) methods.set(`${v.producerId}\u0000${v.attribution.method}`, { method: v.attribution.method, source: v.producerId });
   for (const { method, source } of [...methods.values()].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0))) {
     const picks = labels.flatMap((l) => {
       const v = judges.get(l.traceId)?.find((j) => j.producerId === source && j.succeeded);

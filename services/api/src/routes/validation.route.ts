@@ -96,7 +96,10 @@ export function validationRoutes(deps: { database: Database; validationBar: Vali
           deps.validationBar,
         );
         return {
-          window: { from: from === undefined ? null : new Date(Date.parse(from)).toISOString(), to: to === undefined ? null : new Date(Date.parse(to)).toISOString() },
+          window: {
+            from: from === undefined ? null : new Date(Date.parse(from)).toISOString(),
+            to: to === undefined ? null : new Date(Date.parse(to)).toISOString(),
+          },
           ...result,
         };
       },
