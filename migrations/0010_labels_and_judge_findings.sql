@@ -36,6 +36,22 @@ CREATE TABLE "judge_findings" (
 	CONSTRAINT "judge_findings_project_id_trace_id_producer_id_ord_pk" PRIMARY KEY("project_id","trace_id","producer_id","ord")
 );
 --> statement-breakpoint
+CREATE TABLE "score_judge_finding_hourly" (
+	"project_id" text NOT NULL,
+	"hour_ns" bigint NOT NULL,
+	"service_name" text,
+	"agent" text,
+	"kind" text NOT NULL,
+	"k1" text NOT NULL,
+	"k2" text NOT NULL,
+	"findings" bigint NOT NULL,
+	"traces" bigint NOT NULL,
+	"extra" bigint NOT NULL,
+	"failed_traces" bigint NOT NULL,
+	"extra_failed" bigint NOT NULL,
+	CONSTRAINT "score_judge_finding_hourly_cell_uq" UNIQUE NULLS NOT DISTINCT("project_id","hour_ns","service_name","agent","kind","k1","k2")
+);
+--> statement-breakpoint
 CREATE TABLE "trace_labels" (
 	"project_id" text NOT NULL,
 	"trace_id" text NOT NULL,

@@ -11,6 +11,7 @@
 import { PermanentError, categoryOf, mastModeIds, type MastModeId } from "@crux/core";
 import { sql } from "drizzle-orm";
 import { rowsOf, type CruxDb } from "./client.ts";
+import { applyTraceDeltaSql, judgeFindingRollup, traceContribution } from "./scores/rollups.ts";
 
 /** Producer ids of the LLM judges; other producers of trace_verdicts are not materialized. */
 const judgeProducerPrefix = "judge.";
@@ -127,11 +128,24 @@ export async function recordJudgeFindings(tx: CruxDb, projectId: string, traceId
   );
   const row = current[0];
   if (row === undefined) return; // a newer verdict is current, or the trace has no spans
+  // The judge rollup gets the trace's new contribution minus its old one, as persistTraceScores does.
+  const old = await traceContribution((q) => tx.execute(q), judgeFindingRollup, projectId, traceId);
   await tx.execute(sql`DELETE FROM judge_findings WHERE project_id = ${projectId} AND trace_id = ${traceId} AND producer_id = ${verdict.producerId}`);
-  if (facts.findings.length === 0) return;
-  const values = facts.findings.map(
+  if (facts.findings.length > 0) await insertFindings(tx, projectId, traceId, verdict.producerId, facts.findings, row);
+  await tx.execute(applyTraceDeltaSql(judgeFindingRollup, projectId, traceId, old));
+}
+
+async function insertFindings(
+  tx: CruxDb,
+  projectId: string,
+  traceId: string,
+  producerId: string,
+  findings: JudgeVerdictFacts["findings"],
+  row: Record<string, unknown>,
+): Promise<void> {
+  const values = findings.map(
     (f, ord) =>
-      sql`(${projectId}, ${traceId}, ${verdict.producerId}, ${ord}, ${f.mode}, ${categoryOf(f.mode)}, ${f.agent}, ${f.spanId}, ${f.stepIndex},
+      sql`(${projectId}, ${traceId}, ${producerId}, ${ord}, ${f.mode}, ${categoryOf(f.mode)}, ${f.agent}, ${f.spanId}, ${f.stepIndex},
         ${f.confidence}, ${f.evidence}, ${f.explanation}, ${String(row.start_ns)}::bigint, ${row.service_name ?? null}::text)`,
   );
   await tx.execute(sql`INSERT INTO judge_findings (project_id, trace_id, producer_id, ord, mode, category, agent, span_id, step_index,

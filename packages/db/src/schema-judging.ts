@@ -6,7 +6,7 @@
  * (judge-findings.ts), so rate queries join small tables instead of unpacking
  * jsonb.
  */
-import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from "drizzle-orm/pg-core";
 
 /** A person's labels of one trace (PUT /traces/:id/labels replaces the row). */
 export const traceLabels = pgTable(
@@ -71,4 +71,28 @@ export const judgeFindings = pgTable(
     serviceName: text(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.producerId, t.ord] }), index("judge_findings_project_start_idx").on(t.projectId, t.startNs)],
+);
+
+/**
+ * Hourly rollup of judge_findings (rollups.ts judgeFindingRollup): per (hour, service, agent scope,
+ * kind, k1, k2) findings, traces, and `extra`: traces no code finding of the key has, so a rate over
+ * "code or judge" is the code count plus extra. agent null = all agents.
+ */
+export const scoreJudgeFindingHourly = pgTable(
+  "score_judge_finding_hourly",
+  {
+    projectId: text().notNull(),
+    hourNs: bigint({ mode: "bigint" }).notNull(),
+    serviceName: text(),
+    agent: text(),
+    kind: text().notNull(),
+    k1: text().notNull(),
+    k2: text().notNull(),
+    findings: bigint({ mode: "number" }).notNull(),
+    traces: bigint({ mode: "number" }).notNull(),
+    extra: bigint({ mode: "number" }).notNull(),
+    failedTraces: bigint({ mode: "number" }).notNull(),
+    extraFailed: bigint({ mode: "number" }).notNull(),
+  },
+  (t) => [unique("score_judge_finding_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.agent, t.kind, t.k1, t.k2).nullsNotDistinct()],
 );

@@ -635,4 +635,4 @@ export type HandoffContractRow = typeof handoffContracts.$inferSelect;
 export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
 export type BaselineRow = typeof baselines.$inferSelect;
 
-export { traceLabels, judgeCurrentVerdicts, judgeFindings } from "./schema-judging.ts";
+export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly } from "./schema-judging.ts";

@@ -4,7 +4,7 @@
  * expected figure is worked out by hand in the comments.
  */
 import { JudgeVerdictResult, type JudgeKind } from "@crux/contracts";
-import { insertVerdict, persistTraceScores, type Database } from "@crux/db";
+import { insertVerdict, persistTraceScores, rebuildScoreRollups, type Database } from "@crux/db";
 import type { MastModeId } from "@crux/core";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -393,25 +393,46 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
     // Trace 4 now has no current judge finding: its newest verdict found nothing.
     const detail = await get(`/api/v1/traces/${t(4)}/findings`);
     expect(detail.body.items.filter((f: { source: string }) => f.source === "judge")).toEqual([]);
+
+    // Trace 1 re-scored without its code finding: code drops to 2, 3; the judge still has 1, so all stays 5
+    // (the re-score moves the judge rollup's "judge only" count of trace 1 by the same delta).
+    await persistTraceScores(
+      database,
+      PROJECT,
+      scoreRecord({ n: 1, startMs: NOW - HOUR, success: false, version: 2, agents: [{ agent: "lead", input: 10, output: 5 }], findings: [] }),
+    );
+    const counts = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          (["code", "judge", "all"] as const).map(async (src) => [
+            src,
+            rateOf((await get(`/api/v1/metrics/failure-modes?source=${src}`)).body, "FM-1.3").numerator,
+          ]),
+        ),
+      );
+    expect(await counts()).toEqual({ code: 2, judge: 4, all: 5 });
+    // The rollups kept by these deltas equal a rebuild from the base rows.
+    await rebuildScoreRollups(database, PROJECT);
+    expect(await counts()).toEqual({ code: 2, judge: 4, all: 5 });
   });
 
   it("serves judge findings on the trace with source judge and the judge id, paginated after the code ones", async () => {
-    const page1 = await get(`/api/v1/traces/${t(1)}/findings?limit=2`);
+    const page1 = await get(`/api/v1/traces/${t(2)}/findings?limit=2`);
     expect(page1.body.items.map((f: { mode: string; source: string; judge: string | null }) => [f.mode, f.source, f.judge])).toEqual([
       ["FM-1.3", "heuristic", null],
       ["FM-1.3", "judge", "judge.mast-checklist"],
     ]);
     expect(page1.body.items[1]).toMatchObject({
-      agent: "lead",
+      agent: "search",
       spanId: hexSpanId(201),
       stepIndex: 1,
       explanation: "FM-1.3 at step 1",
       evidence: "step 1 says so",
     });
-    const page2 = await get(`/api/v1/traces/${t(1)}/findings?limit=2&cursor=${page1.body.nextCursor}`);
+    const page2 = await get(`/api/v1/traces/${t(2)}/findings?limit=2&cursor=${page1.body.nextCursor}`);
     expect(page2.body.items.map((f: { mode: string; judge: string | null }) => [f.mode, f.judge])).toEqual([["FM-2.2", "judge.mast-checklist"]]);
     expect(page2.body.nextCursor).toBeNull();
-    expect((await get(`/api/v1/traces/${t(1)}/findings?cursor=bm9wZQ`)).status).toBe(400);
+    expect((await get(`/api/v1/traces/${t(2)}/findings?cursor=bm9wZQ`)).status).toBe(400);
   });
 
   it("counts the outcome-rubric grade of runs without a tracer outcome in success, with source judge", async () => {

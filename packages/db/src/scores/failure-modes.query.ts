@@ -30,15 +30,7 @@ import { clampLimit, type MetricsFilter } from "./metrics-filter.ts";
 import { agentScope, rollupRows } from "./rollup-source.ts";
 import { agentRollup, findingRollup, traceRollup } from "./rollups.ts";
 import { judgeAsksAbout } from "../judge-findings.ts";
-import {
-  judgeCountsBy,
-  judgedTraces,
-  judgeFindingFacts,
-  judgeGroupNumerators,
-  judgeSources,
-  type FindingSourceFilter,
-  type JudgeKeyCounts,
-} from "./judge-rates.ts";
+import { judgeCountsBy, judgedTraces, judgeCells, judgeGroupNumerators, judgeSources, type FindingSourceFilter, type JudgeKeyCounts } from "./judge-rates.ts";
 import { scopedContracts } from "./scoring-config.ts";
 import { judgeValidationIndex } from "./validation.query.ts";
 import { decodeCursor, encodeCursor, num } from "./sql-util.ts";
@@ -212,7 +204,8 @@ export async function failureModeMetrics(database: Database, projectId: string, 
     filter.agent === undefined
       ? sql`SELECT sum(t.traces)::int AS traces, sum(t.failed)::int AS failed FROM ${rollupRows(traceRollup, projectId, filter)} t`
       : sql`SELECT sum(a.scored_traces)::int AS traces, sum(a.failed_traces)::int AS failed FROM ${rollupRows(agentRollup, projectId, filter)} a WHERE a.agent = ${filter.agent}`;
-  const facts = judgeFindingFacts(projectId, filter);
+  const facts = judgeCells(projectId, filter);
+  const noJudge = source === "code";
   const [scopeResult, failedResult, sourceResult, codeModeCounts, configured, judged, judgeModeCounts, judgeSourceRows] = await Promise.all([
     db.execute(scopeSql),
     db.execute(sql`SELECT f.k1 AS mode, sum(f.failed_traces)::int AS traces FROM ${findings} f
@@ -222,8 +215,8 @@ export async function failureModeMetrics(database: Database, projectId: string, 
     tracesWithFinding(database, findings, inScope, "mode"),
     configuredCoverage(database, projectId, filter.service),
     judgedTraces(database, projectId, filter),
-    judgeCountsBy(database, facts, "mode"),
-    judgeSources(database, facts),
+    noJudge ? new Map<string, JudgeKeyCounts>() : judgeCountsBy(database, facts, "mode"),
+    noJudge ? [] : judgeSources(database, facts),
   ]);
   // Labels are few; validation is read only when a judge is in scope (over every label of the scope's service).
   const anyJudge = judged.byJudge.size > 0 || judgeSourceRows.length > 0;
@@ -293,7 +286,13 @@ async function groupedRates(
   projectId: string,
   filter: MetricsFilter,
   opts: FailureModeOptions,
-  scope: { scopeTraces: number; modeCounts: Map<string, number>; measurements: Map<string, Measurement>; judgeScope: JudgeScope; facts: SQL },
+  scope: {
+    scopeTraces: number;
+    modeCounts: Map<string, number>;
+    measurements: Map<string, Measurement>;
+    judgeScope: JudgeScope;
+    facts: { cells: SQL; inScope: SQL };
+  },
 ): Promise<[FailureModeRate[], string | null]> {
   const db = database.db;
   const findings = rollupRows(findingRollup, projectId, filter);
@@ -349,8 +348,8 @@ async function groupedRates(
     source === "code"
       ? codeNumerators
       : source === "judge"
-        ? judgeGroupNumerators(scope.facts, byAgent, false)
-        : sql`SELECT x.g, x.mode, sum(x.n)::int AS n FROM (${codeNumerators} UNION ALL ${judgeGroupNumerators(scope.facts, byAgent, true)}) x
+        ? judgeGroupNumerators(scope.facts, byAgent, false, filter.agent)
+        : sql`SELECT x.g, x.mode, sum(x.n)::int AS n FROM (${codeNumerators} UNION ALL ${judgeGroupNumerators(scope.facts, byAgent, true, filter.agent)}) x
             GROUP BY x.g, x.mode HAVING sum(x.n) > 0`;
   const rows = rowsOf(
     await db.execute(sql`WITH d AS (${denominators}), n AS (${numerators})
