@@ -188,8 +188,8 @@ export const judgeFindingRollup: Rollup = {
     const codeHas = (cond: string) => `EXISTS (SELECT 1 FROM trace_findings tf WHERE tf.project_id = jf.project_id AND tf.trace_id = jf.trace_id AND ${cond})`;
     const facts = sql`SELECT jf.project_id, jf.start_ns, jf.service_name, jf.trace_id, jf.producer_id, jf.mode, jf.category, jf.agent, s.success,
         ${sql.raw(codeHas("tf.mode = jf.mode"))} AS code_mode, ${sql.raw(codeHas("tf.category = jf.category"))} AS code_category,
-        ${sql.raw(codeHas("tf.mode = jf.mode AND tf.agent = jf.agent"))} AS code_agent_mode,
-        ${sql.raw(codeHas("tf.category = jf.category AND tf.agent = jf.agent"))} AS code_agent_category
+        ${sql.raw(codeHas("tf.mode = jf.mode AND tf.agent IS NOT DISTINCT FROM jf.agent"))} AS code_agent_mode,
+        ${sql.raw(codeHas("tf.category = jf.category AND tf.agent IS NOT DISTINCT FROM jf.agent"))} AS code_agent_category
       FROM judge_findings jf JOIN trace_scores s ON s.project_id = jf.project_id AND s.trace_id = jf.trace_id WHERE ${where("jf")}`;
     const part = (agent: string, kind: string, k1: string, k2: string, flag: string | null, perAgent: boolean) =>
       sql.raw(`SELECT j.project_id, ${hourExpr("j.start_ns")} AS hour_ns, j.service_name, ${agent} AS agent, '${kind}' AS kind, ${k1} AS k1, ${k2} AS k2,
