@@ -8,7 +8,7 @@
  * one for the spans as they are now. A failed verdict becomes current too and leaves the judge
  * with no findings on the trace (what it said about earlier spans no longer holds).
  */
-import { PermanentError, categoryOf, mastModeIds, type MastModeId } from "@crux/core";
+import { PermanentError, categoryOf, type MastModeId } from "@crux/core";
 import { sql } from "drizzle-orm";
 import { rowsOf, type CruxDb } from "./client.ts";
 import { applyTraceDeltaSql, judgeFindingRollup, traceContribution } from "./scores/rollups.ts";
@@ -45,6 +45,9 @@ export function judgeAsksAbout(producerId: string, mode: string): boolean {
   return asks === "every mode" || asks.includes(mode);
 }
 
+/** JudgeFinding's mode pattern (contracts): a mode outside the 14 is kept and listed apart by the rates. */
+const judgeModePattern = /^FM-[123]\.[1-6]$/;
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isNullableString = (v: unknown): v is string | null => v === null || typeof v === "string";
 const isNullableInt = (v: unknown): v is number | null => v === null || Number.isInteger(v);
@@ -60,7 +63,8 @@ function factsOf(result: unknown): JudgeVerdictFacts {
   const findings = result.findings.map((f: unknown, i) => {
     if (
       !isRecord(f) ||
-      !mastModeIds.includes(f.mode as MastModeId) ||
+      typeof f.mode !== "string" ||
+      !judgeModePattern.test(f.mode) ||
       !isNullableString(f.agent) ||
       typeof f.spanId !== "string" ||
       !Number.isInteger(f.stepIndex) ||

@@ -26,6 +26,23 @@ export interface TraceFindingItem {
   explanation: string | null;
 }
 
+/** The fields code and judge findings share, plus what tells them apart. */
+function findingItem(
+  f: Pick<TraceFindingItem, "mode" | "category" | "agent" | "spanId" | "stepIndex" | "confidence" | "evidence">,
+  origin: Pick<TraceFindingItem, "source" | "judge" | "explanation">,
+): TraceFindingItem {
+  return {
+    mode: f.mode,
+    category: f.category,
+    agent: f.agent,
+    spanId: f.spanId,
+    stepIndex: f.stepIndex,
+    confidence: f.confidence,
+    evidence: f.evidence,
+    ...origin,
+  };
+}
+
 type FindingCursor = { phase: "code"; ord: number } | { phase: "judge"; producer: string; ord: number };
 
 function invalidCursor(): PermanentError {
@@ -65,18 +82,7 @@ export async function listTraceFindingsWithJudges(
     });
     for (const f of code.items) {
       rows.push({
-        item: {
-          mode: f.mode,
-          category: f.category,
-          agent: f.agent,
-          spanId: f.spanId,
-          stepIndex: f.stepIndex,
-          source: f.source,
-          confidence: f.confidence,
-          evidence: f.evidence,
-          judge: null,
-          explanation: null,
-        },
+        item: findingItem(f, { source: f.source, judge: null, explanation: null }),
         key: [f.ord],
       });
     }
@@ -99,18 +105,7 @@ export async function listTraceFindingsWithJudges(
       .limit(limit + 1 - rows.length);
     for (const f of judged) {
       rows.push({
-        item: {
-          mode: f.mode,
-          category: f.category,
-          agent: f.agent,
-          spanId: f.spanId,
-          stepIndex: f.stepIndex,
-          source: "judge",
-          confidence: f.confidence,
-          evidence: f.evidence,
-          judge: f.producerId,
-          explanation: f.explanation,
-        },
+        item: findingItem(f, { source: "judge", judge: f.producerId, explanation: f.explanation }),
         key: [f.producerId, f.ord],
       });
     }

@@ -111,6 +111,18 @@ describe.each(testDatabases())("judge findings stored with their verdict on $nam
     expect(await judgeRows(p)).toEqual([]);
   });
 
+  it("keeps a finding whose mode fits JudgeFinding's pattern but not the taxonomy (the rates list it apart)", async () => {
+    const p = await trace();
+    await insertVerdict(database, p, traceId(1), {
+      producerId: "judge.mast-checklist",
+      producerVersion: 1,
+      inputHash: "a",
+      status: "succeeded",
+      result: result([{ mode: "FM-1.6", step: 0 }]),
+    });
+    expect(await judgeRows(p)).toEqual([{ producer: "judge.mast-checklist", mode: "FM-1.6", step: 0 }]);
+  });
+
   it("leaves producers that are not judges to trace_verdicts alone", async () => {
     const p = await trace();
     expect(
