@@ -18,7 +18,9 @@ export {
   OutcomeResponse,
   Scores,
   Step,
+  MethodAccuracy,
   TraceAttributionResponse,
+  TraceFinding,
   TraceFindingsResponse,
   TraceHandoffsResponse,
   TraceScoresResponse,
@@ -41,3 +43,4 @@ export {
 export { FailureModeRate, FailureModesGroupBy, FailureModesMetrics, FailureModesQuery, FindingSourceKind, Measurement } from "./failure-modes.ts";
 export { AgentContractBody, BaselineBody, ConfigMeta, EffectivePrice, HandoffContractBody, MilestoneSetBody, PriceBody, Settings } from "./config.ts";
 export { JudgeAttribution, JudgeCallRecord, JudgeFinding, JudgeKind, JudgeProvider, JudgeVerdictResult, type JudgeModelSettings } from "./judges.ts";
+export { FindingSourceFilter, TraceLabels, TraceLabelsBody, TraceLabelsResponse, ValidationQuery, ValidationResponse, mastModes } from "./validation.ts";

@@ -634,3 +634,5 @@ export type AgentContractRow = typeof agentContracts.$inferSelect;
 export type HandoffContractRow = typeof handoffContracts.$inferSelect;
 export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
 export type BaselineRow = typeof baselines.$inferSelect;
+
+export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly } from "./schema-judging.ts";

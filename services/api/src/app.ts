@@ -5,6 +5,7 @@
  */
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
+import { defaultValidationBar, type ValidationBar } from "@crux/core";
 import type { Database } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
 import type { JobQueue } from "@crux/queue";
@@ -20,6 +21,7 @@ import { configRoutes } from "./routes/config.route.ts";
 import { metricsRoutes } from "./routes/metrics.route.ts";
 import { traceScoresRoutes } from "./routes/trace-scores.route.ts";
 import { tracesRoutes } from "./routes/traces.route.ts";
+import { validationRoutes } from "./routes/validation.route.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -47,6 +49,8 @@ export interface ApiDeps {
    * says why. Always started when omitted.
    */
   started?: () => boolean;
+  /** Kappa bar and minimum labels for judge validation (CRUX_VALIDATION_*); .6 and 20 when omitted. */
+  validationBar?: ValidationBar;
 }
 
 const noQueryParameters = z.strictObject({});
@@ -93,9 +97,11 @@ export async function buildApiApp(deps: ApiDeps) {
 
   registerOperations(app, { database: deps.database, registry: deps.registry ?? createMetricsRegistry(), started });
   const log = deps.log ?? silentLogger();
+  const validationBar = deps.validationBar ?? defaultValidationBar;
   await app.register(tracesRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
-  await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now }), { prefix: "/api/v1" });
+  await app.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log, validationBar }), { prefix: "/api/v1" });
+  await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now, validationBar }), { prefix: "/api/v1" });
+  await app.register(validationRoutes({ database: deps.database, validationBar }), { prefix: "/api/v1" });
   await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
   return app;
 }
