@@ -1,6 +1,6 @@
 /**
  * trace_verdicts: results that cost money to compute (judge verdicts), one row per
- * (project, trace, producer id, producer version, input hash). Rows are only ever
+ * (project, trace, producer id, producer version, model, input hash). Rows are only ever
  * added: a re-settle or re-score never deletes them, and a producer whose row for
  * the current input hash exists is not run again.
  */
@@ -11,6 +11,8 @@ import { traceVerdicts } from "./schema.ts";
 export interface VerdictKey {
   producerId: string;
   producerVersion: number;
+  /** The model that produced it ('' for a producer that calls none). */
+  model: string;
   inputHash: string;
 }
 
@@ -30,6 +32,7 @@ export async function listVerdicts(database: Database, projectId: string, traceI
   return rows.map((r) => ({
     producerId: r.producerId,
     producerVersion: r.producerVersion,
+    model: r.model,
     inputHash: r.inputHash,
     status: r.status as VerdictRow["status"],
     result: r.result,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envInt, envPort, queuePrefixSetting } from "@crux/config";
+import { checkJudgeConfig, envInt, envPort, judgeConfigSchema, queuePrefixSetting } from "@crux/config";
 
 export const workerConfigSchema = z.object({
   CRUX_WORKER_CONCURRENCY: envInt(4, 1, 256),
@@ -20,14 +20,21 @@ export const workerConfigSchema = z.object({
   CRUX_MILESTONE_TRACE_BUDGET_MS: envInt(5_000, 10, 3_600_000),
   /** Evaluation time one project may spend per minute, ms; past it checks are not evaluated until the next minute. */
   CRUX_MILESTONE_PROJECT_BUDGET_MS: envInt(30_000, 10, 3_600_000),
-});
+  /** Limit of one judge call to the provider, ms. */
+  CRUX_JUDGE_TIMEOUT_MS: envInt(60_000, 100, 600_000),
+  /** Longest a judge job over its project's daily budget waits before it looks again (a raised budget resumes it). */
+  CRUX_JUDGE_BUDGET_RECHECK_MS: envInt(300_000, 10, 86_400_000),
+}).extend(judgeConfigSchema.shape);
 type WorkerSettings = z.infer<typeof workerConfigSchema>;
 /** What createWorker takes: the three basics, every other setting optional (its default applies). */
 export type WorkerConfig = Pick<WorkerSettings, "CRUX_WORKER_CONCURRENCY" | "CRUX_SWEEP_INTERVAL_MS" | "CRUX_SWEEP_QUIET_MS"> & Partial<WorkerSettings>;
 
 const defaults = workerConfigSchema.parse({});
 
-export interface ResolvedWorkerConfig extends Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY">> {
+type OptionalJudgeSettings = "CRUX_JUDGE_PROVIDER" | "CRUX_JUDGE_MODEL" | "CRUX_JUDGE_BASE_URL" | "CRUX_JUDGE_API_KEY" | "ANTHROPIC_API_KEY" | "OPENAI_API_KEY" | "OPENAI_BASE_URL" | "CRUX_SECRET_KEY";
+
+export interface ResolvedWorkerConfig
+  extends Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY" | OptionalJudgeSettings>>, Pick<WorkerSettings, OptionalJudgeSettings> {
   CRUX_WORKER_PROJECT_CONCURRENCY: number;
 }
 
@@ -46,4 +53,4 @@ export const workerMainConfigSchema = workerConfigSchema.extend({
   /** /metrics, /livez, /readyz; 0 picks a free port (tests). */
   CRUX_WORKER_METRICS_PORT: envPort(9464),
   CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-});
+}).superRefine(checkJudgeConfig);
