@@ -41,3 +41,13 @@ export {
 export { FailureModeRate, FailureModesGroupBy, FailureModesMetrics, FailureModesQuery, FindingSourceKind, Measurement } from "./failure-modes.ts";
 export { AgentContractBody, BaselineBody, ConfigMeta, EffectivePrice, HandoffContractBody, MilestoneSetBody, PriceBody, Settings } from "./config.ts";
 export { JudgeAttribution, JudgeCallRecord, JudgeFinding, JudgeKind, JudgeProvider, JudgeVerdictResult, type JudgeModelSettings } from "./judges.ts";
+export {
+  JudgeCallItem,
+  JudgeCallList,
+  JudgeCallsQuery,
+  JudgeRequestResponse,
+  JudgeSettingsBody,
+  JudgeSettingsResponse,
+  TraceVerdict,
+  TraceVerdictsResponse,
+} from "./judge-settings.ts";

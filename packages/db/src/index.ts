@@ -38,7 +38,7 @@ export {
   type DirtyTrace,
   type ScoreRequest,
 } from "./settle.ts";
-export { listVerdicts, insertVerdict, type VerdictKey, type VerdictRow } from "./verdicts.ts";
+export { listVerdicts, listVerdictsPage, insertVerdict, type VerdictKey, type VerdictRow } from "./verdicts.ts";
 export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
 export * as schema from "./schema.ts";
 export * from "./scores/index.ts";

@@ -7,7 +7,7 @@
  * attempt used) and looks again every `budgetRecheckMs` until the next UTC
  * day or a raised budget lets it run: nothing is dropped.
  */
-import { judgeSampled } from "@crux/core";
+import { judgeBudgetDay, judgeSampled } from "@crux/core";
 import { judgeSpendSince, readJudgeSettings, traceFailed, type Database, type JudgeServiceDefaults, type SecretBox } from "@crux/db";
 import { JobDeferral } from "@crux/queue";
 import type { JudgeProducer } from "./judge-producer.ts";
@@ -25,12 +25,6 @@ export interface JudgePolicyDeps {
   limits?: JudgeSuiteLimits;
 }
 
-const dayMs = 86_400_000;
-
-export function startOfUtcDay(ms: number): number {
-  return Math.floor(ms / dayMs) * dayMs;
-}
-
 /** The LLM producers of a project, or why there are none. */
 export type ProjectJudges = { producers: JudgeProducer[]; beforeEach: () => Promise<void> } | { off: string };
 
@@ -41,13 +35,12 @@ export function createJudgePolicy(deps: JudgePolicyDeps) {
   /** Throws JobDeferral while the project's spend today has reached its budget. */
   async function checkBudget(projectId: string, dailyBudgetUsd: number): Promise<void> {
     const now = deps.now();
-    const dayStart = startOfUtcDay(now);
-    const spent = await judgeSpendSince(deps.database, projectId, new Date(dayStart));
+    const day = judgeBudgetDay(now);
+    const spent = await judgeSpendSince(deps.database, projectId, new Date(day.startMs));
     if (spent < dailyBudgetUsd) return;
-    const untilNextDay = dayStart + dayMs - now;
     throw new JobDeferral(
-      Math.max(1, Math.min(untilNextDay, deps.budgetRecheckMs)),
-      `project ${projectId} reached its daily judge budget ($${dailyBudgetUsd}, $${spent.toFixed(4)} spent today): judge jobs wait until ${new Date(dayStart + dayMs).toISOString()}`,
+      Math.max(1, Math.min(day.endMs - now, deps.budgetRecheckMs)),
+      `project ${projectId} reached its daily judge budget ($${dailyBudgetUsd}, $${spent.toFixed(4)} spent today): judge jobs wait until ${new Date(day.endMs).toISOString()}`,
     );
   }
 

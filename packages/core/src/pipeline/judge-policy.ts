@@ -50,3 +50,11 @@ export function selfPreferenceWarning(judgeModel: string, agentModels: readonly 
   if (same.length === 0) return null;
   return `the judge model ${judgeModel} is of the ${family} family, as the agents' ${same.slice(0, 5).join(", ")}: judges tend to favour their own family's output; prefer a judge of another family`;
 }
+
+const dayMs = 86_400_000;
+
+/** The UTC day a judge spend counts for: its start and the next day's start (ms). */
+export function judgeBudgetDay(nowMs: number): { startMs: number; endMs: number } {
+  const startMs = Math.floor(nowMs / dayMs) * dayMs;
+  return { startMs, endMs: startMs + dayMs };
+}
