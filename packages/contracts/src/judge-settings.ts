@@ -5,7 +5,7 @@
  * (POST /traces/:id/judge).
  */
 import { z } from "zod";
-import { TraceId } from "./ids.ts";
+import { TraceId, traceIdField } from "./ids.ts";
 import { IsoTime, cursorParam, limitParam, nextCursorField, text } from "./request.ts";
 import { JudgeCallRecord, JudgeKind, JudgeProvider } from "./judges.ts";
 
@@ -93,7 +93,7 @@ export const JudgeCallsQuery = z.strictObject({
   limit: limitParam(),
 });
 
-export const JudgeCallItem = JudgeCallRecord.extend({ id: z.string(), traceId: TraceId, createdAt: z.string() });
+export const JudgeCallItem = JudgeCallRecord.extend({ id: z.string(), traceId: traceIdField(), createdAt: z.string() });
 
 export const JudgeCallList = z.object({ items: z.array(JudgeCallItem).describe("Newest first"), nextCursor: nextCursorField() });
 
@@ -108,6 +108,6 @@ export const TraceVerdict = z.object({
   createdAt: z.string(),
 });
 
-export const TraceVerdictsResponse = z.object({ traceId: TraceId, items: z.array(TraceVerdict).describe("Oldest first"), nextCursor: nextCursorField() });
+export const TraceVerdictsResponse = z.object({ traceId: traceIdField(), items: z.array(TraceVerdict).describe("Oldest first"), nextCursor: nextCursorField() });
 
-export const JudgeRequestResponse = z.object({ traceId: TraceId, enqueued: z.literal(true) });
+export const JudgeRequestResponse = z.object({ traceId: traceIdField(), enqueued: z.literal(true) });
