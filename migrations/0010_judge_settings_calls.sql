@@ -34,7 +34,6 @@ CREATE TABLE "judge_settings" (
 );
 --> statement-breakpoint
 ALTER TABLE "trace_verdicts" ADD COLUMN "model" text DEFAULT '' NOT NULL;--> statement-breakpoint
-ALTER TABLE "judge_settings" ADD CONSTRAINT "judge_settings_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "judge_calls_project_created_idx" ON "judge_calls" USING btree ("project_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "judge_calls_project_trace_idx" ON "judge_calls" USING btree ("project_id","trace_id");--> statement-breakpoint
 ALTER TABLE "trace_verdicts" DROP CONSTRAINT "trace_verdicts_pk";

@@ -36,7 +36,9 @@ export type JudgeConfig = z.infer<typeof judgeConfigSchema>;
  * Reads the service default from parsed config; throws a message naming what is missing when the
  * provider is set but the model (or, for a public endpoint, the key) is not.
  */
-export function judgeServiceDefaultOf(config: JudgeConfig): { provider: "anthropic" | "openai"; model: string; baseUrl: string | null; apiKey: string | null } | null {
+export function judgeServiceDefaultOf(
+  config: JudgeConfig,
+): { provider: "anthropic" | "openai"; model: string; baseUrl: string | null; apiKey: string | null } | null {
   const provider = config.CRUX_JUDGE_PROVIDER;
   if (provider === undefined) return null;
   const baseUrl = config.CRUX_JUDGE_BASE_URL ?? (provider === "openai" ? (config.OPENAI_BASE_URL ?? null) : null);
@@ -53,7 +55,11 @@ export function checkJudgeConfig(config: JudgeConfig, ctx: z.RefinementCtx): voi
   const d = judgeServiceDefaultOf({ ...config, CRUX_JUDGE_MODEL: config.CRUX_JUDGE_MODEL ?? "-" });
   if (d && d.apiKey === null && d.baseUrl === null) {
     const usual = d.provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
-    ctx.addIssue({ code: "custom", path: ["CRUX_JUDGE_API_KEY"], message: `is required (or ${usual}) for the provider's public endpoint; a local endpoint (CRUX_JUDGE_BASE_URL) may go without` });
+    ctx.addIssue({
+      code: "custom",
+      path: ["CRUX_JUDGE_API_KEY"],
+      message: `is required (or ${usual}) for the provider's public endpoint; a local endpoint (CRUX_JUDGE_BASE_URL) may go without`,
+    });
   }
 }
 

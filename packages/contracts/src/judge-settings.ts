@@ -18,12 +18,20 @@ export const JudgeSettingsBody = z
     enabled: z.boolean().default(true).describe("false switches the project's judges off whatever else is set"),
     provider: JudgeProvider.nullable().default(null).describe("null: the service default's provider, model, base URL and key"),
     model: text(200).nullable().default(null).describe("Required with provider"),
-    baseUrl: z.url({ protocol: /^https?$/ }).max(2_000).nullable().default(null).describe("An OpenAI-compatible or Anthropic endpoint (a local Ollama or vLLM); null: the provider's public API"),
+    baseUrl: z
+      .url({ protocol: /^https?$/ })
+      .max(2_000)
+      .nullable()
+      .default(null)
+      .describe("An OpenAI-compatible or Anthropic endpoint (a local Ollama or vLLM); null: the provider's public API"),
     apiKey: text(1_000)
       .nullable()
       .optional()
       .describe("Write-only: stored encrypted, never returned. Omitted: the stored key is kept; null: removed. A public endpoint needs one"),
-    samplingShare: share.nullable().default(null).describe("Share of the traces that did not fail which the judges read (0..1); failed traces are always judged. null: the service default"),
+    samplingShare: share
+      .nullable()
+      .default(null)
+      .describe("Share of the traces that did not fail which the judges read (0..1); failed traces are always judged. null: the service default"),
     dailyBudgetUsd: dollars.nullable().default(null).describe("Dollars per UTC day; once spent, judge jobs wait for the next day. null: the service default"),
     rubric: text(20_000).nullable().default(null).describe("Outcome rubric the outcome judge grades the end state against"),
     kinds: z
@@ -38,7 +46,8 @@ export const JudgeSettingsBody = z
     if (b.provider !== null && b.model === null) ctx.addIssue({ code: "custom", path: ["model"], message: "is required when provider is set" });
     if (b.provider === null) {
       for (const field of ["model", "baseUrl", "apiKey"] as const) {
-        if (b[field] !== null && b[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "needs provider (without one the service default's model is used)" });
+        if (b[field] !== null && b[field] !== undefined)
+          ctx.addIssue({ code: "custom", path: [field], message: "needs provider (without one the service default's model is used)" });
       }
     }
   });
@@ -108,6 +117,10 @@ export const TraceVerdict = z.object({
   createdAt: z.string(),
 });
 
-export const TraceVerdictsResponse = z.object({ traceId: traceIdField(), items: z.array(TraceVerdict).describe("Oldest first"), nextCursor: nextCursorField() });
+export const TraceVerdictsResponse = z.object({
+  traceId: traceIdField(),
+  items: z.array(TraceVerdict).describe("Oldest first"),
+  nextCursor: nextCursorField(),
+});
 
 export const JudgeRequestResponse = z.object({ traceId: traceIdField(), enqueued: z.literal(true) });

@@ -45,7 +45,13 @@ async function readVerdicts(database: Database, projectId: string, traceId: stri
     .select()
     .from(traceVerdicts)
     .where(and(eq(traceVerdicts.projectId, projectId), eq(traceVerdicts.traceId, traceId)))
-    .orderBy(asc(traceVerdicts.createdAt), asc(traceVerdicts.producerId), asc(traceVerdicts.producerVersion), asc(traceVerdicts.model), asc(traceVerdicts.inputHash));
+    .orderBy(
+      asc(traceVerdicts.createdAt),
+      asc(traceVerdicts.producerId),
+      asc(traceVerdicts.producerVersion),
+      asc(traceVerdicts.model),
+      asc(traceVerdicts.inputHash),
+    );
   const rows = page ? await query.offset(page.offset).limit(page.limit) : await query;
   return rows.map((r) => ({
     producerId: r.producerId,

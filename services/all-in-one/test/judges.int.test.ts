@@ -32,7 +32,15 @@ function scriptedSuite(built: unknown[]): JudgeSuiteFactory {
             const base = { kind: "mast-checklist" as const, promptVersion: 3, provider: settings.provider, model: settings.model };
             return {
               status: "succeeded",
-              result: { ...base, findings: [], attribution: null, outcome: null, omitted: [`saw ${spans.length} spans`], rejected: [], selfPreferenceWarning: null },
+              result: {
+                ...base,
+                findings: [],
+                attribution: null,
+                outcome: null,
+                omitted: [`saw ${spans.length} spans`],
+                rejected: [],
+                selfPreferenceWarning: null,
+              },
               calls: [{ ...base, inputTokens: 900, outputTokens: 80, costUsd: 0.02, latencyMs: 5, outcome: "ok", error: null }],
             };
           },
@@ -68,11 +76,23 @@ describe.each(backends())("judges end to end on $name", (backend) => {
     });
     const tracer = provider.getTracer("crux-test");
     const start = Date.now() - 5_000;
-    const root = tracer.startSpan("invoke_agent writer", { startTime: start, attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "writer" } });
+    const root = tracer.startSpan("invoke_agent writer", {
+      startTime: start,
+      attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "writer" },
+    });
     tracer
       .startSpan(
         "chat gpt-4o-mini",
-        { kind: SpanKind.CLIENT, startTime: start + 5, attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini", "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5 } },
+        {
+          kind: SpanKind.CLIENT,
+          startTime: start + 5,
+          attributes: {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-4o-mini",
+            "gen_ai.usage.input_tokens": 10,
+            "gen_ai.usage.output_tokens": 5,
+          },
+        },
         trace.setSpan(ROOT_CONTEXT, root),
       )
       .end(start + 50);
@@ -92,7 +112,13 @@ describe.each(backends())("judges end to end on $name", (backend) => {
       return items.length > 0 ? items : undefined;
     });
     expect(verdicts).toEqual([
-      expect.objectContaining({ producerId: "judge.mast-checklist", producerVersion: 3, model: "claude-sonnet-4-5", status: "succeeded", selfPreferenceWarning: null }),
+      expect.objectContaining({
+        producerId: "judge.mast-checklist",
+        producerVersion: 3,
+        model: "claude-sonnet-4-5",
+        status: "succeeded",
+        selfPreferenceWarning: null,
+      }),
     ]);
     expect(verdicts[0].result.omitted).toEqual(["saw 2 spans"]);
     expect(built).toEqual([{ provider: "anthropic", model: "claude-sonnet-4-5", baseUrl: null, apiKey: KEY }]);

@@ -1,18 +1,22 @@
 import { z } from "zod";
 import { checkJudgeConfig, envBoolean, envPort, judgeConfigSchema, queuePrefixSetting } from "@crux/config";
 
-export const apiConfigSchema = z.object({
-  CRUX_HOST: z.string().default("0.0.0.0"),
-  CRUX_API_PORT: envPort(8080),
-  CRUX_DEFAULT_PROJECT: z.string().default("default"),
-}).extend(judgeConfigSchema.shape);
+export const apiConfigSchema = z
+  .object({
+    CRUX_HOST: z.string().default("0.0.0.0"),
+    CRUX_API_PORT: envPort(8080),
+    CRUX_DEFAULT_PROJECT: z.string().default("default"),
+  })
+  .extend(judgeConfigSchema.shape);
 export type ApiConfig = z.infer<typeof apiConfigSchema>;
 
-export const apiMainConfigSchema = apiConfigSchema.extend({
-  DATABASE_URL: z.string().url(),
-  /** For the re-score job of POST /traces/:id/outcome and the judge job of POST /traces/:id/judge; unset = the worker's sweeper re-scores, and traces cannot be judged on request. */
-  REDIS_URL: z.string().url().optional(),
-  CRUX_QUEUE_PREFIX: queuePrefixSetting,
-  CRUX_AUTH: envBoolean(true),
-  CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-}).superRefine(checkJudgeConfig);
+export const apiMainConfigSchema = apiConfigSchema
+  .extend({
+    DATABASE_URL: z.string().url(),
+    /** For the re-score job of POST /traces/:id/outcome and the judge job of POST /traces/:id/judge; unset = the worker's sweeper re-scores, and traces cannot be judged on request. */
+    REDIS_URL: z.string().url().optional(),
+    CRUX_QUEUE_PREFIX: queuePrefixSetting,
+    CRUX_AUTH: envBoolean(true),
+    CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  })
+  .superRefine(checkJudgeConfig);

@@ -13,6 +13,7 @@ import { createInProcessQueue } from "@crux/queue";
 import { createLogger } from "@crux/runtime";
 import { testDatabases } from "@crux/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApiDeps } from "../src/app.ts";
 import { HOUR, NOW, PROJECT, buildTestApp } from "./harness.ts";
 import { hexSpanId, hexTraceId, scoreRecord } from "./score-records.ts";
 
@@ -60,7 +61,7 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
     close = undefined;
   });
 
-  async function app(judges?: Parameters<typeof buildTestApp>[1]["judges"], extra: Parameters<typeof buildTestApp>[1] = {}) {
+  async function app(judges?: ApiDeps["judges"], extra: Partial<ApiDeps> = {}) {
     const database = await db.create();
     const logs = traceLogger();
     const api = await buildTestApp(database, { log: logs.log, ...(judges ? { judges } : {}), ...extra });
@@ -119,7 +120,15 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
     const put = await api.inject({ method: "PUT", url: "/api/v1/judge-settings", payload: body });
     expect(put.statusCode).toBe(200);
     expect(put.json()).toMatchObject({
-      stored: { provider: "anthropic", model: "claude-sonnet-4-5", apiKeySet: true, apiKeyLast4: "7731", samplingShare: 0.25, dailyBudgetUsd: 2, rubric: body.rubric },
+      stored: {
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        apiKeySet: true,
+        apiKeyLast4: "7731",
+        samplingShare: 0.25,
+        dailyBudgetUsd: 2,
+        rubric: body.rubric,
+      },
       effective: { enabled: true, reason: null, source: "project", provider: "anthropic", model: "claude-sonnet-4-5", samplingShare: 0.25, dailyBudgetUsd: 2 },
       canStoreApiKey: true,
     });
@@ -138,7 +147,11 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
     const kept = await api.inject({ method: "PUT", url: "/api/v1/judge-settings", payload: { provider: "anthropic", model: "claude-haiku-4-5" } });
     expect(kept.json().stored).toMatchObject({ apiKeySet: true, apiKeyLast4: "7731", model: "claude-haiku-4-5", samplingShare: null });
     expect(kept.json().effective.samplingShare).toBe(0.1);
-    const removed = await api.inject({ method: "PUT", url: "/api/v1/judge-settings", payload: { provider: "anthropic", model: "claude-haiku-4-5", apiKey: null } });
+    const removed = await api.inject({
+      method: "PUT",
+      url: "/api/v1/judge-settings",
+      payload: { provider: "anthropic", model: "claude-haiku-4-5", apiKey: null },
+    });
     expect(removed.json()).toMatchObject({ stored: { apiKeySet: false }, effective: { enabled: false, reason: expect.stringContaining("no API key") } });
 
     // Nothing the service logged holds the key, even a line that carries it by mistake (redaction).
@@ -159,7 +172,15 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
     await storeSpan(database, 1, "gpt-4o-mini");
     const res = await api.inject({ method: "GET", url: "/api/v1/judge-settings" });
     expect(res.json()).toMatchObject({
-      effective: { enabled: true, source: "service", provider: "openai", model: "gpt-4.1", baseUrl: "http://127.0.0.1:11434/v1", samplingShare: 0.2, dailyBudgetUsd: 3 },
+      effective: {
+        enabled: true,
+        source: "service",
+        provider: "openai",
+        model: "gpt-4.1",
+        baseUrl: "http://127.0.0.1:11434/v1",
+        samplingShare: 0.2,
+        dailyBudgetUsd: 3,
+      },
       selfPreferenceWarning: expect.stringMatching(/gpt family.*gpt-4o-mini/),
     });
     expect(res.body).not.toContain(SERVICE_KEY);
@@ -181,7 +202,13 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
   it("lists judge calls newest first, filtered and paginated", async () => {
     const { api, database } = await app();
     await insertJudgeCalls(database, PROJECT, hexTraceId(1), [call()], new Date(NOW - 3 * HOUR));
-    await insertJudgeCalls(database, PROJECT, hexTraceId(1), [call({ kind: "handoff-preservation", outcome: "invalid_reply", error: "no JSON in the reply" })], new Date(NOW - 2 * HOUR));
+    await insertJudgeCalls(
+      database,
+      PROJECT,
+      hexTraceId(1),
+      [call({ kind: "handoff-preservation", outcome: "invalid_reply", error: "no JSON in the reply" })],
+      new Date(NOW - 2 * HOUR),
+    );
     await insertJudgeCalls(database, PROJECT, hexTraceId(2), [call({ outcome: "rate_limited", costUsd: null })], new Date(NOW - HOUR));
     await insertJudgeCalls(database, "another-project", hexTraceId(3), [call()], new Date(NOW));
 
@@ -191,7 +218,11 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
       [hexTraceId(2), "rate_limited"],
       [hexTraceId(1), "invalid_reply"],
     ]);
-    expect(first.json().items[1]).toMatchObject({ kind: "handoff-preservation", error: "no JSON in the reply", createdAt: new Date(NOW - 2 * HOUR).toISOString() });
+    expect(first.json().items[1]).toMatchObject({
+      kind: "handoff-preservation",
+      error: "no JSON in the reply",
+      createdAt: new Date(NOW - 2 * HOUR).toISOString(),
+    });
     const second = await api.inject({ method: "GET", url: `/api/v1/judge-calls?limit=2&cursor=${first.json().nextCursor}` });
     expect(second.json().items.map((c: { outcome: string }) => c.outcome)).toEqual(["ok"]);
     expect(second.json().nextCursor).toBeNull();
@@ -219,12 +250,18 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
       expect(off.statusCode).toBe(409);
       expect(off.json()).toMatchObject({ code: "judges_off", message: expect.stringContaining("no judge model is configured") });
 
-      await api.inject({ method: "PUT", url: "/api/v1/judge-settings", payload: { provider: "openai", model: "gpt-4.1", baseUrl: "http://127.0.0.1:11434/v1" } });
+      await api.inject({
+        method: "PUT",
+        url: "/api/v1/judge-settings",
+        payload: { provider: "openai", model: "gpt-4.1", baseUrl: "http://127.0.0.1:11434/v1" },
+      });
       const early = await judge();
       expect(early.statusCode).toBe(409);
       expect(early.json().message).toContain("not scored yet");
 
-      await persistTraceScores(database, PROJECT, scoreRecord({ n: 7, startMs: NOW - HOUR, agents: [{ agent: "writer", input: 10, output: 5 }] }), { inputHash: null });
+      await persistTraceScores(database, PROJECT, scoreRecord({ n: 7, startMs: NOW - HOUR, agents: [{ agent: "writer", input: 10, output: 5 }] }), {
+        inputHash: null,
+      });
       const accepted = await judge();
       expect(accepted.statusCode, accepted.body).toBe(202);
       expect(accepted.json()).toEqual({ traceId, enqueued: true });
@@ -232,12 +269,29 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
 
       // What the worker stores, as GET /verdicts serves it.
       const warning = "the judge model claude-x is of the claude family, as the agents' claude-sonnet-4-5";
-      await insertVerdict(database, PROJECT, traceId, { producerId: "judge.mast-checklist", producerVersion: 1, model: "claude-x", inputHash: "h1", status: "succeeded", result: { findings: [], selfPreferenceWarning: warning } });
-      await insertVerdict(database, PROJECT, traceId, { producerId: "judge.outcome-rubric", producerVersion: 1, model: "claude-x", inputHash: "h1", status: "failed", result: { error: "no rubric" } });
+      await insertVerdict(database, PROJECT, traceId, {
+        producerId: "judge.mast-checklist",
+        producerVersion: 1,
+        model: "claude-x",
+        inputHash: "h1",
+        status: "succeeded",
+        result: { findings: [], selfPreferenceWarning: warning },
+      });
+      await insertVerdict(database, PROJECT, traceId, {
+        producerId: "judge.outcome-rubric",
+        producerVersion: 1,
+        model: "claude-x",
+        inputHash: "h1",
+        status: "failed",
+        result: { error: "no rubric" },
+      });
       const page = await api.inject({ method: "GET", url: `/api/v1/traces/${traceId}/verdicts?limit=1` });
       expect(page.json().items).toEqual([expect.objectContaining({ producerId: "judge.mast-checklist", model: "claude-x", selfPreferenceWarning: warning })]);
       const rest = await api.inject({ method: "GET", url: `/api/v1/traces/${traceId}/verdicts?cursor=${page.json().nextCursor}` });
-      expect(rest.json()).toMatchObject({ items: [{ producerId: "judge.outcome-rubric", status: "failed", selfPreferenceWarning: null, result: { error: "no rubric" } }], nextCursor: null });
+      expect(rest.json()).toMatchObject({
+        items: [{ producerId: "judge.outcome-rubric", status: "failed", selfPreferenceWarning: null, result: { error: "no rubric" } }],
+        nextCursor: null,
+      });
       expect((await api.inject({ method: "GET", url: `/api/v1/traces/${hexTraceId(99)}/verdicts` })).statusCode).toBe(404);
     } finally {
       await queue.close(1_000);

@@ -163,7 +163,7 @@ export function createScoreProcessor(deps: ScoreDeps) {
     await persistTraceScores(deps.database, projectId, record, { inputHash: complete ? inputs.hash : null });
     await done(trace);
     deps.log.info(
-      { ...payload, version, spans: found.spans.length, agents: agents.length, findings: record.findings.length, judging: deps.judging !== undefined && deps.judging !== false },
+      { ...payload, version, spans: found.spans.length, agents: agents.length, findings: record.findings.length, judging: Boolean(deps.judging) },
       "trace scored",
     );
   };

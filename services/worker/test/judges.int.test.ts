@@ -10,7 +10,7 @@
  * createJudgeSuite: what is tested is the worker's machinery, not a model.
  */
 import type { JudgeCallRecord, JudgeKind, JudgeModelSettings, JudgeVerdictResult } from "@crux/contracts";
-import { createSecretBox, ensureProject, insertSpanBatch, listJudgeCalls, listVerdicts, putJudgeSettings, type Database, type JudgeSettingsInput } from "@crux/db";
+import { createSecretBox, ensureProject, insertSpanBatch, listJudgeCalls, listVerdicts, putJudgeSettings, type JudgeSettingsInput } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
 import type { QueueName } from "@crux/queue";
 import { testDatabases, testQueues } from "@crux/testkit";

@@ -50,7 +50,11 @@ export async function judgeSpendSince(database: Database, projectId: string, sin
   return Number(row?.spent ?? 0);
 }
 
-export async function listJudgeCalls(database: Database, projectId: string, q: JudgeCallsQuery): Promise<{ items: StoredJudgeCall[]; nextCursor: string | null }> {
+export async function listJudgeCalls(
+  database: Database,
+  projectId: string,
+  q: JudgeCallsQuery,
+): Promise<{ items: StoredJudgeCall[]; nextCursor: string | null }> {
   const where: (SQL | undefined)[] = [eq(judgeCalls.projectId, projectId)];
   if (q.traceId !== undefined) where.push(eq(judgeCalls.traceId, q.traceId));
   if (q.kind !== undefined) where.push(eq(judgeCalls.kind, q.kind));

@@ -5,15 +5,16 @@
  */
 import { sql } from "drizzle-orm";
 import { bigserial, boolean, check, doublePrecision, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import { projects } from "../schema.ts";
 
-/** One row per project that set anything; a null field means "the service default". */
+/**
+ * One row per project that set anything; a null field means "the service default". No foreign key
+ * to projects: this file cannot import schema.ts (which re-exports it), and the project id always
+ * comes from an authenticated API key.
+ */
 export const judgeSettings = pgTable(
   "judge_settings",
   {
-    projectId: text()
-      .primaryKey()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: text().primaryKey(),
     /** false: the project switched its judges off (whatever the service default). */
     enabled: boolean().notNull().default(true),
     /** "anthropic" | "openai"; null: the service default's model, base URL and key. */
@@ -60,7 +61,10 @@ export const judgeCalls = pgTable(
     error: text(),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull(),
   },
-  (t) => [index("judge_calls_project_created_idx").on(t.projectId, t.createdAt.desc(), t.id.desc()), index("judge_calls_project_trace_idx").on(t.projectId, t.traceId)],
+  (t) => [
+    index("judge_calls_project_created_idx").on(t.projectId, t.createdAt.desc(), t.id.desc()),
+    index("judge_calls_project_trace_idx").on(t.projectId, t.traceId),
+  ],
 );
 
 export type JudgeSettingsRow = typeof judgeSettings.$inferSelect;

@@ -93,13 +93,21 @@ function modelOf(
     if (row.apiKeyCiphertext === null) {
       // A local endpoint (Ollama, vLLM) may need no key; a public one does.
       if (row.baseUrl !== null) return { source: "project", model: { ...base, apiKey: "" }, problem: null };
-      return { source: "project", model: null, problem: `no API key stored for the project's ${row.provider} endpoint: PUT /api/v1/judge-settings with apiKey` };
+      return {
+        source: "project",
+        model: null,
+        problem: `no API key stored for the project's ${row.provider} endpoint: PUT /api/v1/judge-settings with apiKey`,
+      };
     }
     if (box === null) return { source: "project", model: null, problem: "the stored API key cannot be read: CRUX_SECRET_KEY is not set on this service" };
     try {
       return { source: "project", model: { ...base, apiKey: box.open(row.apiKeyCiphertext) }, problem: null };
     } catch {
-      return { source: "project", model: null, problem: "the stored API key cannot be decrypted with this service's CRUX_SECRET_KEY (it was changed): PUT the key again" };
+      return {
+        source: "project",
+        model: null,
+        problem: "the stored API key cannot be decrypted with this service's CRUX_SECRET_KEY (it was changed): PUT the key again",
+      };
     }
   }
   if (defaults.model) return { source: "service", model: { ...defaults.model, apiKey: defaults.model.apiKey ?? "" }, problem: null };
@@ -138,7 +146,12 @@ export async function getJudgeSettingsRow(database: Database, projectId: string)
   return row;
 }
 
-export async function readJudgeSettings(database: Database, projectId: string, defaults: JudgeServiceDefaults, box: SecretBox | null): Promise<ResolvedJudgeSettings> {
+export async function readJudgeSettings(
+  database: Database,
+  projectId: string,
+  defaults: JudgeServiceDefaults,
+  box: SecretBox | null,
+): Promise<ResolvedJudgeSettings> {
   return resolveJudgeSettings(await getJudgeSettingsRow(database, projectId), defaults, box);
 }
 
@@ -151,7 +164,10 @@ export async function putJudgeSettings(database: Database, projectId: string, in
   if (input.apiKey === null) key = { apiKeyCiphertext: null, apiKeyLast4: null };
   else if (input.apiKey !== undefined) {
     if (box === null) {
-      throw new PermanentError("secret_key_missing", "cannot store an API key: CRUX_SECRET_KEY is not set on the API, so the key could not be encrypted at rest");
+      throw new PermanentError(
+        "secret_key_missing",
+        "cannot store an API key: CRUX_SECRET_KEY is not set on the API, so the key could not be encrypted at rest",
+      );
     }
     key = { apiKeyCiphertext: box.seal(input.apiKey), apiKeyLast4: input.apiKey.slice(-4) };
   }
