@@ -20,6 +20,7 @@ const database = await createDatabase({
 });
 const queue = createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log });
 const registry = createMetricsRegistry({ defaultLabels: { service: "worker" } });
+if (!config.CRUX_SECRET_KEY) log.warn("CRUX_SECRET_KEY is not set: judge provider keys stored by projects cannot be opened (those projects' judges are off)");
 const worker = createWorker({ database, queue, config, log, registry });
 const readiness = createReadiness({ postgres: () => database.ping(), redis: () => queue.ping() });
 const http = await startWorkerHttpServer({ host: config.CRUX_HOST, port: config.CRUX_WORKER_METRICS_PORT, registry, readiness });

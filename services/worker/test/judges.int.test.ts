@@ -17,7 +17,7 @@ import { testDatabases, testQueues } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
 import type { JudgeSuiteFactory } from "../src/judge-suite.ts";
 import { createWorker } from "../src/worker.ts";
-import { recordingLog, reportTrace } from "./traces.ts";
+import { jobsCounted, recordingLog, reportTrace, stopTestWorker, until } from "./traces.ts";
 
 const PROJECT = "p-judges";
 const DAY = 86_400_000;
@@ -75,14 +75,6 @@ function scriptedSuites() {
   return { factory, built, runs };
 }
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 const settings = (over: Partial<JudgeSettingsInput>): JudgeSettingsInput => ({
   enabled: true,
   provider: "openai",
@@ -115,10 +107,7 @@ async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]
   });
   await ensureProject(database, PROJECT, PROJECT);
   worker.start();
-  const jobs = async (name: QueueName, outcome: string) => {
-    const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === "crux_worker_jobs_total");
-    return metric?.values.find((v) => v.labels.queue === name && v.labels.outcome === outcome)?.value ?? 0;
-  };
+  const jobs = (name: QueueName, outcome: string) => jobsCounted(registry, name, outcome);
   return {
     database,
     queue,
@@ -141,13 +130,7 @@ async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]
       await queue.enqueue("trace.score", { projectId: PROJECT, traceId }, { delayMs: 0 });
       await until("re-scored", async () => (await jobs("trace.score", "completed")) > before);
     },
-    async close() {
-      await worker.stop();
-      await queue.close(5_000);
-      await worker.close();
-      await purge();
-      await database.close();
-    },
+    close: () => stopTestWorker({ worker, queue, purge, database }),
   };
 }
 
@@ -208,6 +191,7 @@ describe.each(cases)("LLM judges in the worker on $name", ({ db, q }) => {
       await s.rescore(ok);
       await until("the sampled trace's verdicts", async () => (await listVerdicts(s.database, PROJECT, ok)).length === 2);
       expect(await s.jobs("trace.judge", "failed")).toBe(0);
+      expect(JSON.stringify([s.recorded.warnings, s.recorded.debugs])).not.toContain(KEY);
     } finally {
       await s.close();
     }

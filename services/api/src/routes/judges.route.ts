@@ -150,7 +150,12 @@ export function judgeRoutes(deps: JudgeRoutesDeps): FastifyPluginAsync {
         if (!settings.effective.enabled) throw new ApiError("judges_off", `judges are off for this project: ${settings.effective.reason}`);
         if (!status.scored) throw new ApiError("conflict", `trace ${traceId} is not scored yet (still in its quiet period): ask again once it is`);
         if (!deps.queue) throw new ApiError("unavailable", "this API has no job queue (REDIS_URL is not set): it cannot start a judge job");
-        await deps.queue.enqueue("trace.judge", { projectId: req.projectId, traceId });
+        try {
+          await deps.queue.enqueue("trace.judge", { projectId: req.projectId, traceId });
+        } catch {
+          // Redis down or slow (the producer gives up within its command timeout): nothing was queued, say so.
+          throw new ApiError("unavailable", "the job queue is unreachable: the trace was not queued for judging; retry later");
+        }
         return reply.code(202).send({ traceId, enqueued: true as const });
       },
     );
