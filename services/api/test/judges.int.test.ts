@@ -72,6 +72,16 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
     return { database, api, logs };
   }
 
+  it("the judge routes are in the OpenAPI document, the key write-only in it", async () => {
+    const { api } = await app();
+    const res = await api.inject({ method: "GET", url: "/api/docs/json" });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    for (const p of ["/api/v1/judge-settings", "/api/v1/judge-calls", "/api/v1/traces/{traceId}/verdicts", "/api/v1/traces/{traceId}/judge"])
+      expect(Object.keys(doc.paths)).toContain(p);
+    expect(JSON.stringify(doc.paths["/api/v1/judge-settings"].get.responses["200"])).not.toContain('"apiKey"');
+  });
+
   it("says judges are off, and why, when nothing is configured", async () => {
     const { api } = await app();
     const res = await api.inject({ method: "GET", url: "/api/v1/judge-settings" });

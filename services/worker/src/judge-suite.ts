@@ -26,7 +26,10 @@ export interface SuiteJudgeRun {
   calls: JudgeCallRecord[];
 }
 
-/** One judge of a suite. A retryable provider failure throws a plain Error; a permanent one a PermanentError. */
+/**
+ * One judge of a suite. A retryable provider failure throws a plain Error; a permanent one a
+ * PermanentError. A thrown error may carry the calls made before it (`calls`), so they still count.
+ */
 export interface SuiteJudge {
   readonly id: `judge.${JudgeKind}`;
   readonly kind: JudgeKind;
@@ -63,6 +66,11 @@ function withWarning(result: SuiteJudgeRun["result"], judgeModel: string, spans:
   return { ...result, selfPreferenceWarning: selfPreferenceWarning(judgeModel, models) };
 }
 
+function callsOf(err: unknown): JudgeCallRecord[] {
+  const calls = err !== null && typeof err === "object" ? (err as { calls?: unknown }).calls : undefined;
+  return Array.isArray(calls) ? (calls as JudgeCallRecord[]) : [];
+}
+
 /** A suite judge as a judge producer: its calls go to judge_calls (stamped with `now`), its result to trace_verdicts. */
 function producerOf(judge: SuiteJudge, database: Database, now: () => number): JudgeProducer {
   return {
@@ -71,7 +79,14 @@ function producerOf(judge: SuiteJudge, database: Database, now: () => number): J
     model: judge.model,
     inputs: judge.inputs,
     async judge({ projectId, traceId, spans, trajectories, runTags }) {
-      const run = await judge.run({ spans, trajectories, runTags });
+      let run: SuiteJudgeRun;
+      try {
+        run = await judge.run({ spans, trajectories, runTags });
+      } catch (err) {
+        // Calls that failed before the throw cost money too: recorded, so the budget and /judge-calls see them.
+        await insertJudgeCalls(database, projectId, traceId, callsOf(err), new Date(now()));
+        throw err;
+      }
       await insertJudgeCalls(database, projectId, traceId, run.calls, new Date(now()));
       return { status: run.status, result: withWarning(run.result, judge.model, spans) };
     },

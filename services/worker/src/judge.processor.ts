@@ -16,7 +16,7 @@
  */
 import { judgeInputHash, PermanentError, prepareTrace, runTagsOf, spanSetHash } from "@crux/core";
 import { getOutcomeOverride, getTrace, getTraceSummary, insertVerdict, listVerdicts, type Database } from "@crux/db";
-import type { Payload } from "@crux/queue";
+import { JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "./frozen-span-set.ts";
 import type { JudgeProducer, JudgeVerdict } from "./judge-producer.ts";
@@ -50,8 +50,25 @@ function checkedVerdict(producer: JudgeProducer, verdict: JudgeVerdict): JudgeVe
   return verdict;
 }
 
+/** A second job of a trace being judged in this process waits this long, then finds the verdicts stored. */
+const sameTraceDeferMs = 1_000;
+
 export function createJudgeProcessor(deps: JudgeDeps) {
+  // trace.judge is rate-limited, not keyed per trace: two jobs of one trace (a re-score during a judge
+  // run) could both pay for the same verdict. Within a process the second one waits for the first.
+  const judging = new Set<string>();
   return async function judge(payload: Payload<"trace.judge">): Promise<void> {
+    const key = `${payload.projectId}:${payload.traceId}`;
+    if (judging.has(key)) throw new JobDeferral(sameTraceDeferMs, `trace ${payload.traceId} is being judged by another job`);
+    judging.add(key);
+    try {
+      await judgeTrace(payload);
+    } finally {
+      judging.delete(key);
+    }
+  };
+
+  async function judgeTrace(payload: Payload<"trace.judge">): Promise<void> {
     const { projectId, traceId } = payload;
     const llm = deps.policy ? await deps.policy.forProject(projectId) : { off: "no LLM judges in this worker" };
     const runs: { producer: JudgeProducer; beforeRun: Keyed["beforeRun"] }[] = [
@@ -101,5 +118,5 @@ export function createJudgeProcessor(deps: JudgeDeps) {
       });
     }
     deps.log.info({ ...payload, judged: missing.map((k) => k.producer.id), kept: keyed.length - missing.length }, "trace judged");
-  };
+  }
 }

@@ -31,6 +31,8 @@ const cases = testDatabases().flatMap((db) => queues.map((q) => ({ name: `${db.n
 function scriptedSuites() {
   const built: JudgeModelSettings[] = [];
   const runs: { kind: JudgeKind; model: string; spans: number }[] = [];
+  /** Set by a test: how long each run takes; how many runs fail next (retryable, after one rate-limited call). */
+  const control = { delayMs: 0, failNext: 0 };
   const factory: JudgeSuiteFactory = (settings, options) => {
     built.push(settings);
     const kinds = options?.kinds ?? (["mast-checklist", "handoff-preservation"] as const);
@@ -42,6 +44,23 @@ function scriptedSuites() {
         model: settings.model,
         inputs: ["spans"] as const,
         async run({ spans }) {
+          if (control.delayMs > 0) await new Promise((r) => setTimeout(r, control.delayMs));
+          if (control.failNext > 0) {
+            control.failNext--;
+            const limited: JudgeCallRecord = {
+              kind,
+              promptVersion: 1,
+              provider: settings.provider,
+              model: settings.model,
+              inputTokens: 1_000,
+              outputTokens: 0,
+              costUsd: 0,
+              latencyMs: 3,
+              outcome: "rate_limited",
+              error: "429 Too Many Requests",
+            };
+            throw Object.assign(new Error("provider answered 429"), { calls: [limited] });
+          }
           runs.push({ kind, model: settings.model, spans: spans.length });
           const result: JudgeVerdictResult = {
             kind,
@@ -72,7 +91,7 @@ function scriptedSuites() {
       })),
     };
   };
-  return { factory, built, runs };
+  return { factory, built, runs, control };
 }
 
 const settings = (over: Partial<JudgeSettingsInput>): JudgeSettingsInput => ({
@@ -88,7 +107,7 @@ const settings = (over: Partial<JudgeSettingsInput>): JudgeSettingsInput => ({
   ...over,
 });
 
-async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]["q"]) {
+async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]["q"], concurrency = 2) {
   const database = await db.create();
   const { queue, purge } = q.create();
   const recorded = recordingLog();
@@ -103,7 +122,7 @@ async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]
     judgeSuites: suites.factory,
     secretBox: box,
     now: () => clock.now,
-    config: { CRUX_WORKER_CONCURRENCY: 2, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0, CRUX_JUDGE_BUDGET_RECHECK_MS: 50 },
+    config: { CRUX_WORKER_CONCURRENCY: concurrency, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0, CRUX_JUDGE_BUDGET_RECHECK_MS: 50 },
   });
   await ensureProject(database, PROJECT, PROJECT);
   worker.start();
@@ -249,6 +268,38 @@ describe.each(cases)("LLM judges in the worker on $name", ({ db, q }) => {
       const calls = (await listJudgeCalls(s.database, PROJECT, { traceId: second, limit: 50 })).items;
       expect(calls.map((c) => c.createdAt.getTime())).toEqual([s.clock.now, s.clock.now]);
       expect(await s.jobs("trace.judge", "failed")).toBe(0);
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+  it("records the calls of a judge run that failed and was retried; its verdict is stored once", async () => {
+    const s = await setup(db, q);
+    try {
+      await putJudgeSettings(s.database, PROJECT, settings({ kinds: ["mast-checklist"] }), box);
+      s.suites.control.failNext = 1;
+      const traceId = await s.ingest({ success: false });
+      await until("the verdict after the retry", async () => (await listVerdicts(s.database, PROJECT, traceId)).length === 1);
+      expect(await s.jobs("trace.judge", "retry")).toBe(1);
+      const calls = (await listJudgeCalls(s.database, PROJECT, { traceId, limit: 50 })).items;
+      expect(calls.map((c) => c.outcome).sort()).toEqual(["ok", "rate_limited"]);
+      expect(calls.find((c) => c.outcome === "rate_limited")!.error).toBe("429 Too Many Requests");
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
+  it("two judge jobs of one trace at once pay once: the second waits for the first", async () => {
+    const s = await setup(db, q, 4);
+    try {
+      await putJudgeSettings(s.database, PROJECT, settings({ kinds: ["mast-checklist"], samplingShare: 0 }), box);
+      const traceId = await s.ingest({ success: true }); // not judged: share 0, not failed
+      s.suites.control.delayMs = 500;
+      await s.queue.enqueue("trace.judge", { projectId: PROJECT, traceId });
+      await s.queue.enqueue("trace.judge", { projectId: PROJECT, traceId });
+      await until("both judge jobs completed", async () => (await s.jobs("trace.judge", "completed")) === 2);
+      expect(await s.jobs("trace.judge", "deferred")).toBeGreaterThanOrEqual(1);
+      expect(s.suites.runs).toHaveLength(1);
+      expect(await listVerdicts(s.database, PROJECT, traceId)).toHaveLength(1);
     } finally {
       await s.close();
     }
