@@ -2,6 +2,7 @@
  * Composition of receiver, worker and API in one process. Used by main.ts and
  * by end-to-end tests, which start it on ephemeral ports.
  */
+import { randomBytes } from "node:crypto";
 import { buildApiApp } from "@crux/api";
 import { judgePolicyDefaultsOf, judgeServiceDefaultOf } from "@crux/config";
 import { createDatabase, createSecretBox, describeStorageError, ensureProject, migrate, type Database, type SecretBox } from "@crux/db";
@@ -41,7 +42,9 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
   // Embedded (PGlite) without CRUX_SECRET_KEY: a generated secret kept in the data folder. On Postgres, as in production, none.
   let secretBox: SecretBox | null = null;
   if (config.CRUX_SECRET_KEY) secretBox = createSecretBox(config.CRUX_SECRET_KEY);
-  else if (!config.DATABASE_URL) {
+  else if (config.DATABASE_URL === undefined && config.CRUX_DATA_DIR === "memory") {
+    secretBox = createSecretBox(randomBytes(32).toString("base64url")); // the keys live as long as the in-memory database
+  } else if (config.DATABASE_URL === undefined) {
     const key = await embeddedSecretKey(config.CRUX_DATA_DIR);
     if (key.created) log.info({ file: key.file }, "generated the secret that encrypts stored judge provider keys (set CRUX_SECRET_KEY to use your own)");
     secretBox = createSecretBox(key.secret);

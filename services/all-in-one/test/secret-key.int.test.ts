@@ -2,7 +2,10 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadConfig } from "@crux/config";
+import { createLogger } from "@crux/runtime";
 import { afterEach, describe, expect, it } from "vitest";
+import { allInOneConfigSchema, startAllInOne } from "../src/index.ts";
 import { embeddedSecretKey, secretKeyFileName } from "../src/secret-key.ts";
 
 describe("embedded secret key", () => {
@@ -28,4 +31,29 @@ describe("embedded secret key", () => {
     expect((await embeddedSecretKey(dir)).secret).toBe("an-existing-secret-of-thirty-two-characters");
     expect(await readFile(join(dir, secretKeyFileName), "utf8")).toBe("an-existing-secret-of-thirty-two-characters\n");
   });
+
+  it("lets the embedded default store a judge key without CRUX_SECRET_KEY, sealed with the generated secret", async () => {
+    dir = await mkdtemp(join(tmpdir(), "crux-secret-"));
+    const env = {
+      CRUX_DATA_DIR: dir,
+      CRUX_HOST: "127.0.0.1",
+      CRUX_OTLP_HTTP_PORT: "0",
+      CRUX_OTLP_GRPC_PORT: "0",
+      CRUX_API_PORT: "0",
+      CRUX_LOG_LEVEL: "silent",
+    };
+    const crux = await startAllInOne(loadConfig(allInOneConfigSchema, env), createLogger({ level: "silent", name: "test" }));
+    try {
+      const res = await fetch(`http://127.0.0.1:${crux.ports.api}/api/v1/judge-settings`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "sk-embedded-key-5150" }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ canStoreApiKey: true, stored: { apiKeySet: true, apiKeyLast4: "5150" }, effective: { enabled: true } });
+      expect((await stat(join(dir, secretKeyFileName))).mode & 0o777).toBe(0o600);
+    } finally {
+      await crux.stop();
+    }
+  }, 60_000);
 });
