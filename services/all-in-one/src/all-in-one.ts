@@ -7,6 +7,7 @@ import { buildApiApp } from "@crux/api";
 import { judgePolicyDefaultsOf, judgeServiceDefaultOf } from "@crux/config";
 import { createDatabase, createSecretBox, describeStorageError, ensureProject, migrate, type Database, type SecretBox } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
+import { createJudgeSuite } from "@crux/judges";
 import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@crux/queue";
 import { createReceiver } from "@crux/receiver";
 import { createAuthenticator } from "@crux/auth";
@@ -61,7 +62,7 @@ export async function composeCrux(deps: {
   log: Logger;
   /** Seals the judge provider keys projects store; default: from CRUX_SECRET_KEY, else none. */
   secretBox?: SecretBox | null;
-  /** Builds the projects' LLM judges (packages/judges' createJudgeSuite); without it no LLM judge runs. */
+  /** Builds the projects' LLM judges; default packages/judges' createJudgeSuite (tests pass a scripted one). */
   judgeSuites?: JudgeSuiteFactory;
 }): Promise<RunningCrux> {
   const { database, queue, config, log } = deps;
@@ -79,7 +80,7 @@ export async function composeCrux(deps: {
     log: log.child({ service: "worker" }),
     registry,
     secretBox,
-    ...(deps.judgeSuites ? { judgeSuites: deps.judgeSuites } : {}),
+    judgeSuites: deps.judgeSuites ?? createJudgeSuite,
   });
   const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
   const api = await buildApiApp({ database, authenticate, queue, registry, judges });

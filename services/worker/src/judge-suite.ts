@@ -3,73 +3,21 @@
  * built from a project's judge settings by an injected factory (packages/judges'
  * createJudgeSuite, wired in main.ts), each of its judges adapted to a
  * JudgeProducer keyed by (judge id, prompt version, model, input hash). The
- * adapter records every provider call in judge_calls and adds the
- * self-preference warning when the judge's model family is one the trace's
- * agents use. Suites are cached per settings fingerprint, so a settings change
- * builds a new one and an unchanged project reuses its own.
+ * adapter records every provider call in judge_calls, those of a failed run
+ * too (callsOf: the error carries them). Suites are cached per settings fingerprint, so a settings change
+ * builds a new one and an unchanged project reuses its own. The suite's
+ * verdicts carry their own self-preference warning (packages/judges).
  */
-import { selfPreferenceWarning, type NormalizedSpan, type RunTagsResult, type TraceTrajectories } from "@crux/core";
-import type { JudgeCallRecord, JudgeKind, JudgeModelSettings, JudgeVerdictResult } from "@crux/contracts";
+import type { JudgeKind, JudgeModelSettings } from "@crux/contracts";
 import { insertJudgeCalls, type Database, type ResolvedJudgeSettings } from "@crux/db";
+import { callsOf, type JudgeRunResult, type JudgeSuite, type JudgeSuiteOptions, type SuiteJudge } from "@crux/judges";
 import type { JudgeProducer } from "./judge-producer.ts";
 
-export interface SuiteJudgeInput {
-  spans: NormalizedSpan[];
-  trajectories: TraceTrajectories;
-  runTags: RunTagsResult;
-}
-
-export interface SuiteJudgeRun {
-  status: "succeeded" | "failed";
-  result: JudgeVerdictResult | { error: string };
-  /** Every provider call the run made, failed ones included. */
-  calls: JudgeCallRecord[];
-}
-
-/**
- * One judge of a suite. A retryable provider failure throws a plain Error; a permanent one a
- * PermanentError. A thrown error may carry the calls made before it (`calls`), so they still count.
- */
-export interface SuiteJudge {
-  readonly id: `judge.${JudgeKind}`;
-  readonly kind: JudgeKind;
-  /** The prompt's version: a new prompt judges every trace again. */
-  readonly version: number;
-  readonly model: string;
-  readonly inputs: readonly ("spans" | "outcome")[];
-  run(input: SuiteJudgeInput): Promise<SuiteJudgeRun>;
-}
-
-export interface JudgeSuite {
-  readonly judges: readonly SuiteJudge[];
-}
-
-export interface JudgeSuiteOptions {
-  kinds?: readonly JudgeKind[];
-  timeoutMs?: number;
-  maxAttempts?: number;
-  maxOutputTokens?: number;
-  contextTokens?: number;
-  rubric?: string | null;
-  fetch?: typeof fetch;
-}
-
-/** packages/judges' createJudgeSuite has this shape. */
+/** packages/judges' createJudgeSuite; tests pass a scripted one of the same shape. */
 export type JudgeSuiteFactory = (settings: JudgeModelSettings, options?: JudgeSuiteOptions) => JudgeSuite;
 
 /** Limits every suite gets (kinds and rubric come from the project's settings). */
 export type JudgeSuiteLimits = Omit<JudgeSuiteOptions, "kinds" | "rubric">;
-
-function withWarning(result: SuiteJudgeRun["result"], judgeModel: string, spans: readonly NormalizedSpan[]): unknown {
-  if (!("findings" in result) || result.selfPreferenceWarning !== null) return result;
-  const models = spans.flatMap((s) => (s.model === null ? [] : [s.model]));
-  return { ...result, selfPreferenceWarning: selfPreferenceWarning(judgeModel, models) };
-}
-
-function callsOf(err: unknown): JudgeCallRecord[] {
-  const calls = err !== null && typeof err === "object" ? (err as { calls?: unknown }).calls : undefined;
-  return Array.isArray(calls) ? (calls as JudgeCallRecord[]) : [];
-}
 
 /** A suite judge as a judge producer: its calls go to judge_calls (stamped with `now`), its result to trace_verdicts. */
 function producerOf(judge: SuiteJudge, database: Database, now: () => number): JudgeProducer {
@@ -79,7 +27,7 @@ function producerOf(judge: SuiteJudge, database: Database, now: () => number): J
     model: judge.model,
     inputs: judge.inputs,
     async judge({ projectId, traceId, spans, trajectories, runTags }) {
-      let run: SuiteJudgeRun;
+      let run: JudgeRunResult;
       try {
         run = await judge.run({ spans, trajectories, runTags });
       } catch (err) {
@@ -88,7 +36,7 @@ function producerOf(judge: SuiteJudge, database: Database, now: () => number): J
         throw err;
       }
       await insertJudgeCalls(database, projectId, traceId, run.calls, new Date(now()));
-      return { status: run.status, result: withWarning(run.result, judge.model, spans) };
+      return { status: run.status, result: run.result };
     },
   };
 }

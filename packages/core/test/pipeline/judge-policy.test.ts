@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgeBudgetDay, judgeSampled, modelFamily, selfPreferenceWarning } from "../../src/index.ts";
+import { judgeBudgetDay, judgeSampled } from "../../src/index.ts";
 
 const ids = Array.from({ length: 2_000 }, (_, i) => (i * 2_654_435_761).toString(16).padStart(32, "0").slice(-32));
 
@@ -15,24 +15,6 @@ describe("judge sampling", () => {
   it("a larger share keeps every id a smaller one picked", () => {
     const small = ids.filter((id) => judgeSampled(id, 0.1));
     expect(small.every((id) => judgeSampled(id, 0.5))).toBe(true);
-  });
-});
-
-describe("self-preference", () => {
-  it("reads the model family through provider prefixes and tags", () => {
-    expect(modelFamily("anthropic/claude-3-5-sonnet-20241022")).toBe("claude");
-    expect(modelFamily("us.anthropic.claude-sonnet-4-5")).toBe("claude");
-    expect(modelFamily("gpt-4o-mini-2024-07-18")).toBe("gpt");
-    expect(modelFamily("o3-mini")).toBe("gpt");
-    expect(modelFamily("llama3.1:8b")).toBe("llama");
-    expect(modelFamily("models/gemini-2.0-flash")).toBe("gemini");
-    expect(modelFamily("qwen2.5-coder:7b")).toBe("qwen");
-    expect(modelFamily("my-finetune")).toBeNull();
-  });
-  it("warns when the judge's family is one the agents use, naming them, and not otherwise", () => {
-    expect(selfPreferenceWarning("gpt-4.1", ["gpt-4o-mini", "claude-haiku-4-5"])).toMatch(/gpt family.*gpt-4o-mini/);
-    expect(selfPreferenceWarning("claude-sonnet-4-5", ["gpt-4o-mini"])).toBeNull();
-    expect(selfPreferenceWarning("my-finetune", ["my-finetune"])).toBeNull();
   });
 });
 

@@ -1,9 +1,18 @@
 /** GET /judge-settings: the stored settings (no key), what they resolve to, today's spend and the self-preference warning. */
 import type { JudgeSettingsResponse } from "@crux/contracts";
-import { judgeBudgetDay, selfPreferenceWarning } from "@crux/core";
+import { judgeBudgetDay } from "@crux/core";
 import { judgeSpendSince, recentAgentModels, type Database, type ResolvedJudgeSettings } from "@crux/db";
+import { modelFamily } from "@crux/judges";
 
 type Kinds = JudgeSettingsResponse["stored"]["kinds"];
+
+/** A warning when the judge's model family is one the project's agents use (packages/judges' families), else null. */
+function projectSelfPreference(judgeModel: string, agentModels: readonly string[]): string | null {
+  const family = modelFamily(judgeModel);
+  const same = family === null ? [] : agentModels.filter((m) => modelFamily(m) === family);
+  if (same.length === 0) return null;
+  return `the judge model ${judgeModel} is of the ${family} family, which this project's agents use (${same.slice(0, 5).join(", ")}): a judge tends to favour output of its own family; prefer a judge of another family`;
+}
 
 export async function judgeSettingsView(
   database: Database,
@@ -14,7 +23,7 @@ export async function judgeSettingsView(
   const { stored, effective } = settings;
   const day = judgeBudgetDay(opts.now);
   const spentUsd = await judgeSpendSince(database, projectId, new Date(day.startMs));
-  const warning = effective.model === null ? null : selfPreferenceWarning(effective.model, await recentAgentModels(database, projectId));
+  const warning = effective.model === null ? null : projectSelfPreference(effective.model, await recentAgentModels(database, projectId));
   return {
     stored: {
       enabled: stored.enabled,
