@@ -44,3 +44,13 @@ export { FailureModeRate, FailureModesGroupBy, FailureModesMetrics, FailureModes
 export { AgentContractBody, BaselineBody, ConfigMeta, EffectivePrice, HandoffContractBody, MilestoneSetBody, PriceBody, Settings } from "./config.ts";
 export { JudgeAttribution, JudgeCallRecord, JudgeFinding, JudgeKind, JudgeProvider, JudgeVerdictResult, type JudgeModelSettings } from "./judges.ts";
 export { FindingSourceFilter, TraceLabels, TraceLabelsBody, TraceLabelsResponse, ValidationQuery, ValidationResponse, mastModes } from "./validation.ts";
+export {
+  JudgeCallItem,
+  JudgeCallList,
+  JudgeCallsQuery,
+  JudgeRequestResponse,
+  JudgeSettingsBody,
+  JudgeSettingsResponse,
+  TraceVerdict,
+  TraceVerdictsResponse,
+} from "./judge-settings.ts";
