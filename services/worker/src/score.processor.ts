@@ -30,28 +30,17 @@ import {
   type MilestoneExpression,
   type RunTagsOverride,
   type SchemaValidator,
-  type ScoringConfig,
   type TraceScoreRecord,
 } from "@crux/core";
-import {
-  clearScoreRequest,
-  findBaselineRun,
-  getOutcomeOverride,
-  getStoredScoreInputs,
-  getTrace,
-  getTraceSummary,
-  loadScoringConfig,
-  persistTraceScores,
-  updateTraceAgents,
-  type Database,
-  type TraceSummary,
-} from "@crux/db";
+import { clearScoreRequest, listTraceSpans, persistTraceScores, readScoreJobState, type Database, type TraceSummary } from "@crux/db";
 import type { JobQueue, Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "./frozen-span-set.ts";
+import type { WorkerMetrics } from "./metrics.ts";
 import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";
 import { pure } from "./pure.ts";
 import { createSchemaValidator } from "./schema-validator.ts";
+import { createScoringConfigCache, type ScoringInputs } from "./scoring-config-cache.ts";
 
 export interface ScoreDeps {
   database: Database;
@@ -64,23 +53,32 @@ export interface ScoreDeps {
   validateSchema?: SchemaValidator;
   /** JSONata in worker threads; createWorker passes one configured from its settings (default: the built-in limits). */
   milestones?: MilestoneExpressionEvaluator;
+  /** Time per part of a scored trace (crux_worker_score_part_seconds). */
+  metrics?: WorkerMetrics;
 }
 
-interface ScoreInputsRead {
+/** The parts of a scored trace's cost, as crux_worker_score_part_seconds labels them. */
+export type ScorePart = "read_state" | "read_config" | "read_spans" | "trajectories" | "milestones" | "scorers" | "persist";
+
+interface ScoreInputsRead extends ScoringInputs {
   taskId: string | null;
-  config: ScoringConfig;
-  baselineRun: Awaited<ReturnType<typeof findBaselineRun>>;
   hash: string;
 }
 
 export function createScoreProcessor(deps: ScoreDeps) {
   const validateSchema = deps.validateSchema ?? createSchemaValidator(deps.log);
   const milestones = deps.milestones ?? createMilestoneEvaluator({ log: deps.log });
+  const configs = createScoringConfigCache(deps.database);
 
-  /** Configuration and baseline of the trace's task, and the input hash they give with the frozen span set and the override. */
-  async function readInputs(trace: TraceSummary, frozen: string, override: RunTagsOverride | null, taskId: string | null): Promise<ScoreInputsRead> {
-    const config = await loadScoringConfig(deps.database, trace.projectId, trace.serviceName, taskId);
-    const baselineRun = taskId === null ? null : await findBaselineRun(deps.database, trace.projectId, taskId);
+  /** Configuration and baseline of the trace's task (kept while the project's fingerprint holds), and the input hash they give. */
+  async function readInputs(
+    trace: TraceSummary,
+    fingerprint: string,
+    frozen: string,
+    override: RunTagsOverride | null,
+    taskId: string | null,
+  ): Promise<ScoreInputsRead> {
+    const { config, baselineRun } = await configs.get(trace.projectId, trace.serviceName, taskId, fingerprint);
     return { taskId, config, baselineRun, hash: scoreInputHash({ spanSetHash: frozen, outcomeOverride: override, config, baselineRun }) };
   }
 
@@ -94,41 +92,52 @@ export function createScoreProcessor(deps: ScoreDeps) {
 
   return async function score(payload: Payload<"trace.score">): Promise<void> {
     const { projectId, traceId } = payload;
-    const trace = await getTraceSummary(deps.database, projectId, traceId);
-    if (!trace) {
+    const ms: Partial<Record<ScorePart, number>> = {};
+    let mark = performance.now();
+    const lap = (part: ScorePart) => {
+      const now = performance.now();
+      ms[part] = (ms[part] ?? 0) + (now - mark);
+      mark = now;
+    };
+    // One round trip: summary, override, stored input hash, config fingerprint.
+    const state = await readScoreJobState(deps.database, projectId, traceId);
+    if (!state) {
       deps.log.warn(payload, "score: trace not found, nothing to do");
       return;
     }
+    const { trace, override, stored, configFingerprint } = state;
     const frozen = await frozenSpanSetHash(deps.database, trace);
     if (frozen === null) {
       deps.log.debug(payload, "score: the trace is not settled (or was re-opened); its settle requests the score");
       return;
     }
-    const override = await getOutcomeOverride(deps.database, projectId, traceId);
-    const stored = await getStoredScoreInputs(deps.database, projectId, traceId);
+    lap("read_state");
     // Same spans and override as the stored set means the same task id: compare with its config and baseline.
     let early: ScoreInputsRead | null = null;
     if (stored?.inputHash) {
-      early = await readInputs(trace, frozen, override, stored.taskId);
+      early = await readInputs(trace, configFingerprint, frozen, override, stored.taskId);
       if (early.hash === stored.inputHash) {
         deps.log.debug({ ...payload, version: stored.version }, "score: inputs unchanged, the stored scores are kept");
         await done(trace);
         return;
       }
+      lap("read_config");
     }
 
-    const found = await getTrace(deps.database, projectId, traceId);
-    if (!found) return;
-    if (spanSetHash(found.spans.map((s) => s.spanId)) !== frozen) {
+    const spans = await listTraceSpans(deps.database, projectId, traceId);
+    if (spanSetHash(spans.map((s) => s.spanId)) !== frozen) {
       deps.log.debug(payload, "score: spans arrived since the trace was settled; its next settle requests the score");
       return;
     }
-    const t = pure("trajectory build", traceId, () => prepareTrace(found.spans));
+    lap("read_spans");
+    const t = pure("trajectory build", traceId, () => prepareTrace(spans));
     const agents = [...new Set(t.attribution.agents.map((a) => a.name))].sort();
-    await updateTraceAgents(deps.database, projectId, traceId, agents);
     const tags = pure("run tags", traceId, () => runTagsOf(t, override));
-    const inputs = early !== null && early.taskId === tags.taskId ? early : await readInputs(trace, frozen, override, tags.taskId);
+    lap("trajectories");
+    const inputs = early !== null && early.taskId === tags.taskId ? early : await readInputs(trace, configFingerprint, frozen, override, tags.taskId);
+    lap("read_config");
     if (inputs.hash === stored?.inputHash) {
+      // (The stored set came from the same span set: its agent list is this one.)
       deps.log.debug({ ...payload, version: stored.version }, "score: inputs unchanged, the stored scores are kept");
       await done(trace);
       return;
@@ -143,13 +152,14 @@ export function createScoreProcessor(deps: ScoreDeps) {
             pure("trace view", traceId, () => buildTraceView(t, tags)),
             { projectId, traceId },
           );
+    lap("milestones");
     const version = trace.settleVersion;
     const record: TraceScoreRecord = pure("scoring", traceId, () =>
       scorePreparedTrace(t, {
         projectId,
         traceId,
         version,
-        spans: found.spans,
+        spans,
         config: inputs.config,
         outcomeOverride: override,
         baselineRun: inputs.baselineRun,
@@ -157,12 +167,28 @@ export function createScoreProcessor(deps: ScoreDeps) {
         evaluateMilestone,
       }),
     );
+    lap("scorers");
     // Checks cut by an evaluation budget depend on load, not on the inputs: such a set is not stamped, so the next score job recomputes it.
     const complete = (record.milestones?.notEvaluated ?? 0) === 0;
-    await persistTraceScores(deps.database, projectId, record, { inputHash: complete ? inputs.hash : null });
-    await done(trace);
+    // The agent list and (without a judge stage to start first) the score request go with the set, in its transaction.
+    await persistTraceScores(deps.database, projectId, record, {
+      inputHash: complete ? inputs.hash : null,
+      agents,
+      clearScoreRequest: deps.judging ? null : trace.scoreRequestedAt,
+    });
+    if (deps.judging) await done(trace);
+    lap("persist");
+    for (const [part, v] of Object.entries(ms)) deps.metrics?.scoreParts.observe({ part }, v / 1000);
     deps.log.info(
-      { ...payload, version, spans: found.spans.length, agents: agents.length, findings: record.findings.length, judging: deps.judging === true },
+      {
+        ...payload,
+        version,
+        spans: spans.length,
+        agents: agents.length,
+        findings: record.findings.length,
+        judging: deps.judging === true,
+        ms: Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(v * 10) / 10])),
+      },
       "trace scored",
     );
   };

@@ -68,7 +68,7 @@ export function createWorker(deps: WorkerDeps) {
   const judges = deps.judges ?? [];
   assertJudgeProducers(judges);
   const settle = createSettleProcessor({ database: deps.database, queue: deps.queue, log: deps.log });
-  const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging: judges.length > 0 });
+  const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging: judges.length > 0, metrics });
   const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges });
   const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
   const sweeper = createSweeper({

@@ -13,7 +13,7 @@
 import type { TraceScoreRecord } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { applyTraceDeltaSql, rollups, traceContribution } from "./rollups.ts";
+import { applyTraceDeltaSql, cellsByName, rollupColumnNames, rollups } from "./rollups.ts";
 import { unnestOf, unnestSelect } from "./sql-util.ts";
 
 type Tx = Parameters<Parameters<Database["db"]["transaction"]>[0]>[0];
@@ -25,29 +25,84 @@ interface Col {
 
 const childTables = ["trace_findings", "trace_agent_usage", "trace_attributions", "trace_handoffs", "trace_trajectories"];
 
-export async function persistTraceScores(
-  database: Database,
-  projectId: string,
-  record: TraceScoreRecord,
-  opts: { inputHash?: string | null } = {},
-): Promise<void> {
-  await database.db.transaction(async (tx) => {
+export interface PersistOptions {
+  /** scoreInputHash of the inputs; null = unknown, so the next score job recomputes it. */
+  inputHash?: string | null;
+  /** The trace's agent list (traces.agents), written with the set. */
+  agents?: readonly string[];
+  /** Clears traces.score_requested_at if it still equals this (compare-and-set), with the set. */
+  clearScoreRequest?: Date | null;
+}
+
+/**
+ * Statements, in one transaction: the advisory lock; the trace's old rollup contributions (one
+ * read for all rollups); the summary upsert with the children's deletes and the traces row
+ * update (agents, score request) in one statement; every child insert in one statement; one
+ * delta per rollup. Returns whether the set was written (false: a newer version is stored).
+ */
+export async function persistTraceScores(database: Database, projectId: string, record: TraceScoreRecord, opts: PersistOptions = {}): Promise<boolean> {
+  return database.db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`crux.scores:${projectId}:${record.traceId}`}, 0))`);
-    const old: Record<string, unknown>[][] = [];
-    for (const r of rollups) old.push(await traceContribution((q) => tx.execute(q), r, projectId, record.traceId));
-    const written = rowsOf(await tx.execute(upsertSummarySql(projectId, record, opts.inputHash ?? null)));
-    if (written.length === 0) return; // a newer version is already stored
-    for (const table of childTables) {
-      await tx.execute(sql`DELETE FROM ${sql.identifier(table)} WHERE project_id = ${projectId} AND trace_id = ${record.traceId}`);
+    const old = await oldContributions(tx, projectId, record.traceId);
+    const written = rowsOf(await tx.execute(replaceSummarySql(projectId, record, opts)));
+    if (written.length === 0) return false; // a newer version is already stored
+    const inserts = [
+      insertRowsSql("trace_findings", projectId, record.traceId, findingColumns(record)),
+      insertRowsSql("trace_agent_usage", projectId, record.traceId, agentColumns(record)),
+      insertRowsSql("trace_attributions", projectId, record.traceId, attributionColumns(record)),
+      insertRowsSql("trace_handoffs", projectId, record.traceId, handoffColumns(record)),
+      insertRowsSql("trace_trajectories", projectId, record.traceId, trajectoryColumns(record)),
+    ].filter((q): q is SQL => q !== null);
+    // Different tables, none read by another: one statement. (The deltas below must see these rows: their own statements.)
+    if (inserts.length > 0) {
+      await tx.execute(
+        sql`WITH ${sql.join(
+          inserts.map((q, i) => sql`${sql.identifier(`i${i}`)} AS (${q})`),
+          sql`, `,
+        )} SELECT 1`,
+      );
     }
-    await insertRows(tx, "trace_findings", projectId, record.traceId, findingColumns(record));
-    await insertRows(tx, "trace_agent_usage", projectId, record.traceId, agentColumns(record));
-    await insertRows(tx, "trace_attributions", projectId, record.traceId, attributionColumns(record));
-    await insertRows(tx, "trace_handoffs", projectId, record.traceId, handoffColumns(record));
-    await insertRows(tx, "trace_trajectories", projectId, record.traceId, trajectoryColumns(record));
     // Always in the order of `rollups`, each statement in key order: see applyTraceDeltaSql.
     for (const [i, r] of rollups.entries()) await tx.execute(applyTraceDeltaSql(r, projectId, record.traceId, old[i]!));
+    return true;
   });
+}
+
+/** The trace's current contribution to every rollup, in the order of `rollups`, in one read; values as text (exact numerics). */
+async function oldContributions(tx: Tx, projectId: string, traceId: string): Promise<Record<string, unknown>[][]> {
+  const where = (a: string) => sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ${traceId}`;
+  const parts = rollups.map((r, i) => {
+    const fields = rollupColumnNames(r)
+      .map((c) => `'${c}', c.${c}::text`)
+      .join(", ");
+    return sql`(SELECT coalesce(json_agg(json_build_object(${sql.raw(fields)})), '[]'::json) FROM (${cellsByName(r, where)}) c) AS ${sql.identifier(`r${i}`)}`;
+  });
+  const [row] = rowsOf(await tx.execute(sql`SELECT ${sql.join(parts, sql`, `)}`));
+  return rollups.map((_, i) => {
+    const v = row?.[`r${i}`];
+    return (typeof v === "string" ? JSON.parse(v) : v) as Record<string, unknown>[];
+  });
+}
+
+/** The summary upsert; only when it wrote: the children's deletes and the traces row's agents and score request. */
+function replaceSummarySql(projectId: string, record: TraceScoreRecord, opts: PersistOptions): SQL {
+  const traceId = record.traceId;
+  const deletes = childTables.map(
+    (table, i) =>
+      sql`${sql.identifier(`d${i}`)} AS (DELETE FROM ${sql.identifier(table)} WHERE project_id = ${projectId} AND trace_id = ${traceId} AND EXISTS (SELECT 1 FROM up))`,
+  );
+  const sets: SQL[] = [];
+  if (opts.agents !== undefined) sets.push(sql`agents = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(opts.agents)}::jsonb))`);
+  if (opts.clearScoreRequest)
+    sets.push(
+      sql`score_requested_at = CASE WHEN score_requested_at = ${opts.clearScoreRequest.toISOString()}::timestamptz THEN NULL ELSE score_requested_at END`,
+    );
+  const traceUpdate =
+    sets.length === 0
+      ? []
+      : [sql`t AS (UPDATE traces SET ${sql.join(sets, sql`, `)} WHERE project_id = ${projectId} AND trace_id = ${traceId} AND EXISTS (SELECT 1 FROM up))`];
+  return sql`WITH up AS (${upsertSummarySql(projectId, record, opts.inputHash ?? null)}), ${sql.join([...deletes, ...traceUpdate], sql`, `)}
+    SELECT trace_id FROM up`;
 }
 
 /** What the score stage compares before scoring: the stored set's input hash, and the task id it resolved (which picks config and baseline). */
@@ -64,12 +119,13 @@ export async function getStoredScoreInputs(
   return row ? { version: Number(row.version), inputHash: row.input_hash, taskId: row.task_id } : null;
 }
 
-async function insertRows(tx: Tx, table: string, projectId: string, traceId: string, columns: Col[]): Promise<void> {
-  if ((columns[0]?.values.length ?? 0) === 0) return;
+/** INSERT ... SELECT FROM unnest of the columns; null when there is no row. */
+function insertRowsSql(table: string, projectId: string, traceId: string, columns: Col[]): SQL | null {
+  if ((columns[0]?.values.length ?? 0) === 0) return null;
   const names = columns.map((c) => c.name).join(", ");
-  await tx.execute(sql`
+  return sql`
     INSERT INTO ${sql.identifier(table)} (project_id, trace_id, ${sql.raw(names)})
-    SELECT ${projectId}, ${traceId}, ${unnestSelect(columns)} FROM ${unnestOf(columns)}`);
+    SELECT ${projectId}, ${traceId}, ${unnestSelect(columns)} FROM ${unnestOf(columns)}`;
 }
 
 function col<T>(name: string, type: string, rows: readonly T[], pick: (row: T, i: number) => unknown): Col {

@@ -9,7 +9,7 @@
  * cells equals aggregating the rows.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { rowsOf, type Database } from "../client.ts";
+import type { Database } from "../client.ts";
 
 export const hourNs = 3_600_000_000_000n;
 
@@ -180,11 +180,6 @@ export function cellsByName(r: Rollup, where: BaseWhere): SQL {
       .map((c) => `n.${c}`)
       .join(", "),
   )} FROM (${r.cells(where)}) n`;
-}
-
-/** Rows of the trace's contribution to a rollup, as the SQL driver returns them (numerics as strings). */
-export async function traceContribution(exec: (q: SQL) => Promise<unknown>, r: Rollup, projectId: string, traceId: string): Promise<Record<string, unknown>[]> {
-  return rowsOf(await exec(r.cells((a) => sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ${traceId}`)));
 }
 
 /**
