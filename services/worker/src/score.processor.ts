@@ -187,6 +187,7 @@ export function createScoreProcessor(deps: ScoreDeps) {
         agents: agents.length,
         findings: record.findings.length,
         judging: deps.judging === true,
+        inputHash: complete ? inputs.hash : null,
         ms: Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(v * 10) / 10])),
       },
       "trace scored",

@@ -42,6 +42,10 @@ export interface PersistOptions {
  */
 export async function persistTraceScores(database: Database, projectId: string, record: TraceScoreRecord, opts: PersistOptions = {}): Promise<boolean> {
   return database.db.transaction(async (tx) => {
+    // Derived data: the commit does not wait for the WAL flush (the rollup locks would be held through it). A crash
+    // can lose the last fraction of a second of score sets, always whole with their score-request clear, so those
+    // traces keep their request and the sweeper scores them again (docs/architecture.md §6).
+    await tx.execute(sql`SET LOCAL synchronous_commit = off`);
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`crux.scores:${projectId}:${record.traceId}`}, 0))`);
     const old = await oldContributions(tx, projectId, record.traceId);
     const written = rowsOf(await tx.execute(replaceSummarySql(projectId, record, opts)));
@@ -62,8 +66,13 @@ export async function persistTraceScores(database: Database, projectId: string, 
         )} SELECT 1`,
       );
     }
-    // Always in the order of `rollups`, each statement in key order: see applyTraceDeltaSql.
-    for (const [i, r] of rollups.entries()) await tx.execute(applyTraceDeltaSql(r, projectId, record.traceId, old[i]!));
+    // The rollup cells are shared by every trace of the hour: their row locks are held from here to the commit,
+    // so all deltas go in one statement, last. Every persist runs this same statement (the rollups in one order,
+    // each in key order: see applyTraceDeltaSql), so two writers lock cells in one order and cannot deadlock.
+    await tx.execute(sql`WITH ${sql.join(
+      rollups.map((r, i) => sql`${sql.identifier(`r${i}`)} AS (${applyTraceDeltaSql(r, projectId, record.traceId, old[i]!)})`),
+      sql`, `,
+    )} SELECT 1`);
     return true;
   });
 }
