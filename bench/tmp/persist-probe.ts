@@ -1,4 +1,4 @@
-import { createDatabase, ensureProject, migrate, persistTraceScores } from "@crux/db";
+import { createDatabase, ensureProject, migrate, persistTraceScores, persistTraceScoreSets } from "@crux/db";
 import { decodeExportRequest, normalizeSpans, addContent } from "@crux/otlp";
 import { scoreTrace, defaultPriceTable } from "../../packages/core/src/index.ts";
 import { withBenchDatabase } from "../bench-database.ts";
@@ -33,6 +33,14 @@ await withBenchDatabase(async (url) => {
     const per = times.splice(0).reduce((acc, t) => t.map((x, i) => (acc[i] ?? 0) + x / slice.length), [] as number[]);
     console.log("per statement ms:", per.map((x) => x.toFixed(2)).join(" "));
     console.log(`concurrency ${conc}: ${(ms / slice.length).toFixed(2)} ms per persist (${slice.length}), ${(slice.length / (ms / 1000)).toFixed(0)} per s`);
+  }
+  for (const size of [4, 16]) {
+    const slice = records.slice(size === 4 ? 0 : 200, size === 4 ? 200 : 400).map((r) => ({ record: { ...r, version: 2 } }));
+    const t0 = performance.now();
+    for (let i = 0; i < slice.length; i += size) await persistTraceScoreSets(database, "p", slice.slice(i, i + size));
+    const ms = performance.now() - t0;
+    times.splice(0);
+    console.log(`batches of ${size} (re-scores): ${(ms / slice.length).toFixed(2)} ms per set`);
   }
   await database.close();
 });

@@ -32,7 +32,7 @@ import {
   type SchemaValidator,
   type TraceScoreRecord,
 } from "@crux/core";
-import { clearScoreRequest, listTraceSpans, persistTraceScores, readScoreJobState, type Database, type TraceSummary } from "@crux/db";
+import { clearScoreRequest, listTraceSpans, readScoreJobState, type Database, type TraceSummary } from "@crux/db";
 import type { JobQueue, Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "./frozen-span-set.ts";
@@ -40,6 +40,7 @@ import type { WorkerMetrics } from "./metrics.ts";
 import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";
 import { pure } from "./pure.ts";
 import { createSchemaValidator } from "./schema-validator.ts";
+import { createScoreWriter } from "./score-writer.ts";
 import { createScoringConfigCache, type ScoringInputs } from "./scoring-config-cache.ts";
 
 export interface ScoreDeps {
@@ -69,6 +70,7 @@ export function createScoreProcessor(deps: ScoreDeps) {
   const validateSchema = deps.validateSchema ?? createSchemaValidator(deps.log);
   const milestones = deps.milestones ?? createMilestoneEvaluator({ log: deps.log });
   const configs = createScoringConfigCache(deps.database);
+  const writer = createScoreWriter(deps.database);
 
   /** Configuration and baseline of the trace's task (kept while the project's fingerprint holds), and the input hash they give. */
   async function readInputs(
@@ -171,10 +173,10 @@ export function createScoreProcessor(deps: ScoreDeps) {
     // Checks cut by an evaluation budget depend on load, not on the inputs: such a set is not stamped, so the next score job recomputes it.
     const complete = (record.milestones?.notEvaluated ?? 0) === 0;
     // The agent list and (without a judge stage to start first) the score request go with the set, in its transaction.
-    await persistTraceScores(deps.database, projectId, record, {
-      inputHash: complete ? inputs.hash : null,
-      agents,
-      clearScoreRequest: deps.judging ? null : trace.scoreRequestedAt,
+    // Written with the sets other jobs finish meanwhile, in one transaction (score-writer.ts).
+    await writer.write(projectId, {
+      record,
+      opts: { inputHash: complete ? inputs.hash : null, agents, clearScoreRequest: deps.judging ? null : trace.scoreRequestedAt },
     });
     if (deps.judging) await done(trace);
     lap("persist");

@@ -183,11 +183,11 @@ export function cellsByName(r: Rollup, where: BaseWhere): SQL {
 }
 
 /**
- * Adds (new contribution − old contribution) of a trace to a rollup in one
+ * Adds (new contribution − old contribution) of some traces (`where`) to a rollup in one
  * statement whose rows are upserted in key order, so concurrent writers of
  * different traces lock shared cells in the same order and cannot deadlock.
  */
-export function applyTraceDeltaSql(r: Rollup, projectId: string, traceId: string, old: Record<string, unknown>[]): SQL {
+export function applyTraceDeltaSql(r: Rollup, where: BaseWhere, old: Record<string, unknown>[]): SQL {
   const keys = rollupKeyNames(r);
   const cols = rollupColumnNames(r);
   const types: [string, string][] = [["project_id", "text"], ["hour_ns", "bigint"], ["service_name", "text"], ...r.keys, ...r.measures];
@@ -199,7 +199,7 @@ export function applyTraceDeltaSql(r: Rollup, projectId: string, traceId: string
   return sql`
     INSERT INTO ${sql.identifier(r.table)} (${sql.raw(cols.join(", "))})
     SELECT ${sql.raw(keys.map((k) => `d.${k}`).join(", "))}, ${sql.raw(measureSums)} FROM (
-      ${cellsByName(r, (a) => sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ${traceId}`)}
+      ${cellsByName(r, where)}
       UNION ALL
       SELECT ${sql.raw(keys.map((k) => `o.${k}`).join(", "))}, ${sql.raw(negated)} FROM jsonb_to_recordset(${oldJson}::jsonb) AS o(${sql.raw(recordType)})
     ) d GROUP BY ${sql.raw(keys.map((k) => `d.${k}`).join(", "))} ORDER BY ${sql.raw(keys.map((k) => `d.${k}`).join(", "))}
