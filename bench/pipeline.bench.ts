@@ -294,7 +294,12 @@ async function main() {
         console.log("(the highest rate offered was sustained: the limit is above it; raise BENCH_RATES)");
       console.log(`\nworker cost per scored trace (${WORKERS} worker process${WORKERS === 1 ? "" : "es"}, wall ms, mean over ${fmt(parts.scored)} traces):`);
       for (const [part, ms] of parts.msPerTrace) console.log(`  ${part.padEnd(13)} ${ms.toFixed(2).padStart(8)}`);
-      console.log(`  ${"total".padEnd(13)} ${[...parts.msPerTrace.values()].reduce((a, b) => a + b, 0).toFixed(2).padStart(8)}`);
+      console.log(
+        `  ${"total".padEnd(13)} ${[...parts.msPerTrace.values()]
+          .reduce((a, b) => a + b, 0)
+          .toFixed(2)
+          .padStart(8)}`,
+      );
       console.log(`score jobs deferred (project share full) per scored trace: ${(parts.deferred / Math.max(1, parts.scored)).toFixed(2)}`);
       const twice = [...scoredInputs.values()].filter((n) => n > 1).length;
       console.log(`traces scored twice for the same input: ${twice} (of ${scoredInputs.size} scored (trace, input) pairs)`);
@@ -320,7 +325,8 @@ async function main() {
         if (name === "crux_worker_score_part_seconds_sum" && part) sums.set(part, (sums.get(part) ?? 0) + Number(value));
         // Every scored trace has a persist part.
         if (name === "crux_worker_score_part_seconds_count" && part === "persist") scored += Number(value);
-        if (name === "crux_worker_jobs_total" && label(labels!, "queue") === "trace.score" && label(labels!, "outcome") === "deferred") deferred += Number(value);
+        if (name === "crux_worker_jobs_total" && label(labels!, "queue") === "trace.score" && label(labels!, "outcome") === "deferred")
+          deferred += Number(value);
       }
     }
     const msPerTrace = new Map([...sums].map(([part, s]) => [part, (s * 1000) / Math.max(1, scored)]));

@@ -9,7 +9,25 @@ const spans = payloads.flatMap((p) => normalizeSpans(decodeExportRequest(p, "pro
 const byTrace = new Map<string, typeof spans>();
 for (const s of spans) byTrace.set(s.traceId, [...(byTrace.get(s.traceId) ?? []), s]);
 const records = [...byTrace].map(([traceId, ss]) =>
-  scoreTrace({ projectId: "p", traceId, version: 1, spans: ss, config: { prices: defaultPriceTable, agentContracts: [], handoffContracts: [], milestoneSet: null, configuredBaseline: null, coordinationWeights: null, repetitionK: null }, outcomeOverride: null, baselineRun: null, validateSchema: () => ({ valid: true, errors: [] }) as never, evaluateMilestone: () => false }),
+  scoreTrace({
+    projectId: "p",
+    traceId,
+    version: 1,
+    spans: ss,
+    config: {
+      prices: defaultPriceTable,
+      agentContracts: [],
+      handoffContracts: [],
+      milestoneSet: null,
+      configuredBaseline: null,
+      coordinationWeights: null,
+      repetitionK: null,
+    },
+    outcomeOverride: null,
+    baselineRun: null,
+    validateSchema: () => ({ valid: true, errors: [] }) as never,
+    evaluateMilestone: () => false,
+  }),
 );
 await withBenchDatabase(async (url) => {
   const database = await createDatabase({ url });
@@ -17,18 +35,28 @@ await withBenchDatabase(async (url) => {
   await ensureProject(database, "p", "p");
   const times: number[][] = [];
   const orig = database.db.transaction.bind(database.db);
-  (database.db as any).transaction = (fn: any) => orig(async (tx: any) => {
-    const e = tx.execute.bind(tx);
-    const mine: number[] = [];
-    times.push(mine);
-    tx.execute = async (q: any) => { const t = performance.now(); const r = await e(q); mine.push(performance.now() - t); return r; };
-    return fn(tx);
-  });
+  (database.db as any).transaction = (fn: any) =>
+    orig(async (tx: any) => {
+      const e = tx.execute.bind(tx);
+      const mine: number[] = [];
+      times.push(mine);
+      tx.execute = async (q: any) => {
+        const t = performance.now();
+        const r = await e(q);
+        mine.push(performance.now() - t);
+        return r;
+      };
+      return fn(tx);
+    });
   for (const conc of [1, 4]) {
     const slice = conc === 1 ? records.slice(0, 150) : records.slice(150, 400);
     let next = 0;
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: conc }, async () => { while (next < slice.length) await persistTraceScores(database, "p", slice[next++]!); }));
+    await Promise.all(
+      Array.from({ length: conc }, async () => {
+        while (next < slice.length) await persistTraceScores(database, "p", slice[next++]!);
+      }),
+    );
     const ms = performance.now() - t0;
     const per = times.splice(0).reduce((acc, t) => t.map((x, i) => (acc[i] ?? 0) + x / slice.length), [] as number[]);
     console.log("per statement ms:", per.map((x) => x.toFixed(2)).join(" "));

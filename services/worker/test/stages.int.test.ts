@@ -9,7 +9,7 @@
  * changed; a score job lost after its settle is re-enqueued by the sweeper.
  */
 import { ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
-import { ensureProject, getTrace, insertSpanBatch, listVerdicts, schema, setOutcomeOverride, type Database } from "@crux/db";
+import { ensureProject, getTrace, insertSpanBatch, listVerdicts, priceRepository, schema, setOutcomeOverride, type Database } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
 import type { QueueName } from "@crux/queue";
 import { testDatabases, testQueues } from "@crux/testkit";
@@ -192,6 +192,30 @@ describe.each(cases)("stage pipeline on $name", ({ db, q }) => {
       expect(rescored).toMatchObject({ success: false, version: 2 });
       expect(rescored.inputHash).not.toBe(scored.inputHash);
       expect(rescored.scoredAt.getTime()).toBeGreaterThan(scored.scoredAt.getTime());
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
+  it("kept configuration: a price written after a trace was scored reaches its next score job", async () => {
+    const s = await setup(db, q);
+    try {
+      const spans = reportTrace({ startMs: Date.now() - 60_000, success: true });
+      const traceId = spans[0]!.traceId;
+      await insertSpanBatch(s.database, PROJECT, spans);
+      await s.runJob("trace.settle", traceId);
+      await until("scored", async () => (await scoreRow(s.database, traceId)) !== undefined);
+      await until("the first score job counted", async () => (await s.completed("trace.score")) === 1);
+      const scored = (await scoreRow(s.database, traceId))!;
+      await s.runJob("trace.score", traceId); // the configuration is kept: the same inputs, skipped
+      expect(await scoreRow(s.database, traceId)).toEqual(scored);
+
+      await priceRepository.create(s.database, PROJECT, { model: "gpt-4o-mini", inputPerMTok: 1_000, outputPerMTok: 1_000, cachedInputPerMTok: null });
+      await s.runJob("trace.score", traceId);
+      const rescored = (await scoreRow(s.database, traceId))!;
+      expect(rescored.inputHash).not.toBe(scored.inputHash);
+      expect(rescored.costUsd).toBeCloseTo(((scored.inputTokens + scored.outputTokens) * 1_000) / 1e6, 6);
+      expect(rescored.costUsd).not.toBe(scored.costUsd);
     } finally {
       await s.close();
     }

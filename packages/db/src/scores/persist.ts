@@ -74,7 +74,8 @@ export async function persistTraceScoreSets(database: Database, projectId: strin
     if (kept.length === 0) return sets.map(() => false);
     const keptIds = kept.map((s) => s.record.traceId);
     const rescored = keptIds.filter((id) => storedVersion.has(id));
-    const tracesIn = (traceIds: string[]) => (a: string) => sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ANY(${sql.param(traceIds)}::text[])`;
+    const tracesIn = (traceIds: string[]) => (a: string) =>
+      sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ANY(${sql.param(traceIds)}::text[])`;
     const old = rescored.length === 0 ? rollups.map(() => []) : await oldContributions(tx, tracesIn(rescored));
     await tx.execute(replaceSummariesSql(projectId, kept));
     const records = kept.map((s) => s.record);
