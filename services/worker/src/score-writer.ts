@@ -82,5 +82,3 @@ export function createScoreWriter(database: Database, opts: { maxBatch?: number 
     },
   };
 }
-
-export type ScoreWriter = ReturnType<typeof createScoreWriter>;

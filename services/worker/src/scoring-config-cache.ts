@@ -52,5 +52,3 @@ export function createScoringConfigCache(database: Database) {
     },
   };
 }
-
-export type ScoringConfigCache = ReturnType<typeof createScoringConfigCache>;
