@@ -219,23 +219,22 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     await database.close();
   });
 
+  /** Trace 6 as first scored: another hour, service, agents, findings and outcome than its re-score in specs. */
+  const firstTrace6 = rec({
+    n: 6,
+    at: T0 + HOUR + 30n * MIN,
+    service: "svc-b",
+    success: false,
+    taskId: "t9",
+    agents: [["solo", 500, 0.3]],
+    findings: [["FM-2.1", "solo", "contract"]],
+    milestones: [true],
+  });
+
   async function seeded(): Promise<string> {
     const p = projectId();
     // Trace 6 first lands elsewhere (other hour, service, agents, findings, outcome), then is re-scored.
-    await persistTraceScores(
-      database,
-      p,
-      rec({
-        n: 6,
-        at: T0 + HOUR + 30n * MIN,
-        service: "svc-b",
-        success: false,
-        taskId: "t9",
-        agents: [["solo", 500, 0.3]],
-        findings: [["FM-2.1", "solo", "contract"]],
-        milestones: [true],
-      }),
-    );
+    await persistTraceScores(database, p, firstTrace6);
     for (const s of specs) await persistTraceScores(database, p, rec({ ...s, version: s.n === 6 ? 2 : 1 }));
     // A stale version changes nothing.
     await persistTraceScores(database, p, rec({ n: 6, at: T0, agents: [["stale", 1, 1]], version: 1 }));
@@ -255,21 +254,7 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     const one = await seeded();
     const batched = projectId();
     // The same history, in batches: first writes of traces 6 and 99, then every spec (trace 6 re-scored) and a stale set of trace 99.
-    await persistTraceScoreSets(database, batched, [
-      {
-        record: rec({
-          n: 6,
-          at: T0 + HOUR + 30n * MIN,
-          service: "svc-b",
-          success: false,
-          taskId: "t9",
-          agents: [["solo", 500, 0.3]],
-          findings: [["FM-2.1", "solo", "contract"]],
-          milestones: [true],
-        }),
-      },
-      { record: rec({ n: 99, at: T0, agents: [["early", 5, 0.5]], version: 3 }) },
-    ]);
+    await persistTraceScoreSets(database, batched, [{ record: firstTrace6 }, { record: rec({ n: 99, at: T0, agents: [["early", 5, 0.5]], version: 3 }) }]);
     const written = await persistTraceScoreSets(database, batched, [
       ...specs.map((s) => ({ record: rec({ ...s, version: s.n === 6 ? 2 : 1 }) })),
       { record: rec({ n: 99, at: T0, agents: [["stale", 1, 1]], version: 2 }) },

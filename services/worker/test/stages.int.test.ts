@@ -75,6 +75,16 @@ async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]
     withOutcome,
     completed,
     sweeper: worker.sweeper,
+    /** A fresh trace, settled and scored once (its first score job counted), with its stored score row. */
+    async scoredTrace() {
+      const spans = reportTrace({ startMs: Date.now() - 60_000, success: true });
+      const traceId = spans[0]!.traceId;
+      await insertSpanBatch(database, PROJECT, spans);
+      await this.runJob("trace.settle", traceId);
+      await until("scored", async () => (await scoreRow(database, traceId)) !== undefined);
+      await until("the first score job counted", async () => (await completed("trace.score")) === 1);
+      return { traceId, scored: (await scoreRow(database, traceId))! };
+    },
     /** Runs one more job of `name` for the trace and waits until it completed. */
     async runJob(name: "trace.settle" | "trace.score", traceId: string) {
       const before = await completed(name);
@@ -158,13 +168,8 @@ describe.each(cases)("stage pipeline on $name", ({ db, q }) => {
   it("does not score again when the input hash is unchanged (duplicate job, re-settle without a span change); does when the outcome changes", async () => {
     const s = await setup(db, q);
     try {
-      const spans = reportTrace({ startMs: Date.now() - 60_000, success: true });
-      const traceId = spans[0]!.traceId;
-      await insertSpanBatch(s.database, PROJECT, spans);
-      await s.runJob("trace.settle", traceId);
-      await until("scored and judged", async () => (await listVerdicts(s.database, PROJECT, traceId)).length === 2);
-      await until("the first score job counted", async () => (await s.completed("trace.score")) === 1);
-      const scored = (await scoreRow(s.database, traceId))!;
+      const { traceId, scored } = await s.scoredTrace();
+      await until("judged", async () => (await listVerdicts(s.database, PROJECT, traceId)).length === 2);
       expect(scored.inputHash).toMatch(/^[0-9a-f]{64}$/);
       expect((await getTrace(s.database, PROJECT, traceId))!.trace.scoreRequestedAt).toBeNull();
 
@@ -200,13 +205,7 @@ describe.each(cases)("stage pipeline on $name", ({ db, q }) => {
   it("kept configuration: a price written after a trace was scored reaches its next score job", async () => {
     const s = await setup(db, q);
     try {
-      const spans = reportTrace({ startMs: Date.now() - 60_000, success: true });
-      const traceId = spans[0]!.traceId;
-      await insertSpanBatch(s.database, PROJECT, spans);
-      await s.runJob("trace.settle", traceId);
-      await until("scored", async () => (await scoreRow(s.database, traceId)) !== undefined);
-      await until("the first score job counted", async () => (await s.completed("trace.score")) === 1);
-      const scored = (await scoreRow(s.database, traceId))!;
+      const { traceId, scored } = await s.scoredTrace();
       await s.runJob("trace.score", traceId); // the configuration is kept: the same inputs, skipped
       expect(await scoreRow(s.database, traceId)).toEqual(scored);
 
