@@ -5,14 +5,19 @@
  * baseline it used, and the scorers' version (scoreInputHash, packages/core).
  *
  * When the stored set's input hash equals the one computed now, the job stops
- * there (a duplicate job, a re-settle with no span change): only small rows
- * are read (the trace summary, the override, the configuration, the stored
- * hash), never a span body. Otherwise it reads the spans once, checks they are
- * still the frozen set (a span stored since re-opened the trace: its settle
- * will request the score again), scores (pure) and persists the whole set in
- * one transaction stamped with the settle version and the input hash; a set
- * older than the stored one is ignored. Then it starts trace.judge when a
- * judge producer is registered, and clears the score request it read.
+ * there (a duplicate job, a re-settle with no span change): one query reads the
+ * trace summary, the override, the stored hash and the project's config
+ * fingerprint (readScoreJobState); the configuration itself is kept between
+ * jobs while that fingerprint holds (scoring-config-cache.ts); no span body is
+ * read. Otherwise it reads the spans once, checks they are still the frozen set
+ * (a span stored since re-opened the trace: its settle will request the score
+ * again), scores (pure) and persists the whole set stamped with the settle
+ * version and the input hash, together with the trace's agent list and the
+ * clear of the score request it read, in one transaction it may share with the
+ * sets other jobs finish meanwhile (score-writer.ts); a set older than the
+ * stored one is ignored. With a judge producer registered it enqueues
+ * trace.judge first and clears the request after, so a failed enqueue leaves
+ * the request for the sweeper.
  *
  * Failures: scoring is a pure function of the stored spans and config, so if
  * it throws, retrying cannot help: PermanentError (no retry). Database errors

@@ -1,14 +1,14 @@
 /**
- * persistTraceScores: replaces a trace's whole score set in one transaction.
- * The summary upsert runs first: its row lock serializes two writers of the
+ * persistTraceScores / persistTraceScoreSets: replace a trace's whole score set
+ * (or several traces' sets) in one transaction. Transaction-scoped advisory
+ * locks on the traces, taken first in key order, serialize two writers of the
  * same trace, so the second one's deletes see the first one's rows (no
- * primary-key clash) and readers see the old set or the new set, never a mix.
- * A record older than the stored one (lower version) is ignored.
+ * primary-key clash) and readers see the old set or the new set, never a mix;
+ * under them a record older than the stored one (lower version) is ignored.
  * The set is stamped with the hash of the inputs it was computed from (the score
  * stage's scoreInputHash; null = unknown, so the next score job recomputes it).
- * The hourly rollups (rollups.ts) get the trace's new contribution minus its
- * old one; a transaction-scoped advisory lock on the trace, taken first, keeps
- * the old contribution read before the upsert stable until commit.
+ * The hourly rollups (rollups.ts) get the traces' new contribution minus their
+ * old one, which the locks keep stable from its read to the commit.
  */
 import type { TraceScoreRecord } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
