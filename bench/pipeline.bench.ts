@@ -12,9 +12,16 @@
  * printed against an ingest-only saturated phase of the same run (worker
  * stopped). A rate whose backlog does not drain within BENCH_DRAIN_SECONDS
  * ends the series (higher rates would start on its backlog).
+ * With BENCH_WORKERS=N, N worker processes share the queue. Each worker's
+ * "trace scored" log lines are read: the run fails if one trace was scored
+ * twice for the same input hash (the stored hash must stop the second job).
+ * At the end the workers' crux_worker_score_part_seconds give the cost of a
+ * scored trace split into its parts, and crux_worker_jobs_total the
+ * deferrals per scored trace.
  * Knobs: BENCH_RATES (spans/s, comma-separated, default 1000,2000,3000,5000),
  * BENCH_SECONDS (per rate, 15), BENCH_DRAIN_OK_SECONDS (5),
- * BENCH_DRAIN_SECONDS (30), BENCH_SATURATED_BATCHES (150), BENCH_CONCURRENCY (4).
+ * BENCH_DRAIN_SECONDS (30), BENCH_SATURATED_BATCHES (150), BENCH_CONCURRENCY (4),
+ * BENCH_WORKERS (1), BENCH_WORKER_CONCURRENCY (the worker's default).
  */
 import { createDatabase, ensureProject, migrate } from "@crux/db";
 import { decodeExportRequest } from "@crux/otlp";
@@ -33,6 +40,8 @@ const DRAIN_OK_SECONDS = Number(process.env.BENCH_DRAIN_OK_SECONDS ?? 5);
 const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 30);
 const SATURATED_BATCHES = Number(process.env.BENCH_SATURATED_BATCHES ?? 150);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
+const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY;
 const BATCH_SPANS = 512;
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -56,12 +65,20 @@ function slope(samples: { t: number; y: number }[]): number {
 }
 
 /** Starts a service entry point as its own process and waits until its /readyz answers 200. */
-async function startService(entry: string, readyUrl: string, env: Record<string, string>) {
+async function startService(entry: string, readyUrl: string, env: Record<string, string>, onLine?: (line: string) => void) {
   const child = spawn(process.execPath, ["--import", "tsx", entry], {
     cwd: root,
     env: { ...process.env, ...env },
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", onLine ? "pipe" : "inherit", "inherit"],
   });
+  if (onLine && child.stdout) {
+    let rest = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) if (line) onLine(line);
+    });
+  }
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -128,11 +145,36 @@ async function main() {
         CRUX_SETTLE_ROOT_DELAY_MS: "200",
       });
       stops.push(receiver.stop);
-      const worker = await startService("services/worker/src/main.ts", `http://127.0.0.1:${metricsPort}/readyz`, {
-        ...common,
-        CRUX_WORKER_METRICS_PORT: String(metricsPort),
-      });
-      stops.push(worker.stop);
+      // Every "trace scored" line: (trace, input hash) must be unique across all workers.
+      const scoredInputs = new Map<string, number>();
+      const onWorkerLine = (line: string) => {
+        let entry: { level?: number; msg?: string; traceId?: string; inputHash?: string | null };
+        try {
+          entry = JSON.parse(line) as typeof entry;
+        } catch {
+          return void console.log(line);
+        }
+        if (entry.msg === "trace scored") {
+          if (entry.inputHash) scoredInputs.set(`${entry.traceId}:${entry.inputHash}`, (scoredInputs.get(`${entry.traceId}:${entry.inputHash}`) ?? 0) + 1);
+        } else if ((entry.level ?? 0) >= 40) console.log(line);
+      };
+      const workers: { stop: () => Promise<void>; metricsUrl: string }[] = [];
+      for (let w = 0; w < WORKERS; w++) {
+        const port = metricsPort + w;
+        const worker = await startService(
+          "services/worker/src/main.ts",
+          `http://127.0.0.1:${port}/readyz`,
+          {
+            ...common,
+            CRUX_LOG_LEVEL: "info",
+            CRUX_WORKER_METRICS_PORT: String(port),
+            ...(WORKER_CONCURRENCY ? { CRUX_WORKER_CONCURRENCY: WORKER_CONCURRENCY } : {}),
+          },
+          onWorkerLine,
+        );
+        workers.push({ ...worker, metricsUrl: `http://127.0.0.1:${port}/metrics` });
+        stops.push(worker.stop);
+      }
 
       const send = client.send;
       const count = async () => {
@@ -222,8 +264,9 @@ async function main() {
         if (!drained) break;
       }
 
-      // Ingest alone, saturated: the worker stopped, the same receiver, fresh traces.
-      await worker.stop();
+      const parts = await scoreParts(workers.map((w) => w.metricsUrl));
+      // Ingest alone, saturated: the workers stopped, the same receiver, fresh traces.
+      for (const w of workers) await w.stop();
       // The receiver is warm from the paced phases: no separate warm-up.
       const ingestRate = saturated.spans / (await runSaturated(saturated.payloads, send));
 
@@ -249,6 +292,18 @@ async function main() {
       );
       if (sustainable && sustainable === results.at(-1) && results.length === RATES.length)
         console.log("(the highest rate offered was sustained: the limit is above it; raise BENCH_RATES)");
+      console.log(`\nworker cost per scored trace (${WORKERS} worker process${WORKERS === 1 ? "" : "es"}, wall ms, mean over ${fmt(parts.scored)} traces):`);
+      for (const [part, ms] of parts.msPerTrace) console.log(`  ${part.padEnd(13)} ${ms.toFixed(2).padStart(8)}`);
+      console.log(
+        `  ${"total".padEnd(13)} ${[...parts.msPerTrace.values()]
+          .reduce((a, b) => a + b, 0)
+          .toFixed(2)
+          .padStart(8)}`,
+      );
+      console.log(`score jobs deferred (project share full) per scored trace: ${(parts.deferred / Math.max(1, parts.scored)).toFixed(2)}`);
+      const twice = [...scoredInputs.values()].filter((n) => n > 1).length;
+      console.log(`traces scored twice for the same input: ${twice} (of ${scoredInputs.size} scored (trace, input) pairs)`);
+      if (twice > 0) process.exitCode = 1;
     } finally {
       client.close();
       for (const stop of stops.reverse()) await stop();
@@ -256,6 +311,27 @@ async function main() {
       await purgeQueuePrefix(redisUrl, queuePrefix);
     }
   });
+
+  /** Sums the workers' crux_worker_score_part_seconds and deferred score jobs: ms per scored trace by part. */
+  async function scoreParts(urls: string[]) {
+    const sums = new Map<string, number>();
+    let scored = 0;
+    let deferred = 0;
+    for (const url of urls) {
+      const text = await (await fetch(url)).text();
+      const label = (labels: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(labels)?.[1];
+      for (const [, name, labels, value] of text.matchAll(/^(\w+)\{([^}]*)\} (\S+)$/gm)) {
+        const part = label(labels!, "part");
+        if (name === "crux_worker_score_part_seconds_sum" && part) sums.set(part, (sums.get(part) ?? 0) + Number(value));
+        // Every scored trace has a persist part.
+        if (name === "crux_worker_score_part_seconds_count" && part === "persist") scored += Number(value);
+        if (name === "crux_worker_jobs_total" && label(labels!, "queue") === "trace.score" && label(labels!, "outcome") === "deferred")
+          deferred += Number(value);
+      }
+    }
+    const msPerTrace = new Map([...sums].map(([part, s]) => [part, (s * 1000) / Math.max(1, scored)]));
+    return { msPerTrace, scored, deferred };
+  }
 
   async function runSaturated(payloads: Uint8Array[], send: (p: Uint8Array) => Promise<void>) {
     let next = 0;

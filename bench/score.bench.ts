@@ -20,7 +20,15 @@ import { createLogger } from "@crux/runtime";
 import { recordSpans, toProtobuf } from "@crux/testkit";
 import {
   attributeAgents,
+  attributionRows,
+  buildTrajectories,
   buildTraceView,
+  detectMast,
+  mastDetectors,
+  redundancyRate,
+  scoreCost,
+  scoreGoalDrift,
+  scoreUsage,
   defaultPriceTable,
   expressionsOf,
   prepareTrace,
@@ -146,12 +154,12 @@ function cpuMs(): number {
 }
 
 /** Runs fn until at least MIN_CPU_MS of CPU (and minIterations) have passed, after a short warm-up. */
-function measure(fn: () => void, minIterations: number): { cpuMsPerOp: number; wallMsPerOp: number; iterations: number } {
+function measure(fn: () => void, minIterations: number, minCpuMs = MIN_CPU_MS): { cpuMsPerOp: number; wallMsPerOp: number; iterations: number } {
   for (let i = 0; i < Math.max(3, minIterations / 10); i++) fn();
   const c0 = cpuMs();
   const w0 = performance.now();
   let n = 0;
-  while (n < minIterations || cpuMs() - c0 < MIN_CPU_MS) {
+  while (n < minIterations || cpuMs() - c0 < minCpuMs) {
     fn();
     n++;
   }
@@ -208,6 +216,30 @@ for (const size of [50, 2_000]) {
     `  baseline attribute   ${fmt(attribute.cpuMsPerOp)} ms CPU/trace  → scoreTrace = ${fmt(score.cpuMsPerOp / attribute.cpuMsPerOp, 2)}× attributeAgents`,
   );
   console.log(`  JSONata milestones   ${fmt(jsonataMs)} ms CPU/trace (view + ${expressions.length} expressions, before scoring)`);
+  // scoreTrace part by part (each alone, on the same prepared trace), largest first: where the time goes.
+  const mastOptions = {
+    agentContracts: config.agentContracts,
+    handoffContracts: config.handoffContracts,
+    validateSchema,
+    milestones: null,
+    evaluate: () => false,
+    outcomeSuccess: false,
+  };
+  const mast = detectMast(prepared, mastOptions);
+  const attribution = attributeAgents(spans);
+  const parts: [string, () => unknown][] = [
+    ["attributeAgents", () => attributeAgents(spans)],
+    ["buildTrajectories", () => buildTrajectories(spans, attribution)],
+    ["scoreUsage", () => scoreUsage(prepared)],
+    ["scoreCost", () => scoreCost(prepared, config.prices)],
+    ["scoreGoalDrift", () => scoreGoalDrift(prepared)],
+    ["redundancyRate", () => redundancyRate(prepared)],
+    ["attributionRows", () => attributionRows(prepared, false, mast)],
+    ...mastDetectors.map((d): [string, () => unknown] => [`detector ${d.id}`, () => d.run(prepared, mastOptions)]),
+  ];
+  const costs = parts.map(([name, fn]) => ({ name, ms: measure(fn, size <= 50 ? 50 : 3, 150).cpuMsPerOp })).sort((a, b) => b.ms - a.ms);
+  console.log(`  scoreTrace by part (ms CPU/trace, each measured alone; sum ${fmt(costs.reduce((a, c) => a + c.ms, 0))}):`);
+  for (const c of costs) console.log(`    ${c.name.padEnd(36)} ${fmt(c.ms)}`);
   if (size <= 50) {
     const ok = score.cpuMsPerOp < TARGET_CPU_MS_50;
     passed &&= ok;

@@ -11,7 +11,7 @@
 import { PermanentError, categoryOf, type MastModeId } from "@crux/core";
 import { sql } from "drizzle-orm";
 import { rowsOf, type CruxDb } from "./client.ts";
-import { applyTraceDeltaSql, judgeFindingRollup, traceContribution } from "./scores/rollups.ts";
+import { applyTraceDeltaSql, cellsByName, judgeFindingRollup, type BaseWhere } from "./scores/rollups.ts";
 
 /** Producer ids of the LLM judges; other producers of trace_verdicts are not materialized. */
 const judgeProducerPrefix = "judge.";
@@ -133,10 +133,11 @@ export async function recordJudgeFindings(tx: CruxDb, projectId: string, traceId
   const row = current[0];
   if (row === undefined) return; // a newer verdict is current, or the trace has no spans
   // The judge rollup gets the trace's new contribution minus its old one, as persistTraceScores does.
-  const old = await traceContribution((q) => tx.execute(q), judgeFindingRollup, projectId, traceId);
+  const thisTrace: BaseWhere = (a) => sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ${traceId}`;
+  const old = rowsOf(await tx.execute(cellsByName(judgeFindingRollup, thisTrace)));
   await tx.execute(sql`DELETE FROM judge_findings WHERE project_id = ${projectId} AND trace_id = ${traceId} AND producer_id = ${verdict.producerId}`);
   if (facts.findings.length > 0) await insertFindings(tx, projectId, traceId, verdict.producerId, facts.findings, row);
-  await tx.execute(applyTraceDeltaSql(judgeFindingRollup, projectId, traceId, old));
+  await tx.execute(applyTraceDeltaSql(judgeFindingRollup, thisTrace, old));
 }
 
 async function insertFindings(

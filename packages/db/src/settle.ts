@@ -39,6 +39,29 @@ export async function listSpanIds(database: Database, projectId: string, traceId
   return rows.map((r) => r.spanId);
 }
 
+export interface SettleState {
+  dirty: boolean;
+  lastReceivedAt: Date;
+  settleVersion: number;
+  /** Primary-key order, as listSpanIds; read in the same snapshot as the row, so they agree. */
+  spanIds: string[];
+}
+
+/** What the settle stage needs, in one round trip: the trace's dirty flag, last_received_at and span ids; null if unknown. */
+export async function readSettleState(database: Database, projectId: string, traceId: string): Promise<SettleState | null> {
+  const [row] = await database.db
+    .select({
+      dirty: traces.dirty,
+      lastReceivedAt: traces.lastReceivedAt,
+      settleVersion: traces.settleVersion,
+      spanIds: sql<string[]>`ARRAY(SELECT s.span_id FROM spans s WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId} ORDER BY s.span_id)`,
+    })
+    .from(traces)
+    .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId)))
+    .limit(1);
+  return row ?? null;
+}
+
 /**
  * Freezes the trace: clears dirty if last_received_at still equals what the
  * settler saw, records the hash of the span set it saw, bumps settle_version,

@@ -108,6 +108,11 @@ export async function getTrace(
 ): Promise<{ trace: TraceSummary; spans: NormalizedSpan[] } | null> {
   const trace = await getTraceSummary(database, projectId, traceId);
   if (!trace) return null;
+  return { trace, spans: await listTraceSpans(database, projectId, traceId, opts) };
+}
+
+/** Every stored span of the trace (ordered by start, then span id), in keyset pages as getTrace reads them; [] if unknown. */
+export async function listTraceSpans(database: Database, projectId: string, traceId: string, opts: { pageSize?: number } = {}): Promise<NormalizedSpan[]> {
   const pageSize = Math.max(1, opts.pageSize ?? getTraceSpansPageSize);
   const result: NormalizedSpan[] = [];
   let after: { startNs: bigint; spanId: string } | null = null;
@@ -130,5 +135,5 @@ export async function getTrace(
     after = { startNs: last.startNs, spanId: last.spanId };
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  return { trace, spans: result };
+  return result;
 }

@@ -10,6 +10,7 @@ import {
   failureModeMetrics,
   multiplierMetrics,
   persistTraceScores,
+  persistTraceScoreSets,
   rebuildScoreRollups,
   successInputs,
   type Database,
@@ -218,23 +219,22 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     await database.close();
   });
 
+  /** Trace 6 as first scored: another hour, service, agents, findings and outcome than its re-score in specs. */
+  const firstTrace6 = rec({
+    n: 6,
+    at: T0 + HOUR + 30n * MIN,
+    service: "svc-b",
+    success: false,
+    taskId: "t9",
+    agents: [["solo", 500, 0.3]],
+    findings: [["FM-2.1", "solo", "contract"]],
+    milestones: [true],
+  });
+
   async function seeded(): Promise<string> {
     const p = projectId();
     // Trace 6 first lands elsewhere (other hour, service, agents, findings, outcome), then is re-scored.
-    await persistTraceScores(
-      database,
-      p,
-      rec({
-        n: 6,
-        at: T0 + HOUR + 30n * MIN,
-        service: "svc-b",
-        success: false,
-        taskId: "t9",
-        agents: [["solo", 500, 0.3]],
-        findings: [["FM-2.1", "solo", "contract"]],
-        milestones: [true],
-      }),
-    );
+    await persistTraceScores(database, p, firstTrace6);
     for (const s of specs) await persistTraceScores(database, p, rec({ ...s, version: s.n === 6 ? 2 : 1 }));
     // A stale version changes nothing.
     await persistTraceScores(database, p, rec({ n: 6, at: T0, agents: [["stale", 1, 1]], version: 1 }));
@@ -248,6 +248,34 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     expect(JSON.stringify(maintained)).not.toContain("solo");
     await rebuildScoreRollups(database, p);
     expect(await rollupTables(database, p)).toEqual(maintained);
+  });
+
+  it("sets written together in one transaction give the rollups and rows that one-by-one writes give", async () => {
+    const one = await seeded();
+    const batched = projectId();
+    // The same history, in batches: first writes of traces 6 and 99, then every spec (trace 6 re-scored) and a stale set of trace 99.
+    await persistTraceScoreSets(database, batched, [{ record: firstTrace6 }, { record: rec({ n: 99, at: T0, agents: [["early", 5, 0.5]], version: 3 }) }]);
+    const written = await persistTraceScoreSets(database, batched, [
+      ...specs.map((s) => ({ record: rec({ ...s, version: s.n === 6 ? 2 : 1 }) })),
+      { record: rec({ n: 99, at: T0, agents: [["stale", 1, 1]], version: 2 }) },
+    ]);
+    expect(written).toEqual([...specs.map(() => true), false]);
+    const maintained = await rollupTables(database, batched);
+    expect(JSON.stringify(maintained)).not.toContain("solo");
+    expect(JSON.stringify(maintained)).not.toContain("stale");
+    await rebuildScoreRollups(database, batched);
+    expect(await rollupTables(database, batched)).toEqual(maintained);
+    // Apart from trace 99 (only in the batched project), the rows are those of the one-by-one project.
+    const scores = async (p: string) =>
+      rowsOf(
+        await database.db.execute(
+          sql`SELECT trace_id, version, total_tokens, service_name FROM trace_scores WHERE project_id = ${p} AND trace_id <> ${traceId(99)} ORDER BY trace_id`,
+        ),
+      );
+    expect(await scores(batched)).toEqual(await scores(one));
+    await expect(
+      persistTraceScoreSets(database, batched, [{ record: rec({ n: 1, at: T0, agents: [] }) }, { record: rec({ n: 1, at: T0, agents: [] }) }]),
+    ).rejects.toThrow(/one set per trace/);
   });
 
   it("migration 0007's backfill of the multiplier inputs gives what the rollup cells give", async () => {

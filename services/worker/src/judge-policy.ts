@@ -8,7 +8,7 @@
  * day or a raised budget lets it run: nothing is dropped.
  */
 import { judgeBudgetDay, judgeSampled } from "@crux/core";
-import { judgeSpendSince, readJudgeSettings, traceFailed, type Database, type JudgeServiceDefaults, type SecretBox } from "@crux/db";
+import { judgeSpendSince, readJudgeSettings, type Database, type JudgeServiceDefaults, type SecretBox } from "@crux/db";
 import { JobDeferral } from "@crux/queue";
 import type { JudgeProducer } from "./judge-producer.ts";
 import { createJudgeSuiteCache, type JudgeSuiteFactory, type JudgeSuiteLimits } from "./judge-suite.ts";
@@ -46,11 +46,11 @@ export function createJudgePolicy(deps: JudgePolicyDeps) {
 
   return {
     /** For the score stage: should trace.judge be enqueued for this trace? */
-    async shouldJudge(projectId: string, traceId: string): Promise<boolean> {
+    /** `failed`: the trace has an error span or its outcome is a failure (the score stage knows both before it writes). */
+    async shouldJudge(projectId: string, traceId: string, failed: boolean): Promise<boolean> {
       const settings = await settingsOf(projectId);
       if (!settings.effective.enabled) return false;
-      if (await traceFailed(deps.database, projectId, traceId)) return true;
-      return judgeSampled(traceId, settings.effective.samplingShare);
+      return failed || judgeSampled(traceId, settings.effective.samplingShare);
     },
     /** For the judge stage: the project's judges now (settings may have changed since the enqueue). */
     async forProject(projectId: string): Promise<ProjectJudges> {

@@ -22,6 +22,13 @@ export function createWorkerMetrics(registry: Registry) {
       buckets: durationBuckets,
       registers,
     }),
+    scoreParts: new Histogram({
+      name: "crux_worker_score_part_seconds",
+      help: "Time of each part of a scored trace (read_state, read_config, read_spans, trajectories, milestones, scorers, persist)",
+      labelNames: ["part"],
+      buckets: durationBuckets,
+      registers,
+    }),
     retries: new Counter({ name: "crux_worker_job_retries_total", help: "Failed runs that will be retried", labelNames: ["queue"], registers }),
     permanentFailures: new Counter({
       name: "crux_worker_job_failures_total",

@@ -5,14 +5,19 @@
  * baseline it used, and the scorers' version (scoreInputHash, packages/core).
  *
  * When the stored set's input hash equals the one computed now, the job stops
- * there (a duplicate job, a re-settle with no span change): only small rows
- * are read (the trace summary, the override, the configuration, the stored
- * hash), never a span body. Otherwise it reads the spans once, checks they are
- * still the frozen set (a span stored since re-opened the trace: its settle
- * will request the score again), scores (pure) and persists the whole set in
- * one transaction stamped with the settle version and the input hash; a set
- * older than the stored one is ignored. Then it starts trace.judge when a
- * judge producer is registered, and clears the score request it read.
+ * there (a duplicate job, a re-settle with no span change): one query reads the
+ * trace summary, the override, the stored hash and the project's config
+ * fingerprint (readScoreJobState); the configuration itself is kept between
+ * jobs while that fingerprint holds (scoring-config-cache.ts); no span body is
+ * read. Otherwise it reads the spans once, checks they are still the frozen set
+ * (a span stored since re-opened the trace: its settle will request the score
+ * again), scores (pure) and persists the whole set stamped with the settle
+ * version and the input hash, together with the trace's agent list and the
+ * clear of the score request it read, in one transaction it may share with the
+ * sets other jobs finish meanwhile (score-writer.ts); a set older than the
+ * stored one is ignored. With a judge producer registered it enqueues
+ * trace.judge first and clears the request after, so a failed enqueue leaves
+ * the request for the sweeper.
  *
  * Failures: scoring is a pure function of the stored spans and config, so if
  * it throws, retrying cannot help: PermanentError (no retry). Database errors
@@ -30,28 +35,18 @@ import {
   type MilestoneExpression,
   type RunTagsOverride,
   type SchemaValidator,
-  type ScoringConfig,
   type TraceScoreRecord,
 } from "@crux/core";
-import {
-  clearScoreRequest,
-  findBaselineRun,
-  getOutcomeOverride,
-  getStoredScoreInputs,
-  getTrace,
-  getTraceSummary,
-  loadScoringConfig,
-  persistTraceScores,
-  updateTraceAgents,
-  type Database,
-  type TraceSummary,
-} from "@crux/db";
+import { clearScoreRequest, listTraceSpans, readScoreJobState, type Database, type TraceSummary } from "@crux/db";
 import type { JobQueue, Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "./frozen-span-set.ts";
+import type { WorkerMetrics } from "./metrics.ts";
 import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";
 import { pure } from "./pure.ts";
 import { createSchemaValidator } from "./schema-validator.ts";
+import { createScoreWriter } from "./score-writer.ts";
+import { createScoringConfigCache, type ScoringInputs } from "./scoring-config-cache.ts";
 
 export interface ScoreDeps {
   database: Database;
@@ -59,79 +54,103 @@ export interface ScoreDeps {
   queue: JobQueue;
   log: Logger;
   /** trace.judge is enqueued only when this is true (a fixed producer is registered) or says so for the trace (the judge policy). */
-  judging?: boolean | ((projectId: string, traceId: string) => Promise<boolean>);
+  judging?: boolean | ((projectId: string, traceId: string, failed: boolean) => Promise<boolean>);
   /** Injected for tests; default Ajv. */
   validateSchema?: SchemaValidator;
   /** JSONata in worker threads; createWorker passes one configured from its settings (default: the built-in limits). */
   milestones?: MilestoneExpressionEvaluator;
+  /** Time per part of a scored trace (crux_worker_score_part_seconds). */
+  metrics?: WorkerMetrics;
 }
 
-interface ScoreInputsRead {
+/** The parts of a scored trace's cost, as crux_worker_score_part_seconds labels them. */
+export type ScorePart = "read_state" | "read_config" | "read_spans" | "trajectories" | "milestones" | "scorers" | "persist";
+
+interface ScoreInputsRead extends ScoringInputs {
   taskId: string | null;
-  config: ScoringConfig;
-  baselineRun: Awaited<ReturnType<typeof findBaselineRun>>;
   hash: string;
 }
 
 export function createScoreProcessor(deps: ScoreDeps) {
   const validateSchema = deps.validateSchema ?? createSchemaValidator(deps.log);
   const milestones = deps.milestones ?? createMilestoneEvaluator({ log: deps.log });
+  const configs = createScoringConfigCache(deps.database);
+  const writer = createScoreWriter(deps.database);
 
-  /** Configuration and baseline of the trace's task, and the input hash they give with the frozen span set and the override. */
-  async function readInputs(trace: TraceSummary, frozen: string, override: RunTagsOverride | null, taskId: string | null): Promise<ScoreInputsRead> {
-    const config = await loadScoringConfig(deps.database, trace.projectId, trace.serviceName, taskId);
-    const baselineRun = taskId === null ? null : await findBaselineRun(deps.database, trace.projectId, taskId);
+  /** Configuration and baseline of the trace's task (kept while the project's fingerprint holds), and the input hash they give. */
+  async function readInputs(
+    trace: TraceSummary,
+    fingerprint: string,
+    frozen: string,
+    override: RunTagsOverride | null,
+    taskId: string | null,
+  ): Promise<ScoreInputsRead> {
+    const { config, baselineRun } = await configs.get(trace.projectId, trace.serviceName, taskId, fingerprint);
     return { taskId, config, baselineRun, hash: scoreInputHash({ spanSetHash: frozen, outcomeOverride: override, config, baselineRun }) };
   }
 
-  /** The scores are current: start the judge stage if any, then clear the request this job answered. */
-  async function done(trace: TraceSummary): Promise<void> {
-    const judging = typeof deps.judging === "function" ? await deps.judging(trace.projectId, trace.traceId) : deps.judging === true;
-    if (judging) {
-      await deps.queue.enqueue("trace.judge", { projectId: trace.projectId, traceId: trace.traceId });
-    }
+  /** Whether this trace goes on to the judge stage; `success` is its outcome (stored or just computed). */
+  async function judgesTrace(trace: TraceSummary, success: boolean | null): Promise<boolean> {
+    if (typeof deps.judging !== "function") return deps.judging === true;
+    return deps.judging(trace.projectId, trace.traceId, trace.hasError || success === false);
+  }
+
+  /** The scores are current: start the judge stage if it is due, then clear the request this job answered. */
+  async function done(trace: TraceSummary, judging: boolean): Promise<void> {
+    if (judging) await deps.queue.enqueue("trace.judge", { projectId: trace.projectId, traceId: trace.traceId });
     if (trace.scoreRequestedAt !== null) await clearScoreRequest(deps.database, trace.projectId, trace.traceId, trace.scoreRequestedAt);
   }
 
   return async function score(payload: Payload<"trace.score">): Promise<void> {
     const { projectId, traceId } = payload;
-    const trace = await getTraceSummary(deps.database, projectId, traceId);
-    if (!trace) {
+    const ms: Partial<Record<ScorePart, number>> = {};
+    let mark = performance.now();
+    const lap = (part: ScorePart) => {
+      const now = performance.now();
+      ms[part] = (ms[part] ?? 0) + (now - mark);
+      mark = now;
+    };
+    // One round trip: summary, override, stored input hash, config fingerprint.
+    const state = await readScoreJobState(deps.database, projectId, traceId);
+    if (!state) {
       deps.log.warn(payload, "score: trace not found, nothing to do");
       return;
     }
+    const { trace, override, stored, configFingerprint } = state;
     const frozen = await frozenSpanSetHash(deps.database, trace);
     if (frozen === null) {
       deps.log.debug(payload, "score: the trace is not settled (or was re-opened); its settle requests the score");
       return;
     }
-    const override = await getOutcomeOverride(deps.database, projectId, traceId);
-    const stored = await getStoredScoreInputs(deps.database, projectId, traceId);
+    lap("read_state");
     // Same spans and override as the stored set means the same task id: compare with its config and baseline.
     let early: ScoreInputsRead | null = null;
     if (stored?.inputHash) {
-      early = await readInputs(trace, frozen, override, stored.taskId);
+      early = await readInputs(trace, configFingerprint, frozen, override, stored.taskId);
       if (early.hash === stored.inputHash) {
         deps.log.debug({ ...payload, version: stored.version }, "score: inputs unchanged, the stored scores are kept");
-        await done(trace);
+        await done(trace, await judgesTrace(trace, stored.success));
         return;
       }
+      lap("read_config");
     }
 
-    const found = await getTrace(deps.database, projectId, traceId);
-    if (!found) return;
-    if (spanSetHash(found.spans.map((s) => s.spanId)) !== frozen) {
+    const spans = await listTraceSpans(deps.database, projectId, traceId);
+    if (spanSetHash(spans.map((s) => s.spanId)) !== frozen) {
       deps.log.debug(payload, "score: spans arrived since the trace was settled; its next settle requests the score");
       return;
     }
-    const t = pure("trajectory build", traceId, () => prepareTrace(found.spans));
+    lap("read_spans");
+    const t = pure("trajectory build", traceId, () => prepareTrace(spans));
     const agents = [...new Set(t.attribution.agents.map((a) => a.name))].sort();
-    await updateTraceAgents(deps.database, projectId, traceId, agents);
     const tags = pure("run tags", traceId, () => runTagsOf(t, override));
-    const inputs = early !== null && early.taskId === tags.taskId ? early : await readInputs(trace, frozen, override, tags.taskId);
+    lap("trajectories");
+    const inputs = early !== null && early.taskId === tags.taskId ? early : await readInputs(trace, configFingerprint, frozen, override, tags.taskId);
+    lap("read_config");
     if (inputs.hash === stored?.inputHash) {
+      // (The stored set came from the same span set: its agent list is this one.)
       deps.log.debug({ ...payload, version: stored.version }, "score: inputs unchanged, the stored scores are kept");
-      await done(trace);
+      await done(trace, await judgesTrace(trace, stored.success));
       return;
     }
 
@@ -144,13 +163,14 @@ export function createScoreProcessor(deps: ScoreDeps) {
             pure("trace view", traceId, () => buildTraceView(t, tags)),
             { projectId, traceId },
           );
+    lap("milestones");
     const version = trace.settleVersion;
     const record: TraceScoreRecord = pure("scoring", traceId, () =>
       scorePreparedTrace(t, {
         projectId,
         traceId,
         version,
-        spans: found.spans,
+        spans,
         config: inputs.config,
         outcomeOverride: override,
         baselineRun: inputs.baselineRun,
@@ -158,12 +178,30 @@ export function createScoreProcessor(deps: ScoreDeps) {
         evaluateMilestone,
       }),
     );
+    lap("scorers");
     // Checks cut by an evaluation budget depend on load, not on the inputs: such a set is not stamped, so the next score job recomputes it.
     const complete = (record.milestones?.notEvaluated ?? 0) === 0;
-    await persistTraceScores(deps.database, projectId, record, { inputHash: complete ? inputs.hash : null });
-    await done(trace);
+    const judging = await judgesTrace(trace, record.run.success);
+    // The agent list and (without a judge stage to start first) the score request go with the set, in its transaction.
+    // Written with the sets other jobs finish meanwhile, in one transaction (score-writer.ts).
+    await writer.write(projectId, {
+      record,
+      opts: { inputHash: complete ? inputs.hash : null, agents, clearScoreRequest: judging ? null : trace.scoreRequestedAt },
+    });
+    if (judging) await done(trace, true);
+    lap("persist");
+    for (const [part, v] of Object.entries(ms)) deps.metrics?.scoreParts.observe({ part }, v / 1000);
     deps.log.info(
-      { ...payload, version, spans: found.spans.length, agents: agents.length, findings: record.findings.length, judging: Boolean(deps.judging) },
+      {
+        ...payload,
+        version,
+        spans: spans.length,
+        agents: agents.length,
+        findings: record.findings.length,
+        judging,
+        inputHash: complete ? inputs.hash : null,
+        ms: Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(v * 10) / 10])),
+      },
       "trace scored",
     );
   };

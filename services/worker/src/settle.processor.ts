@@ -17,7 +17,7 @@
  * Database errors are retried by the queue with backoff.
  */
 import { spanSetHash } from "@crux/core";
-import { describeStorageError, getTraceSummary, listSpanIds, markTraceSettled, type Database } from "@crux/db";
+import { describeStorageError, markTraceSettled, readSettleState, type Database } from "@crux/db";
 import { QueueClosedError, type JobQueue, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 
@@ -31,7 +31,8 @@ export interface SettleDeps {
 export function createSettleProcessor(deps: SettleDeps) {
   return async function settle(payload: Payload<"trace.settle">): Promise<void> {
     const { projectId, traceId } = payload;
-    const trace = await getTraceSummary(deps.database, projectId, traceId);
+    // One read: the flag, last_received_at and the span ids (no body), in one snapshot.
+    const trace = await readSettleState(deps.database, projectId, traceId);
     if (!trace) {
       deps.log.warn(payload, "settle: trace not found, nothing to do");
       return;
@@ -41,7 +42,7 @@ export function createSettleProcessor(deps: SettleDeps) {
       deps.log.debug(payload, "settle: trace is not dirty, nothing to do");
       return;
     }
-    const spanIds = await listSpanIds(deps.database, projectId, traceId);
+    const spanIds = trace.spanIds;
     const hash = spanSetHash(spanIds);
     const settled = await markTraceSettled(deps.database, projectId, traceId, trace.lastReceivedAt, hash);
     if (!settled) {

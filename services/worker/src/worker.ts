@@ -93,7 +93,7 @@ export function createWorker(deps: WorkerDeps) {
   // Fixed producers judge every trace; otherwise the policy picks (failed traces, a share of the rest, judges on).
   const judging = judges.length > 0 ? true : policy ? policy.shouldJudge : false;
   const settle = createSettleProcessor({ database: deps.database, queue: deps.queue, log: deps.log });
-  const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging });
+  const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging, metrics });
   const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges, policy });
   const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
   const sweeper = createSweeper({

@@ -9,7 +9,7 @@
  * changed; a score job lost after its settle is re-enqueued by the sweeper.
  */
 import { ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
-import { ensureProject, getTrace, insertSpanBatch, listVerdicts, schema, setOutcomeOverride, type Database } from "@crux/db";
+import { ensureProject, getTrace, insertSpanBatch, listVerdicts, priceRepository, schema, setOutcomeOverride, type Database } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
 import type { QueueName } from "@crux/queue";
 import { testDatabases, testQueues } from "@crux/testkit";
@@ -64,6 +64,16 @@ async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]
     withOutcome,
     completed,
     sweeper: worker.sweeper,
+    /** A fresh trace, settled and scored once (its first score job counted), with its stored score row. */
+    async scoredTrace() {
+      const spans = reportTrace({ startMs: Date.now() - 60_000, success: true });
+      const traceId = spans[0]!.traceId;
+      await insertSpanBatch(database, PROJECT, spans);
+      await this.runJob("trace.settle", traceId);
+      await until("scored", async () => (await scoreRow(database, traceId)) !== undefined);
+      await until("the first score job counted", async () => (await completed("trace.score")) === 1);
+      return { traceId, scored: (await scoreRow(database, traceId))! };
+    },
     /** Runs one more job of `name` for the trace and waits until it completed. */
     async runJob(name: "trace.settle" | "trace.score", traceId: string) {
       const before = await completed(name);
@@ -141,13 +151,8 @@ describe.each(cases)("stage pipeline on $name", ({ db, q }) => {
   it("does not score again when the input hash is unchanged (duplicate job, re-settle without a span change); does when the outcome changes", async () => {
     const s = await setup(db, q);
     try {
-      const spans = reportTrace({ startMs: Date.now() - 60_000, success: true });
-      const traceId = spans[0]!.traceId;
-      await insertSpanBatch(s.database, PROJECT, spans);
-      await s.runJob("trace.settle", traceId);
-      await until("scored and judged", async () => (await listVerdicts(s.database, PROJECT, traceId)).length === 2);
-      await until("the first score job counted", async () => (await s.completed("trace.score")) === 1);
-      const scored = (await scoreRow(s.database, traceId))!;
+      const { traceId, scored } = await s.scoredTrace();
+      await until("judged", async () => (await listVerdicts(s.database, PROJECT, traceId)).length === 2);
       expect(scored.inputHash).toMatch(/^[0-9a-f]{64}$/);
       expect((await getTrace(s.database, PROJECT, traceId))!.trace.scoreRequestedAt).toBeNull();
 
@@ -175,6 +180,24 @@ describe.each(cases)("stage pipeline on $name", ({ db, q }) => {
       expect(rescored).toMatchObject({ success: false, version: 2 });
       expect(rescored.inputHash).not.toBe(scored.inputHash);
       expect(rescored.scoredAt.getTime()).toBeGreaterThan(scored.scoredAt.getTime());
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
+  it("kept configuration: a price written after a trace was scored reaches its next score job", async () => {
+    const s = await setup(db, q);
+    try {
+      const { traceId, scored } = await s.scoredTrace();
+      await s.runJob("trace.score", traceId); // the configuration is kept: the same inputs, skipped
+      expect(await scoreRow(s.database, traceId)).toEqual(scored);
+
+      await priceRepository.create(s.database, PROJECT, { model: "gpt-4o-mini", inputPerMTok: 1_000, outputPerMTok: 1_000, cachedInputPerMTok: null });
+      await s.runJob("trace.score", traceId);
+      const rescored = (await scoreRow(s.database, traceId))!;
+      expect(rescored.inputHash).not.toBe(scored.inputHash);
+      expect(rescored.costUsd).toBeCloseTo(((scored.inputTokens + scored.outputTokens) * 1_000) / 1e6, 6);
+      expect(rescored.costUsd).not.toBe(scored.costUsd);
     } finally {
       await s.close();
     }

@@ -84,39 +84,105 @@ export function createTfidfEmbedder(options: TfidfOptions = {}): Embedder {
       });
     },
     // Same cosines as embed() + cosine(), on sparse vectors: dense vectors cost texts × vocabulary,
-    // which made goal drift quadratic in the trace size (2,000-span traces).
-    cosinesToFirst(texts: string[]): number[] {
-      const { docs, df } = fit(texts);
-      const n = docs.length;
-      const weighted = new Map<Map<string, number>, { w: Map<string, number>; norm: number }>();
-      const weigh = (doc: Map<string, number>): { w: Map<string, number>; norm: number } => {
-        let hit = weighted.get(doc);
-        if (hit !== undefined) return hit;
-        const w = new Map<string, number>();
-        let sq = 0;
-        for (const [f, count] of doc) {
-          const x = weightOf(count, df.get(f) ?? 0, n);
-          w.set(f, x);
-          sq += x * x;
-        }
-        hit = { w, norm: Math.sqrt(sq) };
-        weighted.set(doc, hit);
-        return hit;
-      };
-      const first = docs[0];
-      if (first === undefined) return [];
-      const q = weigh(first);
-      return docs.slice(1).map((doc) => {
-        const d = weigh(doc);
-        if (q.norm === 0 || d.norm === 0) return 0;
-        const [small, large] = d.w.size < q.w.size ? [d.w, q.w] : [q.w, d.w];
-        let dot = 0;
-        for (const [f, x] of small) {
-          const y = large.get(f);
-          if (y !== undefined) dot += x * y;
-        }
-        return dot / (q.norm * d.norm);
-      });
-    },
+    // which made goal drift quadratic in the trace size (2,000-span traces). Features are interned
+    // as integers (sparseCosinesToFirst), so a repeated word costs one lookup, not new strings.
+    cosinesToFirst: (texts) => sparseCosinesToFirst(texts, wordNs, charNs),
   };
+}
+
+/** A doc's features in first-seen order (as `features` lists them) and their counts. */
+interface SparseDoc {
+  ids: number[];
+  counts: Map<number, number>;
+}
+
+/**
+ * cosinesToFirst on interned features: the same features as `features` (word n-grams `w:…`,
+ * character n-grams `c:…`), so the same weights and cosines, without building their strings for
+ * every occurrence: each distinct word gets its unigram and character-gram ids once, each distinct
+ * bigram its id once.
+ */
+function sparseCosinesToFirst(texts: string[], wordNs: number[], charNs: number[]): number[] {
+  const ids = new Map<string, number>();
+  const idOf = (feature: string): number => {
+    let id = ids.get(feature);
+    if (id === undefined) ids.set(feature, (id = ids.size));
+    return id;
+  };
+  const byWord = new Map<string, { word: number; chars: number[] }>();
+  const wordOf = (w: string) => {
+    let hit = byWord.get(w);
+    if (hit === undefined) {
+      const padded = ` ${w} `;
+      const chars: number[] = [];
+      for (const n of charNs) for (let i = 0; i + n <= padded.length; i++) chars.push(idOf(`c:${padded.slice(i, i + n)}`));
+      hit = { word: idOf(`w:${w}`), chars };
+      byWord.set(w, hit);
+    }
+    return hit;
+  };
+  const bigrams = new Map<number, Map<number, number>>();
+  const bigramOf = (a: string, b: string): number => {
+    const [x, y] = [wordOf(a).word, wordOf(b).word];
+    let row = bigrams.get(x);
+    if (row === undefined) bigrams.set(x, (row = new Map()));
+    let id = row.get(y);
+    if (id === undefined) row.set(y, (id = idOf(`w:${a} ${b}`)));
+    return id;
+  };
+  const docOf = (text: string): SparseDoc => {
+    const doc: SparseDoc = { ids: [], counts: new Map() };
+    const add = (id: number): void => {
+      const c = doc.counts.get(id);
+      if (c === undefined) doc.ids.push(id);
+      doc.counts.set(id, (c ?? 0) + 1);
+    };
+    const words = wordTokens(text);
+    for (const n of wordNs) {
+      if (n === 1) for (const w of words) add(wordOf(w).word);
+      else if (n === 2) for (let i = 0; i + 2 <= words.length; i++) add(bigramOf(words[i]!, words[i + 1]!));
+      else for (let i = 0; i + n <= words.length; i++) add(idOf(`w:${words.slice(i, i + n).join(" ")}`));
+    }
+    if (charNs.length > 0) for (const w of words) for (const id of wordOf(w).chars) add(id);
+    return doc;
+  };
+  const byText = new Map<string, SparseDoc>();
+  const docs = texts.map((t) => {
+    let doc = byText.get(t);
+    if (doc === undefined) byText.set(t, (doc = docOf(t)));
+    return doc;
+  });
+  const df: number[] = [];
+  for (const doc of docs) for (const id of doc.ids) df[id] = (df[id] ?? 0) + 1;
+  const n = docs.length;
+  const idf = df.map((d) => Math.log((1 + n) / (1 + d)) + 1);
+  const weighted = new Map<SparseDoc, { w: Map<number, number>; norm: number }>();
+  const weigh = (doc: SparseDoc) => {
+    let hit = weighted.get(doc);
+    if (hit !== undefined) return hit;
+    const w = new Map<number, number>();
+    let sq = 0;
+    for (const id of doc.ids) {
+      const x = (1 + Math.log(doc.counts.get(id)!)) * idf[id]!;
+      w.set(id, x);
+      sq += x * x;
+    }
+    hit = { w, norm: Math.sqrt(sq) };
+    weighted.set(doc, hit);
+    return hit;
+  };
+  const first = docs[0];
+  if (first === undefined) return [];
+  const q = weigh(first);
+  return docs.slice(1).map((doc) => {
+    const d = weigh(doc);
+    if (q.norm === 0 || d.norm === 0) return 0;
+    const [small, large] = d.w.size < q.w.size ? [d.w, q.w] : [q.w, d.w];
+    let dot = 0;
+    for (const [id, x] of small) {
+      const y = large.get(id);
+      if (y !== undefined) dot += x * y;
+    }
+    return dot / (q.norm * d.norm);
+  });
 }

@@ -22,6 +22,22 @@ describe("TF-IDF sparse fast path (used by scoreTrace for goal drift)", () => {
     expect(sparse[3]).toBe(0); // empty text
   });
 
+  it("gives the same cosines on repeated words, bigrams and non-ASCII text (interned features)", () => {
+    const embedder = createTfidfEmbedder();
+    const many = [
+      "Über die Solarzellen-Effizienz in München berichten",
+      "über solarzellen effizienz münchen 😀 日本語のテキスト",
+      "a b a b a b c",
+      "a b c d e f g a b",
+      "naïve café résumé naïve café",
+      "日本語のテキスト 😀😀 emoji",
+    ];
+    const [first, ...rest] = embedder.embed(many);
+    const sparse = embedder.cosinesToFirst?.(many) ?? [];
+    rest.forEach((v, i) => expect(sparse[i]).toBeCloseTo(cosine(first ?? [], v), 12));
+    expect(sparse.some((c) => c > 0.1)).toBe(true);
+  });
+
   it("leaves goal drift unchanged against a dense-only embedder", () => {
     const tfidf = createTfidfEmbedder();
     const denseOnly: Embedder = { embed: (t) => tfidf.embed(t) };

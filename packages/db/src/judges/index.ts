@@ -11,4 +11,4 @@ export {
   type StoredJudgeSettings,
 } from "./settings.repository.ts";
 export { insertJudgeCalls, judgeSpendSince, listJudgeCalls, type JudgeCallInput, type JudgeCallsQuery, type StoredJudgeCall } from "./calls.repository.ts";
-export { recentAgentModels, traceFailed, traceModels } from "./policy.query.ts";
+export { recentAgentModels, traceModels } from "./policy.query.ts";

@@ -1,19 +1,19 @@
 /**
- * persistTraceScores: replaces a trace's whole score set in one transaction.
- * The summary upsert runs first: its row lock serializes two writers of the
+ * persistTraceScores / persistTraceScoreSets: replace a trace's whole score set
+ * (or several traces' sets) in one transaction. Transaction-scoped advisory
+ * locks on the traces, taken first in key order, serialize two writers of the
  * same trace, so the second one's deletes see the first one's rows (no
- * primary-key clash) and readers see the old set or the new set, never a mix.
- * A record older than the stored one (lower version) is ignored.
+ * primary-key clash) and readers see the old set or the new set, never a mix;
+ * under them a record older than the stored one (lower version) is ignored.
  * The set is stamped with the hash of the inputs it was computed from (the score
  * stage's scoreInputHash; null = unknown, so the next score job recomputes it).
- * The hourly rollups (rollups.ts) get the trace's new contribution minus its
- * old one; a transaction-scoped advisory lock on the trace, taken first, keeps
- * the old contribution read before the upsert stable until commit.
+ * The hourly rollups (rollups.ts) get the traces' new contribution minus their
+ * old one, which the locks keep stable from its read to the commit.
  */
 import type { TraceScoreRecord } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { applyTraceDeltaSql, rollups, traceContribution } from "./rollups.ts";
+import { applyTraceDeltaSql, cellsByName, rollupColumnNames, rollups, type BaseWhere } from "./rollups.ts";
 import { unnestOf, unnestSelect } from "./sql-util.ts";
 
 type Tx = Parameters<Parameters<Database["db"]["transaction"]>[0]>[0];
@@ -25,29 +25,126 @@ interface Col {
 
 const childTables = ["trace_findings", "trace_agent_usage", "trace_attributions", "trace_handoffs", "trace_trajectories"];
 
-export async function persistTraceScores(
-  database: Database,
-  projectId: string,
-  record: TraceScoreRecord,
-  opts: { inputHash?: string | null } = {},
-): Promise<void> {
-  await database.db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`crux.scores:${projectId}:${record.traceId}`}, 0))`);
-    const old: Record<string, unknown>[][] = [];
-    for (const r of rollups) old.push(await traceContribution((q) => tx.execute(q), r, projectId, record.traceId));
-    const written = rowsOf(await tx.execute(upsertSummarySql(projectId, record, opts.inputHash ?? null)));
-    if (written.length === 0) return; // a newer version is already stored
-    for (const table of childTables) {
-      await tx.execute(sql`DELETE FROM ${sql.identifier(table)} WHERE project_id = ${projectId} AND trace_id = ${record.traceId}`);
-    }
-    await insertRows(tx, "trace_findings", projectId, record.traceId, findingColumns(record));
-    await insertRows(tx, "trace_agent_usage", projectId, record.traceId, agentColumns(record));
-    await insertRows(tx, "trace_attributions", projectId, record.traceId, attributionColumns(record));
-    await insertRows(tx, "trace_handoffs", projectId, record.traceId, handoffColumns(record));
-    await insertRows(tx, "trace_trajectories", projectId, record.traceId, trajectoryColumns(record));
-    // Always in the order of `rollups`, each statement in key order: see applyTraceDeltaSql.
-    for (const [i, r] of rollups.entries()) await tx.execute(applyTraceDeltaSql(r, projectId, record.traceId, old[i]!));
+export interface PersistOptions {
+  /** scoreInputHash of the inputs; null = unknown, so the next score job recomputes it. */
+  inputHash?: string | null;
+  /** The trace's agent list (traces.agents), written with the set. */
+  agents?: readonly string[];
+  /** Clears traces.score_requested_at if it still equals this (compare-and-set), with the set. */
+  clearScoreRequest?: Date | null;
+}
+
+/** One trace's score set and what goes with it. */
+export interface ScoreSetWrite {
+  record: TraceScoreRecord;
+  opts?: PersistOptions;
+}
+
+/** Returns whether the set was written (false: a newer version is stored). */
+export async function persistTraceScores(database: Database, projectId: string, record: TraceScoreRecord, opts: PersistOptions = {}): Promise<boolean> {
+  const [written] = await persistTraceScoreSets(database, projectId, [{ record, opts }]);
+  return written === true;
+}
+
+/**
+ * Several traces' sets in one transaction (the worker groups the sets its concurrent jobs finish),
+ * each exactly as persistTraceScores would write it alone; one set per trace. Statements: the
+ * advisory locks (key order); the stored versions; the old rollup contributions (one read, only if
+ * some trace was scored before); the summary upserts with the children's deletes and the traces
+ * rows' agents and score requests; every child insert; every rollup delta. Returns per set whether
+ * it was written.
+ */
+export async function persistTraceScoreSets(database: Database, projectId: string, sets: readonly ScoreSetWrite[]): Promise<boolean[]> {
+  if (sets.length === 0) return [];
+  const ids = sets.map((s) => s.record.traceId);
+  if (new Set(ids).size !== ids.length) throw new Error("persistTraceScoreSets: one set per trace");
+  return database.db.transaction(async (tx) => {
+    // Derived data: the commit does not wait for the WAL flush (the rollup locks would be held through it). A crash
+    // can lose the last fraction of a second of score sets, always whole with their score-request clear, so those
+    // traces keep their request and the sweeper scores them again (docs/architecture.md §6).
+    const keys = ids.map((id) => `crux.scores:${projectId}:${id}`);
+    await tx.execute(sql`SELECT set_config('synchronous_commit', 'off', true),
+      (SELECT count(pg_advisory_xact_lock(l.h)) FROM (SELECT hashtextextended(k, 0) AS h FROM unnest(${sql.param(keys)}::text[]) k ORDER BY 1) l)`);
+    // Under the locks: a stored set of a higher version wins (the set is ignored), and only traces scored before have an old contribution.
+    const storedRows = rowsOf(
+      await tx.execute(sql`SELECT trace_id, version FROM trace_scores WHERE project_id = ${projectId} AND trace_id = ANY(${sql.param(ids)}::text[])`),
+    );
+    const storedVersion = new Map(storedRows.map((r) => [String(r.trace_id), Number(r.version)]));
+    const kept = sets.filter((s) => (storedVersion.get(s.record.traceId) ?? -Infinity) <= s.record.version);
+    if (kept.length === 0) return sets.map(() => false);
+    const keptIds = kept.map((s) => s.record.traceId);
+    const rescored = keptIds.filter((id) => storedVersion.has(id));
+    const tracesIn = (traceIds: string[]) => (a: string) =>
+      sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ANY(${sql.param(traceIds)}::text[])`;
+    const old = rescored.length === 0 ? rollups.map(() => []) : await oldContributions(tx, tracesIn(rescored));
+    await tx.execute(replaceSummariesSql(projectId, kept));
+    const records = kept.map((s) => s.record);
+    const inserts = [
+      insertRowsSql("trace_findings", projectId, records, findingColumns),
+      insertRowsSql("trace_agent_usage", projectId, records, agentColumns),
+      insertRowsSql("trace_attributions", projectId, records, attributionColumns),
+      insertRowsSql("trace_handoffs", projectId, records, handoffColumns),
+      insertRowsSql("trace_trajectories", projectId, records, trajectoryColumns),
+    ].filter((q): q is SQL => q !== null);
+    // Different tables, none read by another: one statement. (The deltas below must see these rows: their own statement.)
+    if (inserts.length > 0) await tx.execute(withAll("i", inserts));
+    // The rollup cells are shared by every trace of the hour: their row locks are held from here to the commit,
+    // so all deltas go in one statement, last. Every persist runs this same statement (the rollups in one order,
+    // each in key order: see applyTraceDeltaSql), so two writers lock cells in one order and cannot deadlock.
+    await tx.execute(
+      withAll(
+        "r",
+        rollups.map((r, i) => applyTraceDeltaSql(r, tracesIn(keptIds), old[i]!)),
+      ),
+    );
+    const written = new Set(keptIds);
+    return sets.map((s) => written.has(s.record.traceId));
   });
+}
+
+/** `WITH p0 AS (q0), p1 AS (q1), ... SELECT 1`: data-modifying statements sent as one. */
+function withAll(prefix: string, statements: SQL[]): SQL {
+  return sql`WITH ${sql.join(
+    statements.map((q, i) => sql`${sql.identifier(`${prefix}${i}`)} AS (${q})`),
+    sql`, `,
+  )} SELECT 1`;
+}
+
+/** The traces' current contribution to every rollup, in the order of `rollups`, in one read; values as text (exact numerics). */
+async function oldContributions(tx: Tx, where: BaseWhere): Promise<Record<string, unknown>[][]> {
+  const parts = rollups.map((r, i) => {
+    const fields = rollupColumnNames(r)
+      .map((c) => `'${c}', c.${c}::text`)
+      .join(", ");
+    return sql`(SELECT coalesce(json_agg(json_build_object(${sql.raw(fields)})), '[]'::json) FROM (${cellsByName(r, where)}) c) AS ${sql.identifier(`r${i}`)}`;
+  });
+  const [row] = rowsOf(await tx.execute(sql`SELECT ${sql.join(parts, sql`, `)}`));
+  return rollups.map((_, i) => {
+    const v = row?.[`r${i}`];
+    return (typeof v === "string" ? JSON.parse(v) : v) as Record<string, unknown>[];
+  });
+}
+
+/** The summaries' upsert, the children's deletes and the traces rows' agents and score requests, in one statement. */
+function replaceSummariesSql(projectId: string, sets: readonly ScoreSetWrite[]): SQL {
+  const ids = sql`${sql.param(sets.map((s) => s.record.traceId))}::text[]`;
+  const deletes = childTables.map(
+    (table, i) => sql`${sql.identifier(`d${i}`)} AS (DELETE FROM ${sql.identifier(table)} WHERE project_id = ${projectId} AND trace_id = ANY(${ids}))`,
+  );
+  const traceRows = sets
+    .filter((s) => s.opts?.agents !== undefined || s.opts?.clearScoreRequest)
+    .map((s) => ({ trace_id: s.record.traceId, agents: s.opts?.agents ?? null, clear: s.opts?.clearScoreRequest?.toISOString() ?? null }));
+  const traceUpdate =
+    traceRows.length === 0
+      ? []
+      : [
+          sql`t AS (UPDATE traces tr SET
+            agents = CASE WHEN u.agents IS NULL THEN tr.agents ELSE ARRAY(SELECT jsonb_array_elements_text(u.agents)) END,
+            score_requested_at = CASE WHEN tr.score_requested_at = u.clear THEN NULL ELSE tr.score_requested_at END
+          FROM jsonb_to_recordset(${JSON.stringify(traceRows)}::jsonb) AS u(trace_id text, agents jsonb, clear timestamptz)
+          WHERE tr.project_id = ${projectId} AND tr.trace_id = u.trace_id)`,
+        ];
+  return sql`WITH up AS (${upsertSummarySql(projectId, sets)}), ${sql.join([...deletes, ...traceUpdate], sql`, `)} SELECT 1`;
 }
 
 /** What the score stage compares before scoring: the stored set's input hash, and the task id it resolved (which picks config and baseline). */
@@ -64,12 +161,19 @@ export async function getStoredScoreInputs(
   return row ? { version: Number(row.version), inputHash: row.input_hash, taskId: row.task_id } : null;
 }
 
-async function insertRows(tx: Tx, table: string, projectId: string, traceId: string, columns: Col[]): Promise<void> {
-  if ((columns[0]?.values.length ?? 0) === 0) return;
+/** INSERT ... SELECT FROM unnest of the records' columns (with their trace ids); null when there is no row. */
+function insertRowsSql(table: string, projectId: string, records: readonly TraceScoreRecord[], columnsOf: (r: TraceScoreRecord) => Col[]): SQL | null {
+  const perRecord = records.map(columnsOf);
+  const rowCounts = perRecord.map((cols) => cols[0]?.values.length ?? 0);
+  if (rowCounts.every((n) => n === 0)) return null;
+  const columns: Col[] = [
+    { name: "trace_id", type: "text", values: records.flatMap((r, i) => Array<string>(rowCounts[i]!).fill(r.traceId)) },
+    ...perRecord[0]!.map((c, j) => ({ name: c.name, type: c.type, values: perRecord.flatMap((cols) => cols[j]!.values) })),
+  ];
   const names = columns.map((c) => c.name).join(", ");
-  await tx.execute(sql`
-    INSERT INTO ${sql.identifier(table)} (project_id, trace_id, ${sql.raw(names)})
-    SELECT ${projectId}, ${traceId}, ${unnestSelect(columns)} FROM ${unnestOf(columns)}`);
+  return sql`
+    INSERT INTO ${sql.identifier(table)} (project_id, ${sql.raw(names)})
+    SELECT ${projectId}, ${unnestSelect(columns)} FROM ${unnestOf(columns)}`;
 }
 
 function col<T>(name: string, type: string, rows: readonly T[], pick: (row: T, i: number) => unknown): Col {
@@ -182,9 +286,9 @@ function trajectoryColumns(r: TraceScoreRecord): Col[] {
   ];
 }
 
-function upsertSummarySql(projectId: string, r: TraceScoreRecord, inputHash: string | null): SQL {
+function summaryValues(r: TraceScoreRecord, inputHash: string | null): [string, unknown, string][] {
   const m = r.milestones;
-  const values: [string, unknown, string][] = [
+  return [
     ["version", r.version, "integer"],
     ["service_name", r.serviceName, "text"],
     ["start_ns", r.startNs.toString(), "bigint"],
@@ -227,13 +331,19 @@ function upsertSummarySql(projectId: string, r: TraceScoreRecord, inputHash: str
     ["finding_count", r.findings.length, "integer"],
     ["input_hash", inputHash, "text"],
   ];
-  const names = values.map(([n]) => n);
-  const exprs = values.map(([name, v, type]) =>
-    name === "unpriced_models" ? sql`ARRAY(SELECT jsonb_array_elements_text(${v}::jsonb))` : sql`${v}::${sql.raw(type)}`,
-  );
+}
+
+function upsertSummarySql(projectId: string, sets: readonly ScoreSetWrite[]): SQL {
+  const names = summaryValues(sets[0]!.record, null).map(([n]) => n);
+  const rows = sets.map(({ record: r, opts }) => {
+    const exprs = summaryValues(r, opts?.inputHash ?? null).map(([name, v, type]) =>
+      name === "unpriced_models" ? sql`ARRAY(SELECT jsonb_array_elements_text(${v}::jsonb))` : sql`${v}::${sql.raw(type)}`,
+    );
+    return sql`(${projectId}, ${r.traceId}, ${sql.join(exprs, sql`, `)}, now())`;
+  });
   return sql`
     INSERT INTO trace_scores AS s (project_id, trace_id, ${sql.raw(names.join(", "))}, scored_at)
-    VALUES (${projectId}, ${r.traceId}, ${sql.join(exprs, sql`, `)}, now())
+    VALUES ${sql.join(rows, sql`, `)}
     ON CONFLICT (project_id, trace_id) DO UPDATE SET
       ${sql.raw(names.map((n) => `${n} = excluded.${n}`).join(",\n      "))},
       scored_at = now()

@@ -9,7 +9,7 @@
  * cells equals aggregating the rows.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { rowsOf, type Database } from "../client.ts";
+import type { Database } from "../client.ts";
 
 export const hourNs = 3_600_000_000_000n;
 
@@ -222,17 +222,12 @@ export function cellsByName(r: Rollup, where: BaseWhere): SQL {
   )} FROM (${r.cells(where)}) n`;
 }
 
-/** Rows of the trace's contribution to a rollup, as the SQL driver returns them (numerics as strings). */
-export async function traceContribution(exec: (q: SQL) => Promise<unknown>, r: Rollup, projectId: string, traceId: string): Promise<Record<string, unknown>[]> {
-  return rowsOf(await exec(r.cells((a) => sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ${traceId}`)));
-}
-
 /**
- * Adds (new contribution − old contribution) of a trace to a rollup in one
+ * Adds (new contribution − old contribution) of some traces (`where`) to a rollup in one
  * statement whose rows are upserted in key order, so concurrent writers of
  * different traces lock shared cells in the same order and cannot deadlock.
  */
-export function applyTraceDeltaSql(r: Rollup, projectId: string, traceId: string, old: Record<string, unknown>[]): SQL {
+export function applyTraceDeltaSql(r: Rollup, where: BaseWhere, old: Record<string, unknown>[]): SQL {
   const keys = rollupKeyNames(r);
   const cols = rollupColumnNames(r);
   const types: [string, string][] = [["project_id", "text"], ["hour_ns", "bigint"], ["service_name", "text"], ...r.keys, ...r.measures];
@@ -244,7 +239,7 @@ export function applyTraceDeltaSql(r: Rollup, projectId: string, traceId: string
   return sql`
     INSERT INTO ${sql.identifier(r.table)} (${sql.raw(cols.join(", "))})
     SELECT ${sql.raw(keys.map((k) => `d.${k}`).join(", "))}, ${sql.raw(measureSums)} FROM (
-      ${cellsByName(r, (a) => sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ${traceId}`)}
+      ${cellsByName(r, where)}
       UNION ALL
       SELECT ${sql.raw(keys.map((k) => `o.${k}`).join(", "))}, ${sql.raw(negated)} FROM jsonb_to_recordset(${oldJson}::jsonb) AS o(${sql.raw(recordType)})
     ) d GROUP BY ${sql.raw(keys.map((k) => `d.${k}`).join(", "))} ORDER BY ${sql.raw(keys.map((k) => `d.${k}`).join(", "))}

@@ -1,0 +1,84 @@
+/**
+ * Group commit of score sets: the sets the worker's concurrent score jobs
+ * finish while a write is in flight go together in the next transaction
+ * (persistTraceScoreSets). Most of a set's write is per statement, not per
+ * row, and the hourly rollup cells every trace of the hour shares are locked
+ * once per transaction; so the more jobs finish at once, the less each pays.
+ * One transaction at a time per process; a job waits for the one holding its
+ * set. A batch that fails is written again set by set, so one set's failure
+ * fails its own job only.
+ */
+import { persistTraceScores, persistTraceScoreSets, type Database, type ScoreSetWrite } from "@crux/db";
+
+interface Pending {
+  projectId: string;
+  set: ScoreSetWrite;
+  resolve: (written: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
+export function createScoreWriter(database: Database, opts: { maxBatch?: number } = {}) {
+  const maxBatch = opts.maxBatch ?? 32;
+  let pending: Pending[] = [];
+  let flushing = false;
+  let batches = 0;
+  let sets = 0;
+
+  /** The next batch: the first waiting set's project, one set per trace, at most maxBatch. */
+  function take(): Pending[] {
+    const projectId = pending[0]!.projectId;
+    const batch: Pending[] = [];
+    const rest: Pending[] = [];
+    const traces = new Set<string>();
+    for (const p of pending) {
+      const id = p.set.record.traceId;
+      if (p.projectId === projectId && batch.length < maxBatch && !traces.has(id)) {
+        batch.push(p);
+        traces.add(id);
+      } else rest.push(p);
+    }
+    pending = rest;
+    return batch;
+  }
+
+  async function writeBatch(batch: Pending[]): Promise<void> {
+    try {
+      const written = await persistTraceScoreSets(
+        database,
+        batch[0]!.projectId,
+        batch.map((p) => p.set),
+      );
+      batches++;
+      sets += batch.length;
+      batch.forEach((p, i) => p.resolve(written[i]!));
+    } catch (err) {
+      if (batch.length === 1) return batch[0]!.reject(err);
+      for (const p of batch) {
+        await persistTraceScores(database, p.projectId, p.set.record, p.set.opts).then(p.resolve, p.reject);
+      }
+    }
+  }
+
+  async function flush(): Promise<void> {
+    flushing = true;
+    try {
+      while (pending.length > 0) await writeBatch(take());
+    } finally {
+      flushing = false;
+    }
+  }
+
+  return {
+    /** Writes the set with whatever else is waiting; resolves once committed (false: a newer version was stored). */
+    write(projectId: string, set: ScoreSetWrite): Promise<boolean> {
+      return new Promise<boolean>((resolve, reject) => {
+        pending.push({ projectId, set, resolve, reject });
+        if (!flushing) void flush();
+      });
+    },
+    /** Transactions and sets written so far (benches, tests). */
+    get stats(): { batches: number; sets: number } {
+      return { batches, sets };
+    },
+  };
+}
