@@ -42,3 +42,4 @@ export { listVerdicts, insertVerdict, type VerdictKey, type VerdictRow } from ".
 export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
 export * as schema from "./schema.ts";
 export * from "./scores/index.ts";
+export * from "./alerts/index.ts";

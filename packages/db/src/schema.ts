@@ -634,3 +634,5 @@ export type AgentContractRow = typeof agentContracts.$inferSelect;
 export type HandoffContractRow = typeof handoffContracts.$inferSelect;
 export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
 export type BaselineRow = typeof baselines.$inferSelect;
+
+export { alertRules, alertEvents, webhooks, webhookDeliveries, webhookDeliveryAttempts } from "./alerts/schema.ts";
