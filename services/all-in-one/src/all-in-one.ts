@@ -5,7 +5,7 @@
 import { buildApiApp } from "@crux/api";
 import { createDatabase, describeStorageError, ensureProject, migrate, type Database } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
-import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@crux/queue";
+import { createBullmqQueue, createInProcessQueue, queueRegistry, withScheduleEvery, type JobQueue } from "@crux/queue";
 import { createReceiver } from "@crux/receiver";
 import { createAuthenticator } from "@crux/auth";
 import { createShutdown, type Logger } from "@crux/runtime";
@@ -36,7 +36,10 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
     await database.close();
     throw err;
   }
-  const queue = config.REDIS_URL ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log }) : createInProcessQueue({ log });
+  const registry = withScheduleEvery(queueRegistry, "alerts.evaluate", config.CRUX_ALERTS_EVALUATE_INTERVAL_MS);
+  const queue = config.REDIS_URL
+    ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log, registry })
+    : createInProcessQueue({ log, registry });
   return composeCrux({ database, queue, config, log });
 }
 

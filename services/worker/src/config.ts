@@ -20,6 +20,18 @@ export const workerConfigSchema = z.object({
   CRUX_MILESTONE_TRACE_BUDGET_MS: envInt(5_000, 10, 3_600_000),
   /** Evaluation time one project may spend per minute, ms; past it checks are not evaluated until the next minute. */
   CRUX_MILESTONE_PROJECT_BUDGET_MS: envInt(30_000, 10, 3_600_000),
+  /** How often alert rules are evaluated (one evaluation per rule per tick across all workers), ms. */
+  CRUX_ALERTS_EVALUATE_INTERVAL_MS: envInt(60_000, 100, 86_400_000),
+  /** Base URL of the API as receivers reach it, for the links in webhook payloads. */
+  CRUX_PUBLIC_URL: z.string().url().default("http://localhost:8080"),
+  /** Attempts per webhook delivery, the first included; then the delivery is marked failed. */
+  CRUX_WEBHOOK_MAX_ATTEMPTS: envInt(8, 1, 100),
+  /** Ceiling of the first retry's wait (full jitter), doubled per retry, ms. */
+  CRUX_WEBHOOK_RETRY_BASE_MS: envInt(5_000, 1, 86_400_000),
+  /** Longest wait between attempts, also the cap on a receiver's Retry-After, ms. */
+  CRUX_WEBHOOK_RETRY_MAX_MS: envInt(3_600_000, 1, 86_400_000),
+  /** One attempt: connect, send and read the response (at most 64 KiB), ms. */
+  CRUX_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100, 120_000),
 });
 type WorkerSettings = z.infer<typeof workerConfigSchema>;
 /** What createWorker takes: the three basics, every other setting optional (its default applies). */

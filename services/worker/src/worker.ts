@@ -12,6 +12,9 @@ import { createProjectSlots } from "./project-slots.ts";
 import { createScoreProcessor } from "./score.processor.ts";
 import { createSettleProcessor } from "./settle.processor.ts";
 import { createSweeper } from "./sweeper.ts";
+import { createAlertsEvaluateProcessor } from "./alerts-evaluate.processor.ts";
+import { createWebhookDeliverProcessor } from "./webhook-deliver.processor.ts";
+import type { Resolver } from "@crux/webhooks";
 
 export interface WorkerDeps {
   database: Database;
@@ -24,6 +27,8 @@ export interface WorkerDeps {
   milestones?: MilestoneExpressionEvaluator;
   /** Judge producers run by trace.judge (none by default: the stage is then neither enqueued nor processed). */
   judges?: readonly JudgeProducer[];
+  /** Hostname resolution for webhook deliveries (default: the system's); tests point a name at an address. */
+  webhookResolver?: Resolver;
 }
 
 /**
@@ -70,6 +75,19 @@ export function createWorker(deps: WorkerDeps) {
   const settle = createSettleProcessor({ database: deps.database, queue: deps.queue, log: deps.log });
   const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging: judges.length > 0 });
   const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges });
+  const evaluateAlerts = createAlertsEvaluateProcessor({ database: deps.database, queue: deps.queue, log: deps.log, publicUrl: config.CRUX_PUBLIC_URL });
+  const deliverWebhook = createWebhookDeliverProcessor({
+    database: deps.database,
+    log: deps.log,
+    timeoutMs: config.CRUX_WEBHOOK_TIMEOUT_MS,
+    retryPolicy: {
+      maxAttempts: config.CRUX_WEBHOOK_MAX_ATTEMPTS,
+      baseDelayMs: config.CRUX_WEBHOOK_RETRY_BASE_MS,
+      maxDelayMs: config.CRUX_WEBHOOK_RETRY_MAX_MS,
+      maxRetryAfterMs: config.CRUX_WEBHOOK_RETRY_MAX_MS,
+    },
+    ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
+  });
   const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
   const sweeper = createSweeper({
     database: deps.database,
@@ -92,9 +110,18 @@ export function createWorker(deps: WorkerDeps) {
         "trace.score": (payload) => slots.run(payload.projectId, () => score(payload)),
         // Enqueued only when judges are registered (none by default).
         "trace.judge": (payload) => slots.run(payload.projectId, () => judge(payload)),
+        // Its interval is the queue's (withScheduleEvery with CRUX_ALERTS_EVALUATE_INTERVAL_MS, where the queue is created).
+        "alerts.evaluate": () => evaluateAlerts(),
+        "webhook.deliver": deliverWebhook,
       } satisfies Required<JobHandlers>;
       deps.queue.start(handlers, {
-        concurrency: { "trace.settle": concurrency, "trace.score": concurrency, "trace.judge": concurrency },
+        concurrency: {
+          "trace.settle": concurrency,
+          "trace.score": concurrency,
+          "trace.judge": concurrency,
+          "alerts.evaluate": 1,
+          "webhook.deliver": concurrency,
+        },
         ...jobRunnerHooks(metrics),
       });
       sweeper.start();
