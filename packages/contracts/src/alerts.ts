@@ -87,7 +87,7 @@ export const AlertEvent = z.object({
 });
 
 export const AlertsQuery = PageQuery.extend({
-  ruleId: z.string().max(64).optional(),
+  ruleId: z.uuid().optional().describe("Only the events of this rule"),
   type: AlertEventType.optional(),
 });
 export const AlertList = z.object({ items: z.array(AlertEvent), nextCursor: nextCursorField() });

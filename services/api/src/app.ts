@@ -20,6 +20,8 @@ import { configRoutes } from "./routes/config.route.ts";
 import { metricsRoutes } from "./routes/metrics.route.ts";
 import { traceScoresRoutes } from "./routes/trace-scores.route.ts";
 import { tracesRoutes } from "./routes/traces.route.ts";
+import { alertsRoutes } from "./routes/alerts.route.ts";
+import { webhooksRoutes } from "./routes/webhooks.route.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -97,6 +99,8 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
   await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now }), { prefix: "/api/v1" });
   await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(alertsRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
   return app;
 }
 
