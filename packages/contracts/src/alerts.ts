@@ -63,7 +63,7 @@ export const AlertRule = AlertRuleBody.extend({
 
 export const AlertRuleList = z.object({ items: z.array(AlertRule), nextCursor: nextCursorField() });
 
-export const Reading = z.object({
+const Reading = z.object({
   value: z.number().nullable(),
   numerator: z.number(),
   denominator: z.number(),

@@ -103,14 +103,14 @@ export const queueRegistry = {
   /**
    * Evaluates every enabled alert rule over the stored scores and re-enqueues webhook deliveries
    * still pending in Postgres. Once per tick across all workers; the interval is the worker's
-   * CRUX_ALERTS_EVALUATE_INTERVAL_MS (withScheduleEvery). One attempt: the next tick is the retry.
+   * CRUX_ALERTS_EVALUATE_INTERVAL_MS (withScheduleEvery). Idempotent, so a retry and the next tick may overlap.
    */
   "alerts.evaluate": defineQueue({
     mode: "scheduled",
     payload: z.object({}),
     everyMs: 60_000,
     data: {},
-    defaults: { attempts: 1, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: 100, removeOnFail: 1_000 },
+    defaults: { attempts: 3, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: 100, removeOnFail: 1_000 },
   }),
   /**
    * One webhook delivery, keyed by its id: never two sends of one delivery at once. The handler makes one

@@ -32,7 +32,8 @@ function emitRun(tracer: Tracer, startMs: number, failing: boolean) {
   let t = startMs;
   const open = (name: string, parent: Span | null, attributes: Record<string, string | number | boolean>, kind = SpanKind.INTERNAL) =>
     tracer.startSpan(name, { kind, attributes, startTime: (t += 5) }, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT);
-  const agent = (parent: Span | null, name: string) => open(`invoke_agent ${name}`, parent, { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name });
+  const agent = (parent: Span | null, name: string) =>
+    open(`invoke_agent ${name}`, parent, { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name });
   const chat = (parent: Span, text: string) =>
     open(
       "chat gpt-4o-mini",
@@ -56,7 +57,11 @@ function emitRun(tracer: Tracer, startMs: number, failing: boolean) {
   });
   const writer = agent(handoff, "writer");
   chat(writer, "Saving report.md");
-  const save = open("execute_tool save_file", writer, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "save_file", "gen_ai.tool.call.arguments": '{"path":"report.md"}' });
+  const save = open("execute_tool save_file", writer, {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": "save_file",
+    "gen_ai.tool.call.arguments": '{"path":"report.md"}',
+  });
   if (failing) save.setStatus({ code: SpanStatusCode.ERROR, message: "disk full" });
   save.end((t += 10));
   writer.end((t += 2));
@@ -105,7 +110,7 @@ describe.each(backends())("alerts over REST and OTLP on $name", (backend) => {
       method,
       ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
     });
-    return { status: res.status, body: res.status === 204 ? null : await res.json() };
+    return { status: res.status, body: (res.status === 204 ? null : await res.json()) as any };
   };
   const exportRuns = async (n: number, failing: boolean, startMs: number) => {
     const spans = recordSpans((tracer) => {
@@ -119,7 +124,11 @@ describe.each(backends())("alerts over REST and OTLP on $name", (backend) => {
     receiver = await startReceiver();
     const own = queueFor(backend);
     purge = own.purge;
-    crux = await startTestCrux(backend, { CRUX_SETTLE_ROOT_DELAY_MS: "50", CRUX_PUBLIC_URL: "https://crux.example.test", CRUX_WEBHOOK_RETRY_BASE_MS: "30" }, own.queue);
+    crux = await startTestCrux(
+      backend,
+      { CRUX_SETTLE_ROOT_DELAY_MS: "50", CRUX_PUBLIC_URL: "https://crux.example.test", CRUX_WEBHOOK_RETRY_BASE_MS: "30" },
+      own.queue,
+    );
   });
   afterAll(async () => {
     await crux?.stop();
@@ -128,7 +137,12 @@ describe.each(backends())("alerts over REST and OTLP on $name", (backend) => {
   });
 
   it("rejects bad rules and webhooks whole, with what is wrong", async () => {
-    const bad = await send("POST", "/alert-rules", { name: "x", metric: { kind: "failure_mode_rate", mode: "bogus" }, condition: { kind: "threshold", op: "above", value: 0.1 }, windowMs: 10 });
+    const bad = await send("POST", "/alert-rules", {
+      name: "x",
+      metric: { kind: "failure_mode_rate", mode: "bogus" },
+      condition: { kind: "threshold", op: "above", value: 0.1 },
+      windowMs: 10,
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/mode/);
     expect(bad.body.message).toMatch(/windowMs/);

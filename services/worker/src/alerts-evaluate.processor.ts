@@ -79,15 +79,21 @@ export function createAlertsEvaluateProcessor(deps: AlertsEvaluateDeps) {
       change: decision.change,
       window: windows.current,
       exampleTraceIds: examples,
-      payloadOf: (event, webhook) =>
-        deliveryBody(alertEventBody({ ...event, rule: ruleSnapshot(rule) }, deps.publicUrl), webhook.slack),
+      payloadOf: (event, webhook) => deliveryBody(alertEventBody({ ...event, rule: ruleSnapshot(rule) }, deps.publicUrl), webhook.slack),
     });
     if (recorded === null) {
       deps.log.debug({ ruleId: rule.id }, "alert transition made by another evaluation");
       return null;
     }
     deps.log.info(
-      { ruleId: rule.id, projectId: rule.projectId, type: recorded.event.type, value: current.value, numerator: current.numerator, denominator: current.denominator },
+      {
+        ruleId: rule.id,
+        projectId: rule.projectId,
+        type: recorded.event.type,
+        value: current.value,
+        numerator: current.numerator,
+        denominator: current.denominator,
+      },
       "alert event",
     );
     await enqueueDeliveries(recorded.deliveryIds);

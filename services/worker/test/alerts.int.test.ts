@@ -137,7 +137,11 @@ const rule = (webhookId: string, over: Partial<AlertRuleInput>): AlertRuleInput 
 
 function verified(secret: string, r: { headers: Record<string, unknown>; body: string }): unknown {
   const h = r.headers as Record<string, string>;
-  return new Webhook(secret).verify(r.body, { "webhook-id": h["webhook-id"]!, "webhook-timestamp": h["webhook-timestamp"]!, "webhook-signature": h["webhook-signature"]! });
+  return new Webhook(secret).verify(r.body, {
+    "webhook-id": h["webhook-id"]!,
+    "webhook-timestamp": h["webhook-timestamp"]!,
+    "webhook-signature": h["webhook-signature"]!,
+  });
 }
 
 describe.each(cases)("alerts on $name", (c) => {
@@ -199,7 +203,11 @@ describe.each(cases)("alerts on $name", (c) => {
     cleanups.push(receiver.close);
     const hook = await webhookFor(t.database, receiver.url);
     const errorRate = { metric: { kind: "error_rate" as const }, condition: { kind: "threshold" as const, op: "above" as const, value: 0.2 } };
-    const writer = await createAlertRule(t.database, PROJECT, rule(hook.id, { ...errorRate, name: "writer errors", scope: { service: null, agent: "writer" } }));
+    const writer = await createAlertRule(
+      t.database,
+      PROJECT,
+      rule(hook.id, { ...errorRate, name: "writer errors", scope: { service: null, agent: "writer" } }),
+    );
     const system = await createAlertRule(t.database, PROJECT, rule(hook.id, { ...errorRate, name: "system errors" }));
     // The writer's save fails in every run: 1 of its 3 spans; 1 of the system's 9.
     await t.ingest(4, { startMs: Date.now() - 10 * 60_000, success: false, saveFails: true });
@@ -221,7 +229,9 @@ describe.each(cases)("alerts on $name", (c) => {
     await createAlertRule(t.database, PROJECT, rule(hook.id, {}));
     await t.ingest(4, { startMs: Date.now() - 10 * 60_000, success: false, saveFails: true });
     // Two evaluators (as two worker processes would run them), started together, several times.
-    const evaluators = [0, 1].map(() => createAlertsEvaluateProcessor({ database: t.database, queue: t.queue, log: recordingLog().log, publicUrl: "http://x" }));
+    const evaluators = [0, 1].map(() =>
+      createAlertsEvaluateProcessor({ database: t.database, queue: t.queue, log: recordingLog().log, publicUrl: "http://x" }),
+    );
     for (let round = 0; round < 5; round++) await Promise.all(evaluators.map((evaluate) => evaluate()));
     const events = await listAlertEvents(t.database, PROJECT, {});
     expect(events.items.map((e) => [e.type, e.sequence])).toEqual([["alert.firing", 1]]);

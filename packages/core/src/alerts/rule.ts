@@ -30,9 +30,7 @@ export type AlertMetricKind = AlertMetric["kind"];
  * length, (current − previous) / previous, compared with `by` (0.5 = a 50 %
  * rise, or drop).
  */
-export type AlertCondition =
-  | { kind: "threshold"; op: "above" | "below"; value: number }
-  | { kind: "change"; direction: "rise" | "drop"; by: number };
+export type AlertCondition = { kind: "threshold"; op: "above" | "below"; value: number } | { kind: "change"; direction: "rise" | "drop"; by: number };
 
 export interface AlertScope {
   service?: string | null | undefined;

@@ -82,9 +82,7 @@ export async function recordDeliveryAttempt(database: Database, delivery: Stored
         lastError: outcome.lastError,
         updatedAt: sql`now()`,
       })
-      .where(
-        and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.roundAttempts, delivery.roundAttempts)),
-      )
+      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.roundAttempts, delivery.roundAttempts)))
       .returning({ id: webhookDeliveries.id });
     if (updated.length === 0) return false;
     await tx.insert(webhookDeliveryAttempts).values({

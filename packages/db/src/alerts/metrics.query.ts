@@ -17,7 +17,7 @@ export const validatingSources = ["judge", "human"] as const;
 
 const msToNs = (ms: number) => BigInt(Math.trunc(ms)) * 1_000_000n;
 
-export function alertFilter(scope: AlertScope, window: { fromMs: number; toMs: number }): MetricsFilter {
+function alertFilter(scope: AlertScope, window: { fromMs: number; toMs: number }): MetricsFilter {
   return {
     fromNs: msToNs(window.fromMs),
     toNs: msToNs(window.toMs),
@@ -135,4 +135,3 @@ export async function exampleTraceIds(
   }
   return rowsOf(await database.db.execute(query)).map((r) => String(r.trace_id));
 }
-

@@ -184,10 +184,7 @@ export interface StoredAlertEvent {
  * Moves the rule from the state it was read in to `to`, and records the event and its pending
  * deliveries, in one transaction. Null when another evaluation made the transition first.
  */
-export async function recordAlertTransition(
-  database: Database,
-  t: AlertTransition,
-): Promise<{ event: StoredAlertEvent; deliveryIds: string[] } | null> {
+export async function recordAlertTransition(database: Database, t: AlertTransition): Promise<{ event: StoredAlertEvent; deliveryIds: string[] } | null> {
   return database.db.transaction(async (tx) => {
     const sequence = t.rule.transitions + 1;
     const moved = await tx

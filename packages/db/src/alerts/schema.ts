@@ -1,19 +1,18 @@
 /**
  * Alert rules, their events, webhooks and their deliveries (issue 12;
  * re-exported from ../schema.ts so drizzle-kit generates them). Ids are
- * random UUIDs made by the repositories; project_id scopes every read.
+ * random UUIDs made by the repositories; project_id scopes every read (no
+ * foreign key to projects: this file is re-exported by ../schema.ts, which
+ * defines projects, and must not import it back).
  */
 import { sql } from "drizzle-orm";
 import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, unique } from "drizzle-orm/pg-core";
-import { projects } from "../schema.ts";
 
 export const alertRules = pgTable(
   "alert_rules",
   {
     id: text().primaryKey(),
-    projectId: text()
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: text().notNull(),
     name: text().notNull(),
     enabled: boolean().notNull(),
     serviceName: text(),
@@ -73,9 +72,7 @@ export const webhooks = pgTable(
   "webhooks",
   {
     id: text().primaryKey(),
-    projectId: text()
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: text().notNull(),
     url: text().notNull(),
     description: text().notNull(),
     enabled: boolean().notNull(),

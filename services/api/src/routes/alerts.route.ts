@@ -3,7 +3,7 @@
  * (the firing and resolved events with their values, newest first). The
  * worker's alerts.evaluate job evaluates the rules; nothing here evaluates.
  */
-import { AlertEvent, AlertList, AlertRule, AlertRuleBody, AlertRuleList, AlertsQuery, ConfigId, PageQuery } from "@crux/contracts";
+import { type AlertEvent, AlertList, AlertRule, AlertRuleBody, AlertRuleList, AlertsQuery, ConfigId, PageQuery } from "@crux/contracts";
 import {
   createAlertRule,
   deleteAlertRule,
@@ -117,7 +117,9 @@ export function alertsRoutes(deps: { database: Database }): FastifyPluginAsync {
     );
     r.delete(
       "/alert-rules/:id",
-      { schema: { summary: "Delete an alert rule and its events", tags: ["alerts"], params: IdParams, response: { 204: z.null(), ...errors, 404: ErrorBody } } },
+      {
+        schema: { summary: "Delete an alert rule and its events", tags: ["alerts"], params: IdParams, response: { 204: z.null(), ...errors, 404: ErrorBody } },
+      },
       async (req, reply) => {
         if (!(await deleteAlertRule(db, req.projectId, req.params.id))) throw notFound(req.params.id);
         return reply.code(204).send(null);

@@ -76,7 +76,10 @@ export function webhooksRoutes(deps: { database: Database; queue?: JobQueue | un
         await deps.queue.enqueue("webhook.deliver", { deliveryId });
         return true;
       } catch (err) {
-        deps.log.warn({ deliveryId, error: err instanceof Error ? err.message : String(err) }, "webhook delivery not enqueued; the worker's next tick sends it");
+        deps.log.warn(
+          { deliveryId, error: err instanceof Error ? err.message : String(err) },
+          "webhook delivery not enqueued; the worker's next tick sends it",
+        );
         return false;
       }
     }
