@@ -156,6 +156,9 @@ describe.each(backends())("alerts over REST and OTLP on $name", (backend) => {
     expect(unknownHook.status).toBe(400);
     expect(unknownHook.body.message).toMatch(/webhookIds: no webhook/);
     expect((await send("POST", "/webhooks", { url: "ftp://example.com/x" })).status).toBe(400);
+    const docs = Object.keys((await getJson(`${crux.apiUrl}/api/docs/json`)).body.paths);
+    for (const p of ["/api/v1/alert-rules/{id}", "/api/v1/alerts", "/api/v1/webhooks/{id}/rotate-secret", "/api/v1/deliveries/{id}/retry"])
+      expect(docs).toContain(p);
     expect((await send("POST", "/webhooks", { url: "https://user:pw@example.com/x" })).status).toBe(400);
   });
 
