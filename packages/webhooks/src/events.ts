@@ -4,21 +4,11 @@
  * so a receiver can follow the links to the query that reproduces the numbers
  * and to example traces. Pure.
  */
-import type { AlertMetric, AlertRuleSpec, MetricReading } from "@crux/core";
+import type { AlertEventRecord, AlertMetric, AlertRuleSpec } from "@crux/core";
 import { slackBody, type WebhookEvent } from "./slack.ts";
 
-export interface AlertEventInput {
-  id: string;
-  type: "alert.firing" | "alert.resolved";
-  sequence: number;
-  createdAt: Date;
+export interface AlertEventInput extends AlertEventRecord {
   rule: Pick<AlertRuleSpec, "metric" | "condition" | "scope" | "windowMs" | "minSamples"> & { id: string; name: string };
-  current: MetricReading;
-  previous: MetricReading | null;
-  change: number | null;
-  windowFromMs: number;
-  windowToMs: number;
-  exampleTraceIds: string[];
 }
 
 /** The metrics endpoint that serves each metric's numbers (docs: README "Alerts"). */

@@ -144,6 +144,21 @@ function verified(secret: string, r: { headers: Record<string, unknown>; body: s
   });
 }
 
+/** Stores a webhook.test delivery to `hook`, enqueues it and waits until it is no longer pending. */
+async function sendTestDelivery(t: Awaited<ReturnType<typeof setup>>, hook: { id: string; url: string }) {
+  const body = testEventBody(randomUUID(), { id: hook.id, url: hook.url }, new Date());
+  const d = await createDelivery(t.database, { projectId: PROJECT, webhookId: hook.id, eventId: body.id, eventType: body.type, payload: body });
+  await t.queue.enqueue("webhook.deliver", { deliveryId: d.id });
+  return { body, delivery: await settled(t.database, d.id) };
+}
+
+async function settled(database: Database, deliveryId: string) {
+  return until("a delivered or failed delivery", async () => {
+    const x = await getDeliveryWithAttempts(database, PROJECT, deliveryId);
+    return x === null || x.status === "pending" ? undefined : x;
+  });
+}
+
 describe.each(cases)("alerts on $name", (c) => {
   it("fires exactly once when a failure mode crosses the threshold and resolves exactly once on clean traces", async () => {
     const t = await setup(c, c.q.name === "bullmq" ? 2 : 1);
@@ -242,15 +257,10 @@ describe.each(cases)("alerts on $name", (c) => {
     const receiver = await startWebhookReceiver({ statuses: [500, 500] });
     cleanups.push(receiver.close);
     const hook = await webhookFor(t.database, receiver.url);
-    const body = testEventBody(randomUUID(), { id: hook.id, url: hook.url }, new Date());
-    const d = await createDelivery(t.database, { projectId: PROJECT, webhookId: hook.id, eventId: body.id, eventType: body.type, payload: body });
     t.start();
-    await t.queue.enqueue("webhook.deliver", { deliveryId: d.id });
-    const done = await until("delivered", async () => {
-      const x = await getDeliveryWithAttempts(t.database, PROJECT, d.id);
-      return x?.status === "delivered" ? x : undefined;
-    });
-    expect(done.attempts.map((a) => [a.attempt, a.status, a.ok])).toEqual([
+    const { body, delivery } = await sendTestDelivery(t, hook);
+    expect(delivery.status).toBe("delivered");
+    expect(delivery.attempts.map((a) => [a.attempt, a.status, a.ok])).toEqual([
       [1, 500, false],
       [2, 500, false],
       [3, 200, true],
@@ -265,26 +275,19 @@ describe.each(cases)("alerts on $name", (c) => {
     const t = await setup(c);
     const port = await closedPort();
     const hook = await webhookFor(t.database, `http://127.0.0.1:${port}/hook`);
-    const body = testEventBody(randomUUID(), { id: hook.id, url: hook.url }, new Date());
-    const d = await createDelivery(t.database, { projectId: PROJECT, webhookId: hook.id, eventId: body.id, eventType: body.type, payload: body });
     t.start();
-    await t.queue.enqueue("webhook.deliver", { deliveryId: d.id });
-    const failed = await until("failed", async () => {
-      const x = await getDeliveryWithAttempts(t.database, PROJECT, d.id);
-      return x?.status === "failed" ? x : undefined;
-    });
+    const { body, delivery: failed } = await sendTestDelivery(t, hook);
+    expect(failed.status).toBe("failed");
     expect(failed.attempts.map((a) => a.failureKind)).toEqual(["connect", "connect", "connect"]);
     expect(failed.lastError).toMatch(/^connect: /);
     expect(failed.payload).toEqual(body);
 
     const receiver = await startWebhookReceiver({ port });
     cleanups.push(receiver.close);
-    await retryDelivery(t.database, PROJECT, d.id);
-    await t.queue.enqueue("webhook.deliver", { deliveryId: d.id });
-    const delivered = await until("delivered after the retry", async () => {
-      const x = await getDeliveryWithAttempts(t.database, PROJECT, d.id);
-      return x?.status === "delivered" ? x : undefined;
-    });
+    await retryDelivery(t.database, PROJECT, failed.id);
+    await t.queue.enqueue("webhook.deliver", { deliveryId: failed.id });
+    const delivered = await settled(t.database, failed.id);
+    expect(delivered.status).toBe("delivered");
     expect(delivered.attempts.map((a) => a.ok)).toEqual([false, false, false, true]);
     expect(receiver.requests).toHaveLength(1);
     expect(JSON.parse(receiver.requests[0]!.body)).toEqual(body);
@@ -295,16 +298,8 @@ describe.each(cases)("alerts on $name", (c) => {
     const receiver = await startWebhookReceiver();
     cleanups.push(receiver.close);
     t.start();
-    const send = async (allowPrivateTargets: boolean) => {
-      const hook = await webhookFor(t.database, `http://localhost:${receiver.port}/hook`, allowPrivateTargets);
-      const body = testEventBody(randomUUID(), { id: hook.id, url: hook.url }, new Date());
-      const d = await createDelivery(t.database, { projectId: PROJECT, webhookId: hook.id, eventId: body.id, eventType: body.type, payload: body });
-      await t.queue.enqueue("webhook.deliver", { deliveryId: d.id });
-      return until("a final status", async () => {
-        const x = await getDeliveryWithAttempts(t.database, PROJECT, d.id);
-        return x?.status === "pending" ? undefined : x;
-      });
-    };
+    const send = async (allowPrivateTargets: boolean) =>
+      (await sendTestDelivery(t, await webhookFor(t.database, `http://localhost:${receiver.port}/hook`, allowPrivateTargets))).delivery;
     const refused = await send(false);
     expect(refused?.status).toBe("failed");
     expect(refused?.attempts.map((a) => a.failureKind)).toEqual(["blocked_target"]);

@@ -58,3 +58,20 @@ export interface MetricReading {
 }
 
 export type AlertState = "ok" | "firing";
+
+export type AlertEventType = "alert.firing" | "alert.resolved";
+
+/** One transition of a rule as stored and delivered; `sequence` numbers the rule's transitions from 1. */
+export interface AlertEventRecord {
+  id: string;
+  type: AlertEventType;
+  sequence: number;
+  createdAt: Date;
+  current: MetricReading;
+  /** The previous window's reading (change conditions), else null. */
+  previous: MetricReading | null;
+  change: number | null;
+  windowFromMs: number;
+  windowToMs: number;
+  exampleTraceIds: string[];
+}

@@ -8,7 +8,7 @@
  * insert anyway).
  */
 import { randomUUID } from "node:crypto";
-import { PermanentError, type AlertCondition, type AlertMetric, type AlertState, type MetricReading } from "@crux/core";
+import { PermanentError, type AlertCondition, type AlertEventRecord, type AlertMetric, type AlertState, type MetricReading } from "@crux/core";
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { clampLimit } from "../scores/metrics-filter.ts";
@@ -164,20 +164,11 @@ export interface AlertTransition {
   payloadOf: (event: StoredAlertEvent, webhook: { id: string; slack: boolean }) => unknown;
 }
 
-export interface StoredAlertEvent {
-  id: string;
+export interface StoredAlertEvent extends AlertEventRecord {
   projectId: string;
   ruleId: string;
-  sequence: number;
-  type: "alert.firing" | "alert.resolved";
+  /** The rule as it was evaluated (name, scope, metric, condition, window, minimum samples). */
   rule: Record<string, unknown>;
-  current: MetricReading;
-  previous: MetricReading | null;
-  change: number | null;
-  windowFromMs: number;
-  windowToMs: number;
-  exampleTraceIds: string[];
-  createdAt: Date;
 }
 
 /**
@@ -254,7 +245,7 @@ export function eventOf(r: EventRow): StoredAlertEvent {
     projectId: r.projectId,
     ruleId: r.ruleId,
     sequence: r.sequence,
-    type: r.type as StoredAlertEvent["type"],
+    type: r.type as AlertEventRecord["type"],
     rule: r.rule as Record<string, unknown>,
     current: { value: r.value, numerator: r.numerator, denominator: r.denominator, samples: r.samples },
     previous: (r.previous as MetricReading | null) ?? null,
