@@ -30,7 +30,8 @@ function metricsPath(metric: AlertMetric): { path: string; params: Record<string
 }
 
 function url(base: string, path: string, params: Record<string, string | null | undefined> = {}): string {
-  const u = new URL(path, base.endsWith("/") ? base : `${base}/`);
+  // Relative to the base, so a public URL with a path prefix (https://host/crux) keeps it.
+  const u = new URL(path.replace(/^\//, ""), base.endsWith("/") ? base : `${base}/`);
   for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) u.searchParams.set(k, v);
   return u.toString();
 }
