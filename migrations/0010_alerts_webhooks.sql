@@ -78,6 +78,7 @@ CREATE TABLE "webhooks" (
 	"slack" boolean NOT NULL,
 	"allow_private_targets" boolean NOT NULL,
 	"secret" text NOT NULL,
+	"secret_prefix" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );

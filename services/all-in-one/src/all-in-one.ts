@@ -53,7 +53,7 @@ export async function composeCrux(deps: { database: Database; queue: JobQueue; c
   const receiver = createReceiver({ database, queue, config, authRequired: config.CRUX_AUTH, log: log.child({ service: "receiver" }), registry });
   const worker = createWorker({ database, queue, config, log: log.child({ service: "worker" }), registry });
   const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
-  const api = await buildApiApp({ database, authenticate, queue, registry });
+  const api = await buildApiApp({ database, authenticate, queue, registry, webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY });
 
   // Order matters: stop intake, let in-flight writes commit, drain jobs, then close storage.
   shutdown.add("receiver", () => receiver.close());

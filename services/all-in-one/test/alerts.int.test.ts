@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
+import { schema } from "@crux/db";
 import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix, queueRegistry, withScheduleEvery, type JobQueue } from "@crux/queue";
 import { recordSpans, toProtobuf } from "@crux/testkit";
 import { Webhook } from "standardwebhooks";
@@ -126,7 +127,12 @@ describe.each(backends())("alerts over REST and OTLP on $name", (backend) => {
     purge = own.purge;
     crux = await startTestCrux(
       backend,
-      { CRUX_SETTLE_ROOT_DELAY_MS: "50", CRUX_PUBLIC_URL: "https://crux.example.test", CRUX_WEBHOOK_RETRY_BASE_MS: "30" },
+      {
+        CRUX_SETTLE_ROOT_DELAY_MS: "50",
+        CRUX_PUBLIC_URL: "https://crux.example.test",
+        CRUX_WEBHOOK_RETRY_BASE_MS: "30",
+        CRUX_WEBHOOK_SECRET_KEY: "an operator key for the secrets",
+      },
       own.queue,
     );
   });
@@ -171,6 +177,10 @@ describe.each(backends())("alerts over REST and OTLP on $name", (backend) => {
     const fetched = await getJson(api(`/webhooks/${hookId}`));
     expect(fetched.body).not.toHaveProperty("secret");
     expect(secret.startsWith(fetched.body.secretPrefix)).toBe(true);
+    // Stored encrypted (CRUX_WEBHOOK_SECRET_KEY is set): the row holds no part of the secret after its prefix.
+    const row = (await crux.database.db.select().from(schema.webhooks)).find((w) => w.id === hookId);
+    expect(row!.secret).toMatch(/^enc1:/);
+    expect(row!.secret).not.toContain(secret.slice(12));
 
     const rule = await send("POST", "/alert-rules", {
       name: "unverified approvals",

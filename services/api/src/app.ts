@@ -12,6 +12,7 @@ import { apiKeyFromHeaders, type Authenticator } from "@crux/auth";
 import { createLogger, type Logger } from "@crux/runtime";
 import Fastify from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import { webhookSecretKey } from "@crux/webhooks";
 import { z } from "zod";
 import { apiErrorHandler } from "./error-handler.ts";
 import { ApiError } from "./errors.ts";
@@ -49,6 +50,8 @@ export interface ApiDeps {
    * says why. Always started when omitted.
    */
   started?: () => boolean;
+  /** CRUX_WEBHOOK_SECRET_KEY: webhook signing secrets are stored encrypted with it; unset, as they are. */
+  webhookSecretKey?: string | undefined;
 }
 
 const noQueryParameters = z.strictObject({});
@@ -100,7 +103,9 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now }), { prefix: "/api/v1" });
   await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
   await app.register(alertsRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
+  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretKey: webhookSecretKey(deps.webhookSecretKey) }), {
+    prefix: "/api/v1",
+  });
   return app;
 }
 

@@ -5,6 +5,8 @@ export const apiConfigSchema = z.object({
   CRUX_HOST: z.string().default("0.0.0.0"),
   CRUX_API_PORT: envPort(8080),
   CRUX_DEFAULT_PROJECT: z.string().default("default"),
+  /** Webhook signing secrets are stored encrypted with it (the worker needs the same); unset: stored as they are. */
+  CRUX_WEBHOOK_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
 });
 export type ApiConfig = z.infer<typeof apiConfigSchema>;
 

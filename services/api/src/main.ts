@@ -31,7 +31,7 @@ if (!queue) log.warn("REDIS_URL is not set: outcome changes are re-scored by the
 if (!config.CRUX_AUTH) log.warn("auth is OFF (CRUX_AUTH=false): the API serves the default project to anyone");
 const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
 let started = false;
-const app = await buildApiApp({ database, authenticate, log, queue, started: () => started });
+const app = await buildApiApp({ database, authenticate, log, queue, started: () => started, webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY });
 
 const startup = new AbortController();
 const shutdown = createShutdown({ deadlineMs: 10_000, log });

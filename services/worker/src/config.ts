@@ -30,6 +30,8 @@ export const workerConfigSchema = z.object({
   CRUX_WEBHOOK_RETRY_BASE_MS: envInt(5_000, 1, 86_400_000),
   /** Longest wait between attempts, also the cap on a receiver's Retry-After, ms. */
   CRUX_WEBHOOK_RETRY_MAX_MS: envInt(3_600_000, 1, 86_400_000),
+  /** The key webhook signing secrets are stored encrypted with (the API's CRUX_WEBHOOK_SECRET_KEY); unset: stored as they are. */
+  CRUX_WEBHOOK_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   /** One attempt: connect, send and read the response (at most 64 KiB), ms. */
   CRUX_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100, 120_000),
 });
@@ -39,8 +41,9 @@ export type WorkerConfig = Pick<WorkerSettings, "CRUX_WORKER_CONCURRENCY" | "CRU
 
 const defaults = workerConfigSchema.parse({});
 
-export interface ResolvedWorkerConfig extends Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY">> {
+export interface ResolvedWorkerConfig extends Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY" | "CRUX_WEBHOOK_SECRET_KEY">> {
   CRUX_WORKER_PROJECT_CONCURRENCY: number;
+  CRUX_WEBHOOK_SECRET_KEY?: string | undefined;
 }
 
 export function resolveWorkerConfig(config: WorkerConfig): ResolvedWorkerConfig {

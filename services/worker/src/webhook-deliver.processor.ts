@@ -11,13 +11,15 @@
 import { getDelivery, getWebhookForDelivery, recordDeliveryAttempt, type Database } from "@crux/db";
 import { JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
-import { decideRetry, deliverWebhook, type Resolver, type RetryPolicy } from "@crux/webhooks";
+import { decideRetry, deliverWebhook, openSecret, SecretUnreadableError, type Resolver, type RetryPolicy } from "@crux/webhooks";
 
 export interface WebhookDeliverDeps {
   database: Database;
   log: Logger;
   retryPolicy: RetryPolicy;
   timeoutMs: number;
+  /** The operator key sealed secrets are opened with (CRUX_WEBHOOK_SECRET_KEY), or null. */
+  secretKey: Buffer | null;
   now?: () => number;
   /** [0, 1) for the backoff jitter. */
   random?: () => number;
@@ -45,8 +47,19 @@ export function createWebhookDeliverProcessor(deps: WebhookDeliverDeps) {
     if (webhook === null) return;
 
     const startedAt = new Date(now());
+    let secret: string;
+    try {
+      secret = openSecret(webhook.secret, deps.secretKey);
+    } catch (err) {
+      if (!(err instanceof SecretUnreadableError)) throw err;
+      // Nothing was sent: failed until the operator sets the right key and the delivery is retried by hand.
+      const attempt = { startedAt, status: null, ok: false, failureKind: "secret_unreadable", message: err.message, durationMs: 0, responseExcerpt: "" };
+      await recordDeliveryAttempt(deps.database, delivery, { attempt, status: "failed", nextAttemptAt: null, lastError: `secret_unreadable: ${err.message}` });
+      deps.log.error({ ...payload, webhookId: webhook.id, error: err.message }, "webhook delivery failed: its signing secret cannot be read");
+      return;
+    }
     const attempt = await deliverWebhook(
-      { url: webhook.url, secret: webhook.secret, id: delivery.eventId, payload: delivery.payload, timestamp: startedAt },
+      { url: webhook.url, secret, id: delivery.eventId, payload: delivery.payload, timestamp: startedAt },
       { timeoutMs: deps.timeoutMs, allowPrivateTargets: webhook.allowPrivateTargets, now, ...(deps.resolver ? { resolver: deps.resolver } : {}) },
     );
     const made = delivery.roundAttempts + 1;

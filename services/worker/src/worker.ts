@@ -14,7 +14,7 @@ import { createSettleProcessor } from "./settle.processor.ts";
 import { createSweeper } from "./sweeper.ts";
 import { createAlertsEvaluateProcessor } from "./alerts-evaluate.processor.ts";
 import { createWebhookDeliverProcessor } from "./webhook-deliver.processor.ts";
-import type { Resolver } from "@crux/webhooks";
+import { webhookSecretKey, type Resolver } from "@crux/webhooks";
 
 export interface WorkerDeps {
   database: Database;
@@ -80,6 +80,7 @@ export function createWorker(deps: WorkerDeps) {
     database: deps.database,
     log: deps.log,
     timeoutMs: config.CRUX_WEBHOOK_TIMEOUT_MS,
+    secretKey: webhookSecretKey(config.CRUX_WEBHOOK_SECRET_KEY),
     retryPolicy: {
       maxAttempts: config.CRUX_WEBHOOK_MAX_ATTEMPTS,
       baseDelayMs: config.CRUX_WEBHOOK_RETRY_BASE_MS,

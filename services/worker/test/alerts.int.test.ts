@@ -24,7 +24,7 @@ import {
 } from "@crux/db";
 import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix, queueRegistry, withScheduleEvery, type JobQueue } from "@crux/queue";
 import { testDatabases } from "@crux/testkit";
-import { generateWebhookSecret, testEventBody } from "@crux/webhooks";
+import { generateWebhookSecret, secretForStorage, testEventBody, webhookSecretKey } from "@crux/webhooks";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAlertsEvaluateProcessor } from "../src/alerts-evaluate.processor.ts";
@@ -34,6 +34,7 @@ import { closedPort, startWebhookReceiver } from "./webhook-receiver.ts";
 
 const PROJECT = "p-alerts";
 const EVALUATE_EVERY_MS = 150;
+const SECRET_KEY = "operator-key-for-webhook-secrets";
 const registry = withScheduleEvery(queueRegistry, "alerts.evaluate", EVALUATE_EVERY_MS);
 
 interface QueueCase {
@@ -90,6 +91,7 @@ async function setup(c: (typeof cases)[number], workers = 1) {
         CRUX_WEBHOOK_RETRY_BASE_MS: 30,
         CRUX_WEBHOOK_TIMEOUT_MS: 2_000,
         CRUX_PUBLIC_URL: "https://crux.example.test",
+        CRUX_WEBHOOK_SECRET_KEY: SECRET_KEY,
       },
     }),
   );
@@ -117,9 +119,11 @@ async function setup(c: (typeof cases)[number], workers = 1) {
   };
 }
 
-async function webhookFor(database: Database, url: string, allowPrivateTargets = true) {
+async function webhookFor(database: Database, url: string, allowPrivateTargets = true, key = SECRET_KEY) {
   const secret = generateWebhookSecret();
-  const webhook = await createWebhook(database, PROJECT, { url, description: "", enabled: true, slack: false, allowPrivateTargets }, secret);
+  // Sealed with the workers' key (SECRET_KEY), as the API stores it when CRUX_WEBHOOK_SECRET_KEY is set.
+  const stored = secretForStorage(secret, webhookSecretKey(key));
+  const webhook = await createWebhook(database, PROJECT, { url, description: "", enabled: true, slack: false, allowPrivateTargets }, stored);
   return { ...webhook, secret };
 }
 
@@ -307,5 +311,17 @@ describe.each(cases)("alerts on $name", (c) => {
     const allowed = await send(true);
     expect(allowed?.status).toBe("delivered");
     expect(receiver.requests).toHaveLength(1);
+  });
+
+  it("fails a delivery whose secret was sealed with another key, without sending it", async () => {
+    const t = await setup(c);
+    const receiver = await startWebhookReceiver();
+    cleanups.push(receiver.close);
+    t.start();
+    const { delivery } = await sendTestDelivery(t, await webhookFor(t.database, receiver.url, true, "a key the workers do not have"));
+    expect(delivery.status).toBe("failed");
+    expect(delivery.attempts.map((a) => a.failureKind)).toEqual(["secret_unreadable"]);
+    expect(delivery.lastError).toMatch(/another CRUX_WEBHOOK_SECRET_KEY/);
+    expect(receiver.requests).toHaveLength(0);
   });
 });

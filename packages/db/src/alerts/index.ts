@@ -23,6 +23,7 @@ export {
   listWebhooks,
   type WebhookInput,
   type StoredWebhook,
+  type StoredSecret,
 } from "./webhooks.repository.ts";
 export {
   createDelivery,

@@ -1,7 +1,8 @@
 /**
- * Webhooks of a project. The signing secret is written here and read only by
- * the delivery (getWebhookForDelivery); every other read leaves it out, so
- * the API cannot serve it after the answer that created or rotated it.
+ * Webhooks of a project. The signing secret (as the caller stores it: sealed
+ * with the operator key, or as it is) is written here and read only by the
+ * delivery (getWebhookForDelivery); every other read leaves it out, so the
+ * API cannot serve it after the answer that created or rotated it.
  */
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, getTableColumns, gt, sql } from "drizzle-orm";
@@ -21,21 +22,26 @@ export interface WebhookInput {
 export interface StoredWebhook extends WebhookInput {
   id: string;
   projectId: string;
-  /** The first 12 characters of the secret (whsec_ + 6), to tell secrets apart. */
+  /** The first 12 characters of the secret itself (whsec_ + 6), to tell secrets apart. */
   secretPrefix: string;
   createdAt: Date;
   updatedAt: Date;
 }
 
-const { secret: _secret, ...publicColumns } = getTableColumns(webhooks);
-const selected = { ...publicColumns, secretPrefix: sql<string>`left(${webhooks.secret}, 12)` };
+const { secret: _secret, ...selected } = getTableColumns(webhooks);
+
+/** The secret as stored, and the start of the secret itself (stored apart: the stored form may be sealed). */
+export interface StoredSecret {
+  stored: string;
+  prefix: string;
+}
 
 const ofProject = (projectId: string, id: string) => and(eq(webhooks.projectId, projectId), eq(webhooks.id, id));
 
-export async function createWebhook(database: Database, projectId: string, input: WebhookInput, secret: string): Promise<StoredWebhook> {
+export async function createWebhook(database: Database, projectId: string, input: WebhookInput, secret: StoredSecret): Promise<StoredWebhook> {
   const [row] = await database.db
     .insert(webhooks)
-    .values({ id: randomUUID(), projectId, ...input, secret })
+    .values({ id: randomUUID(), projectId, ...input, secret: secret.stored, secretPrefix: secret.prefix })
     .returning(selected);
   return row!;
 }
@@ -45,7 +51,7 @@ export async function getWebhook(database: Database, projectId: string, id: stri
   return row ?? null;
 }
 
-/** With the secret: for signing a delivery only. */
+/** With the secret as stored (openSecret reads it): for signing a delivery only. */
 export async function getWebhookForDelivery(database: Database, id: string): Promise<(StoredWebhook & { secret: string }) | null> {
   const [row] = await database.db
     .select({ ...selected, secret: webhooks.secret })
@@ -70,10 +76,10 @@ export async function deleteWebhook(database: Database, projectId: string, id: s
 }
 
 /** Deliveries not yet sent are signed with the new secret; the old one stops working at once. */
-export async function rotateWebhookSecret(database: Database, projectId: string, id: string, secret: string): Promise<StoredWebhook | null> {
+export async function rotateWebhookSecret(database: Database, projectId: string, id: string, secret: StoredSecret): Promise<StoredWebhook | null> {
   const [row] = await database.db
     .update(webhooks)
-    .set({ secret, updatedAt: sql`now()` })
+    .set({ secret: secret.stored, secretPrefix: secret.prefix, updatedAt: sql`now()` })
     .where(ofProject(projectId, id))
     .returning(selected);
   return row ?? null;

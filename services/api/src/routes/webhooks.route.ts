@@ -25,7 +25,7 @@ import {
 } from "@crux/db";
 import type { JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
-import { deliveryBody, generateWebhookSecret, testEventBody } from "@crux/webhooks";
+import { deliveryBody, generateWebhookSecret, secretForStorage, testEventBody } from "@crux/webhooks";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -63,7 +63,13 @@ function deliveryView(d: StoredDelivery & { attempts: StoredDeliveryAttempt[] })
   };
 }
 
-export function webhooksRoutes(deps: { database: Database; queue?: JobQueue | undefined; log: Logger }): FastifyPluginAsync {
+export function webhooksRoutes(deps: {
+  database: Database;
+  queue?: JobQueue | undefined;
+  log: Logger;
+  /** The operator key secrets are sealed with (CRUX_WEBHOOK_SECRET_KEY), or null to store them as they are. */
+  secretKey: Buffer | null;
+}): FastifyPluginAsync {
   return async (app) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
     const db = deps.database;
@@ -104,7 +110,7 @@ export function webhooksRoutes(deps: { database: Database; queue?: JobQueue | un
       },
       async (req, reply) => {
         const secret = generateWebhookSecret();
-        const webhook = await createWebhook(db, req.projectId, req.body, secret);
+        const webhook = await createWebhook(db, req.projectId, req.body, secretForStorage(secret, deps.secretKey));
         return reply.code(201).send({ ...webhookView(webhook), secret });
       },
     );
@@ -161,7 +167,7 @@ export function webhooksRoutes(deps: { database: Database; queue?: JobQueue | un
       },
       async (req) => {
         const secret = generateWebhookSecret();
-        const webhook = await rotateWebhookSecret(db, req.projectId, req.params.id, secret);
+        const webhook = await rotateWebhookSecret(db, req.projectId, req.params.id, secretForStorage(secret, deps.secretKey));
         if (!webhook) throw notFound("webhook", req.params.id);
         return { ...webhookView(webhook), secret };
       },
