@@ -245,8 +245,21 @@ describe.each(backends())("alerts over REST and OTLP on $name", (backend) => {
     const all = await getJson(api(`/alerts?ruleId=${ruleId}`));
     expect(all.body.items.map((e: { type: string }) => e.type)).toEqual(["alert.resolved", "alert.firing"]);
 
-    const page = await getJson(api("/alert-rules?limit=1"));
-    expect(page.body.items).toHaveLength(1);
+    const second = await send("POST", "/alert-rules", {
+      name: "success drop",
+      enabled: false,
+      metric: { kind: "success_rate" },
+      condition: { kind: "change", direction: "drop", by: 0.2 },
+      windowMs: 3_600_000,
+    });
+    expect(second.status).toBe(201);
+    const first = await getJson(api("/alert-rules?limit=1"));
+    expect(first.body.items).toHaveLength(1);
+    expect(first.body.nextCursor).not.toBeNull();
+    const rest = await getJson(api(`/alert-rules?limit=1&cursor=${first.body.nextCursor}`));
+    expect(rest.body.nextCursor).toBeNull();
+    expect([first.body.items[0].id, rest.body.items[0].id].sort()).toEqual([ruleId, second.body.id].sort());
+    expect((await getJson(api("/alert-rules?cursor=bm90LWEtY3Vyc29y"))).status).toBe(400);
     expect((await send("DELETE", `/alert-rules/${ruleId}`)).status).toBe(204);
     expect((await getJson(api(`/alert-rules/${ruleId}`))).status).toBe(404);
   });

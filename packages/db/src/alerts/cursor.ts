@@ -1,5 +1,5 @@
-/** Keyset cursors over (created_at, id), newest first: the timestamp travels at the microseconds Postgres compares. */
-import { sql, type SQL } from "drizzle-orm";
+/** Keyset cursors: by id, or over (created_at, id) newest first (the timestamp travels at the microseconds Postgres compares). */
+import { gt, sql, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { decodeCursor, encodeCursor } from "../scores/sql-util.ts";
 
@@ -17,4 +17,15 @@ export function olderThanCursor(cursor: string | undefined, createdAt: PgColumn,
 export function nextTimeCursor(rows: { id: string; cursorAt: string }[], limit: number): string | null {
   const last = rows[limit - 1];
   return rows.length > limit && last ? encodeCursor([last.cursorAt, last.id]) : null;
+}
+
+/** Rows after the cursor's id, or no condition without a cursor. */
+export function afterIdCursor(cursor: string | undefined, id: PgColumn): SQL | undefined {
+  return cursor === undefined ? undefined : gt(id, String(decodeCursor(cursor, 1)[0]));
+}
+
+/** The next page's cursor from the fetched rows (limit + 1 of them), or null on the last page. */
+export function nextIdCursor(rows: { id: string }[], limit: number): string | null {
+  const last = rows[limit - 1];
+  return rows.length > limit && last ? encodeCursor([last.id]) : null;
 }

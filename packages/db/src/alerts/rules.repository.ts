@@ -12,7 +12,7 @@ import { PermanentError, type AlertCondition, type AlertEventRecord, type AlertM
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { clampLimit } from "../scores/metrics-filter.ts";
-import { decodeCursor, encodeCursor } from "../scores/sql-util.ts";
+import { afterIdCursor, nextIdCursor } from "./cursor.ts";
 import { alertEvents, alertRules, webhookDeliveries, webhooks } from "./schema.ts";
 
 export interface AlertRuleInput {
@@ -126,15 +126,13 @@ export async function listAlertRules(
   page: { cursor?: string | undefined; limit?: number | undefined },
 ): Promise<{ items: StoredAlertRule[]; nextCursor: string | null }> {
   const limit = clampLimit(page.limit);
-  const after = page.cursor === undefined ? null : String(decodeCursor(page.cursor, 1)[0]);
   const rows = await database.db
     .select()
     .from(alertRules)
-    .where(and(eq(alertRules.projectId, projectId), after === null ? undefined : gt(alertRules.id, after)))
+    .where(and(eq(alertRules.projectId, projectId), afterIdCursor(page.cursor, alertRules.id)))
     .orderBy(asc(alertRules.id))
     .limit(limit + 1);
-  const items = rows.slice(0, limit).map(ruleOf);
-  return { items, nextCursor: rows.length > limit ? encodeCursor([items[items.length - 1]!.id]) : null };
+  return { items: rows.slice(0, limit).map(ruleOf), nextCursor: nextIdCursor(rows, limit) };
 }
 
 /** Enabled rules of every project, a page at a time (the evaluation walks them all each tick). */

@@ -5,10 +5,10 @@
  * API cannot serve it after the answer that created or rotated it.
  */
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, getTableColumns, gt, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { clampLimit } from "../scores/metrics-filter.ts";
-import { decodeCursor, encodeCursor } from "../scores/sql-util.ts";
+import { afterIdCursor, nextIdCursor } from "./cursor.ts";
 import { webhooks } from "./schema.ts";
 
 export interface WebhookInput {
@@ -91,13 +91,11 @@ export async function listWebhooks(
   page: { cursor?: string | undefined; limit?: number | undefined },
 ): Promise<{ items: StoredWebhook[]; nextCursor: string | null }> {
   const limit = clampLimit(page.limit);
-  const after = page.cursor === undefined ? null : String(decodeCursor(page.cursor, 1)[0]);
   const rows = await database.db
     .select(selected)
     .from(webhooks)
-    .where(and(eq(webhooks.projectId, projectId), after === null ? undefined : gt(webhooks.id, after)))
+    .where(and(eq(webhooks.projectId, projectId), afterIdCursor(page.cursor, webhooks.id)))
     .orderBy(asc(webhooks.id))
     .limit(limit + 1);
-  const items = rows.slice(0, limit);
-  return { items, nextCursor: rows.length > limit ? encodeCursor([items[items.length - 1]!.id]) : null };
+  return { items: rows.slice(0, limit), nextCursor: nextIdCursor(rows, limit) };
 }
