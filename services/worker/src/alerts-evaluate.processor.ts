@@ -31,6 +31,8 @@ export interface AlertsEvaluateDeps {
   /** Base URL of the API for the links in payloads (CRUX_PUBLIC_URL). */
   publicUrl: string;
   now?: () => number;
+  /** Told each recorded event (the worker's metrics). */
+  onEvent?: (type: "alert.firing" | "alert.resolved") => void;
 }
 
 const RULES_PER_PAGE = 100;
@@ -96,6 +98,7 @@ export function createAlertsEvaluateProcessor(deps: AlertsEvaluateDeps) {
       },
       "alert event",
     );
+    deps.onEvent?.(recorded.event.type);
     await enqueueDeliveries(recorded.deliveryIds);
     return decision.action === "fire" ? "fired" : "resolved";
   }

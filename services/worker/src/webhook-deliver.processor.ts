@@ -25,6 +25,8 @@ export interface WebhookDeliverDeps {
   random?: () => number;
   /** Hostname resolution (tests point a name at an address); the address check runs on what it returns. */
   resolver?: Resolver;
+  /** Told what followed each recorded attempt (the worker's metrics). */
+  onAttempt?: (result: "delivered" | "retry" | "failed") => void;
 }
 
 /** A run this close to its due time sends at once rather than deferring for a few ms. */
@@ -55,6 +57,7 @@ export function createWebhookDeliverProcessor(deps: WebhookDeliverDeps) {
       // Nothing was sent: failed until the operator sets the right key and the delivery is retried by hand.
       const attempt = { startedAt, status: null, ok: false, failureKind: "secret_unreadable", message: err.message, durationMs: 0, responseExcerpt: "" };
       await recordDeliveryAttempt(deps.database, delivery, { attempt, status: "failed", nextAttemptAt: null, lastError: `secret_unreadable: ${err.message}` });
+      deps.onAttempt?.("failed");
       deps.log.error({ ...payload, webhookId: webhook.id, error: err.message }, "webhook delivery failed: its signing secret cannot be read");
       return;
     }
@@ -83,6 +86,7 @@ export function createWebhookDeliverProcessor(deps: WebhookDeliverDeps) {
       deps.log.debug(payload, "webhook delivery changed while sending (a manual retry); its new round decides");
       return;
     }
+    deps.onAttempt?.(decision.action);
     const context = { ...payload, webhookId: webhook.id, eventId: delivery.eventId, attempt: made, status: attempt.status };
     switch (decision.action) {
       case "delivered":

@@ -75,7 +75,13 @@ export function createWorker(deps: WorkerDeps) {
   const settle = createSettleProcessor({ database: deps.database, queue: deps.queue, log: deps.log });
   const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging: judges.length > 0 });
   const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges });
-  const evaluateAlerts = createAlertsEvaluateProcessor({ database: deps.database, queue: deps.queue, log: deps.log, publicUrl: config.CRUX_PUBLIC_URL });
+  const evaluateAlerts = createAlertsEvaluateProcessor({
+    database: deps.database,
+    queue: deps.queue,
+    log: deps.log,
+    publicUrl: config.CRUX_PUBLIC_URL,
+    onEvent: (type) => metrics.alertEvents.inc({ type }),
+  });
   const deliverWebhook = createWebhookDeliverProcessor({
     database: deps.database,
     log: deps.log,
@@ -88,6 +94,7 @@ export function createWorker(deps: WorkerDeps) {
       maxRetryAfterMs: config.CRUX_WEBHOOK_RETRY_MAX_MS,
     },
     ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
+    onAttempt: (result) => metrics.webhookAttempts.inc({ result }),
   });
   const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
   const sweeper = createSweeper({

@@ -107,6 +107,11 @@ async function setup(c: (typeof cases)[number], workers = 1) {
   return {
     database,
     queue: queues[0]!,
+    /** A counter of the first worker's registry, by label. */
+    async counted(name: string, labels: Record<string, string>) {
+      const metric = (await started[0]!.registry.getMetricsAsJSON()).find((m) => m.name === name);
+      return metric?.values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+    },
     start: () => started.forEach((w) => w.start()),
     /** Stores and scores traces (settle + score, as the worker's stages would). */
     async ingest(n: number, o: Parameters<typeof reportTrace>[0]) {
@@ -236,6 +241,7 @@ describe.each(cases)("alerts on $name", (c) => {
     await sleep(EVALUATE_EVERY_MS * 4);
     const events = await listAlertEvents(t.database, PROJECT, {});
     expect(events.items.map((e) => e.ruleId)).toEqual([writer.id]);
+    expect(await t.counted("crux_worker_alert_events_total", { type: "alert.firing" })).toBe(1);
     expect(events.items.map((e) => e.ruleId)).not.toContain(system.id);
   });
 
@@ -270,6 +276,8 @@ describe.each(cases)("alerts on $name", (c) => {
     // The same message id on every attempt: the receiver can deduplicate.
     expect(new Set(receiver.requests.map((q) => q.headers["webhook-id"]))).toEqual(new Set([body.id]));
     for (const q of receiver.requests) expect(verified(hook.secret, q)).toMatchObject({ type: "webhook.test" });
+    expect(await t.counted("crux_worker_webhook_attempts_total", { result: "retry" })).toBe(2);
+    expect(await t.counted("crux_worker_webhook_attempts_total", { result: "delivered" })).toBe(1);
   });
 
   it("marks a delivery failed past the retry budget, keeps it, and sends it on a manual retry", async () => {
