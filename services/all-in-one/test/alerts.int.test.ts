@@ -166,6 +166,10 @@ describe.each(backends())("alerts over REST and OTLP on $name", (backend) => {
     for (const p of ["/api/v1/alert-rules/{id}", "/api/v1/alerts", "/api/v1/webhooks/{id}/rotate-secret", "/api/v1/deliveries/{id}/retry"])
       expect(docs).toContain(p);
     expect((await send("POST", "/webhooks", { url: "https://user:pw@example.com/x" })).status).toBe(400);
+    const privateIp = await send("POST", "/webhooks", { url: "http://10.1.2.3/hook" });
+    expect(privateIp.status).toBe(400);
+    expect(privateIp.body.message).toMatch(/10\.1\.2\.3 is a private address/);
+    expect((await send("POST", "/webhooks", { url: "http://[::1]:9/hook", allowPrivateTargets: true })).status).toBe(201);
   });
 
   it("delivers one signed firing event and one resolved event; secrets, deliveries, retry and test events over REST", async () => {

@@ -25,7 +25,8 @@ import {
 } from "@crux/db";
 import type { JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
-import { deliveryBody, generateWebhookSecret, secretForStorage, testEventBody } from "@crux/webhooks";
+import { deliveryBody, generateWebhookSecret, isPrivateAddress, secretForStorage, testEventBody } from "@crux/webhooks";
+import { isIP } from "node:net";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -61,6 +62,17 @@ function deliveryView(d: StoredDelivery & { attempts: StoredDeliveryAttempt[] })
     createdAt: d.createdAt.toISOString(),
     updatedAt: d.updatedAt.toISOString(),
   };
+}
+
+/**
+ * A literal private address is refused when the webhook is written, not only at its first delivery; a
+ * name can only be checked when it is resolved, at connect time (packages/webhooks).
+ */
+function assertReachable(body: WebhookBody): void {
+  const host = new URL(body.url).hostname.replace(/^\[|\]$/g, "");
+  if (!body.allowPrivateTargets && isIP(host) !== 0 && isPrivateAddress(host)) {
+    throw new ApiError("invalid_request", `url: ${host} is a private address; set allowPrivateTargets to deliver to it`);
+  }
 }
 
 export function webhooksRoutes(deps: {
@@ -109,6 +121,7 @@ export function webhooksRoutes(deps: {
         },
       },
       async (req, reply) => {
+        assertReachable(req.body);
         const secret = generateWebhookSecret();
         const webhook = await createWebhook(db, req.projectId, req.body, secretForStorage(secret, deps.secretKey));
         return reply.code(201).send({ ...webhookView(webhook), secret });
@@ -135,6 +148,7 @@ export function webhooksRoutes(deps: {
         },
       },
       async (req) => {
+        assertReachable(req.body);
         const webhook = await replaceWebhook(db, req.projectId, req.params.id, req.body);
         if (!webhook) throw notFound("webhook", req.params.id);
         return webhookView(webhook);
