@@ -89,7 +89,8 @@ async function setup(c: (typeof cases)[number], workers = 1) {
         CRUX_SWEEP_QUIET_MS: 0,
         CRUX_WEBHOOK_MAX_ATTEMPTS: 3,
         CRUX_WEBHOOK_RETRY_BASE_MS: 30,
-        CRUX_WEBHOOK_TIMEOUT_MS: 2_000,
+        // Long enough that a loaded machine does not time out an attempt (a retry would be a second request).
+        CRUX_WEBHOOK_TIMEOUT_MS: 10_000,
         CRUX_PUBLIC_URL: "https://crux.example.test",
         CRUX_WEBHOOK_SECRET_KEY: SECRET_KEY,
       },
