@@ -93,6 +93,17 @@ module.exports = {
       },
     },
     {
+      name: "judges-only-core-and-contracts",
+      severity: "error",
+      comment:
+        "packages/judges builds prompts and reads replies; its only I/O is the provider SDK client it constructs: of the internal packages only core and contracts, no storage, queue, server or socket module",
+      from: { path: "^packages/judges/src" },
+      to: {
+        path: `^packages/|^services/|${IO}`,
+        pathNot: "^packages/(judges|core|contracts)/src",
+      },
+    },
+    {
       name: "packages-never-import-services",
       severity: "error",
       from: { path: "^packages/" },

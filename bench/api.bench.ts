@@ -5,7 +5,11 @@
  * endpoint through app.inject over the last 24 h and the full 7 d, printing
  * p50/p95 next to a baseline measured in the same run: a bare count(*) of the
  * window's trace_scores rows (the floor any aggregation pays). The seed bypasses
- * persistTraceScores, so the hourly rollups are rebuilt from it once. Uses
+ * persistTraceScores, so the hourly rollups are rebuilt from it once. Judges
+ * are seeded as a sample: a MAST-checklist verdict on every failed trace and on
+ * one in ten of the others (issue 11's default), with 0-2 findings each, and an
+ * outcome-rubric grade on the same share, so failure-modes and success read the
+ * judge rows too (source=all, the default). Uses
  * DATABASE_URL (default local Postgres); creates and drops its own database.
  */
 import pg from "pg";
@@ -60,6 +64,20 @@ async function seed(client: pg.Client): Promise<void> {
       LATERAL (SELECT (ARRAY['FM-1.3','FM-1.5','FM-3.2','FM-2.5','FM-1.2'])[1 + (k + s.finding_count) % 5] AS mode) mm,
       LATERAL (SELECT mm.mode, 'FC' || substr(mm.mode, 4, 1) AS cat) m
     WHERE s.project_id = '${PROJECT}' AND k < s.finding_count`);
+  const judged = `s.project_id = '${PROJECT}' AND (NOT s.success OR ('x' || right(s.trace_id, 6))::bit(24)::int % 10 = 0)`;
+  await client.query(`
+    INSERT INTO judge_current_verdicts (project_id, trace_id, producer_id, producer_version, input_hash, status, start_ns, service_name, verdict_created_at)
+    SELECT s.project_id, s.trace_id, 'judge.mast-checklist', 1, 'h', 'succeeded', s.start_ns, s.service_name, now() FROM trace_scores s WHERE ${judged}`);
+  await client.query(`
+    INSERT INTO judge_current_verdicts (project_id, trace_id, producer_id, producer_version, input_hash, status, start_ns, service_name, outcome_success, verdict_created_at)
+    SELECT s.project_id, s.trace_id, 'judge.outcome-rubric', 1, 'h', 'succeeded', s.start_ns, s.service_name, s.finding_count < 2, now() FROM trace_scores s WHERE ${judged}`);
+  await client.query(`
+    INSERT INTO judge_findings (project_id, trace_id, producer_id, ord, mode, category, agent, span_id, step_index, confidence, evidence, explanation, start_ns, service_name)
+    SELECT s.project_id, s.trace_id, 'judge.mast-checklist', k, m.mode, 'FC' || substr(m.mode, 4, 1), 'agent-' || (k % 12), lpad(to_hex(k), 16, '0'), k, 0.7, 'quote', 'why',
+      s.start_ns, s.service_name
+    FROM trace_scores s, generate_series(0, 1) AS k,
+      LATERAL (SELECT (ARRAY['FM-2.2','FM-1.3','FM-2.4','FM-3.3'])[1 + (k + s.finding_count) % 4] AS mode) m
+    WHERE ${judged} AND k < s.finding_count % 3`);
 }
 
 async function main(): Promise<void> {
@@ -77,13 +95,22 @@ async function run(url: string): Promise<void> {
     await rebuildScoreRollups(database, PROJECT);
     await client.query("ANALYZE");
     const counts = await client.query(
-      "SELECT (SELECT count(*) FROM trace_scores) AS traces, (SELECT count(*) FROM trace_agent_usage) AS agents, (SELECT count(*) FROM trace_findings) AS findings",
+      "SELECT (SELECT count(*) FROM trace_scores) AS traces, (SELECT count(*) FROM trace_agent_usage) AS agents, (SELECT count(*) FROM trace_findings) AS findings, (SELECT count(*) FROM judge_findings) AS judge_findings",
     );
     console.log(`seeded ${JSON.stringify(counts.rows[0])} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     const app = await buildApiApp({ database, authenticate: createAuthenticator({ database, required: false, defaultProjectId: PROJECT }), now: () => NOW_MS });
     const windows = { "24h": "", "7d": `from=${new Date(NOW_MS - 7 * DAY_MS).toISOString()}&to=${new Date(NOW_MS).toISOString()}` };
-    const endpoints = ["failure-modes", "failure-modes?groupBy=agent", "agents", "agents?bucket=1h", "cost-multiplier", "success"];
+    const endpoints = [
+      "failure-modes",
+      "failure-modes?source=code",
+      "failure-modes?groupBy=agent",
+      "failure-modes?groupBy=category",
+      "agents",
+      "agents?bucket=1h",
+      "cost-multiplier",
+      "success",
+    ];
     console.log(
       `\n${"endpoint".padEnd(34)} ${"window".padEnd(6)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)} ${"base p95".padStart(9)} ${"ratio".padStart(6)}`,
     );

@@ -11,7 +11,9 @@ const FailureMode = z.string().regex(/^FM-\d\.\d{1,2}$/, "must be a MAST mode id
 const validatedOnly = z
   .boolean()
   .default(false)
-  .describe("Count only findings from validating sources (judge, human); while a mode has none in the window, code findings count");
+  .describe(
+    "Decide only on a validated rate: while a judge counted in the rate is not validated for the mode against human labels (the rate's `validated: false` in GET /metrics/failure-modes), the rule decides nothing. Code-only rates are validated",
+  );
 
 export const AlertMetric = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("failure_mode_rate"), mode: FailureMode, validatedOnly }),

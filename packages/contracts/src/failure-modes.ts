@@ -2,10 +2,19 @@
 import { z } from "zod";
 import { Window, WindowQuery } from "./metrics.ts";
 import { PageQuery, nextCursorField } from "./request.ts";
+import { FindingSourceFilter } from "./validation.ts";
 
 export const FailureModesGroupBy = z.enum(["mode", "category", "agent", "service"]);
 
-export const FailureModesQuery = WindowQuery.extend(PageQuery.shape).extend({ groupBy: FailureModesGroupBy.default("mode") });
+export const FailureModesQuery = WindowQuery.extend(PageQuery.shape).extend({ groupBy: FailureModesGroupBy.default("mode"), source: FindingSourceFilter });
+
+/** Whether the judges a rate counts agree with human labels on the mode (GET /validation). */
+const RateValidation = {
+  validated: z
+    .boolean()
+    .describe("False when a judge whose findings count in this rate is not validated for the mode (kappa under the bar, or too few labels)"),
+  validationReason: z.string().nullable().describe("Which judge is not validated and why; null when validated"),
+};
 
 /** Whether anything measures a failure mode (or category) in scope. */
 export const Measurement = z.object({
@@ -24,6 +33,7 @@ export const Measurement = z.object({
 export const FindingSourceKind = z.enum(["code", "judge", "human"]);
 
 export const FailureModeRate = Measurement.extend({
+  ...RateValidation,
   group: z.string().nullable(),
   mode: z.string(),
   numerator: z.number(),
@@ -34,6 +44,8 @@ export const FailureModeRate = Measurement.extend({
 export const FailureModesMetrics = z.object({
   window: Window,
   groupBy: FailureModesGroupBy,
+  source: z.enum(["code", "judge", "all"]),
+  judgedTraces: z.number().describe("Traces in scope a mode-asking judge has a current verdict on: judges see a sample, so judge counts come from these"),
   scopeTraces: z.number().describe("Scored traces in scope (the denominator when not grouped by agent or service)"),
   coverage: z
     .array(Measurement.extend({ mode: z.string() }))
@@ -44,5 +56,15 @@ export const FailureModesMetrics = z.object({
     traces: z.number().describe("Traces in scope whose outcome is a failure"),
     modes: z.array(z.object({ mode: z.string(), traces: z.number(), share: z.number().nullable() })),
   }),
-  sources: z.array(z.object({ mode: z.string(), source: z.string(), kind: FindingSourceKind, findings: z.number(), traces: z.number() })),
+  sources: z.array(
+    z.object({
+      mode: z.string(),
+      source: z.string().describe("heuristic or contract (code), or the judge id"),
+      kind: FindingSourceKind,
+      findings: z.number(),
+      traces: z.number(),
+      validated: z.boolean().nullable().describe("Judges: validated for the mode against human labels; null for code sources"),
+      validationReason: z.string().nullable(),
+    }),
+  ),
 });

@@ -18,7 +18,9 @@ export {
   OutcomeResponse,
   Scores,
   Step,
+  MethodAccuracy,
   TraceAttributionResponse,
+  TraceFinding,
   TraceFindingsResponse,
   TraceHandoffsResponse,
   TraceScoresResponse,
@@ -61,3 +63,4 @@ export {
   WebhookList,
   WebhookWithSecret,
 } from "./alerts.ts";
+export { FindingSourceFilter, TraceLabels, TraceLabelsBody, TraceLabelsResponse, ValidationQuery, ValidationResponse, mastModes } from "./validation.ts";

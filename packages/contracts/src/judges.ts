@@ -54,6 +54,13 @@ export const JudgeVerdictResult = z.object({
   rejected: z.array(z.object({ mode: z.string(), stepIndex: z.number().nullable(), reason: z.string() })),
   /** Set when the judge's model family is one the trace's agents use. */
   selfPreferenceWarning: z.string().nullable(),
+  /**
+   * Set when the judge made no call because there was nothing for it to judge (no rubric, an outcome
+   * already reported, no handoff message captured, a run that succeeded): findings are then empty and
+   * say nothing about the trace, so validation must not count them as "mode absent". Absent on verdicts
+   * stored before the field existed.
+   */
+  skipped: z.string().nullable().optional(),
 });
 export type JudgeVerdictResult = z.infer<typeof JudgeVerdictResult>;
 

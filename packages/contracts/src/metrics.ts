@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { IsoTime, PageQuery, nextCursorField, text } from "./request.ts";
 import { TokenCounts } from "./usage.ts";
+import { FindingSourceFilter } from "./validation.ts";
 
 /** The filter every metrics endpoint takes. Strict: an unknown parameter (a typo like `servce`) is a 400. */
 export const WindowQuery = z.strictObject({
@@ -67,10 +68,14 @@ export const CostMultiplierMetrics = z.object({
   nextCursor: nextCursorField(),
 });
 
-export const SuccessQuery = WindowQuery.extend({ confidence: z.coerce.number().gt(0).lt(1).default(0.95) });
+export const SuccessQuery = WindowQuery.extend({ confidence: z.coerce.number().gt(0).lt(1).default(0.95), source: FindingSourceFilter });
 
 export const SuccessMetrics = z.object({
   window: Window,
+  source: z.enum(["code", "judge", "all"]),
+  outcomeSources: z
+    .object({ tracer: z.number(), judge: z.number() })
+    .describe("Runs counted with an outcome from the tracer tag or the API override, and runs without one graded by the outcome-rubric judge"),
   successRate: z
     .object({
       estimate: z.number(),

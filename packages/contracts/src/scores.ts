@@ -114,8 +114,43 @@ export type MilestoneDetail = z.infer<typeof MilestoneDetail>;
 const scoredField = () => z.boolean().describe("False until the worker has scored the trace (lists are empty then)");
 
 export const TraceScoresResponse = z.object({ traceId: traceIdField(), scored: scoredField(), scores: Scores.nullable() });
-export const TraceFindingsResponse = z.object({ traceId: traceIdField(), scored: scoredField(), items: z.array(Finding), nextCursor: nextCursorField() });
-export const TraceAttributionResponse = z.object({ traceId: traceIdField(), scored: scoredField(), items: z.array(Attribution) });
+/** A finding of either source (GET /traces/:traceId/findings): code findings first, then each judge's. */
+export const TraceFinding = Finding.extend({
+  source: z.string().describe("heuristic or contract (code detectors), or judge"),
+  judge: z.string().nullable().describe("The judge id (`judge.<kind>`) of a judge finding; null for code"),
+  explanation: z.string().nullable().describe("The judge's explanation; null for code"),
+});
+
+export const TraceFindingsResponse = z.object({ traceId: traceIdField(), scored: scoredField(), items: z.array(TraceFinding), nextCursor: nextCursorField() });
+
+const PickAccuracy = z.object({ n: z.number(), correct: z.number(), accuracy: z.number().nullable() });
+
+/** How often an attribution method names the labelled decisive agent and step (GET /validation). */
+export const MethodAccuracy = z.object({
+  method: z.string().describe('"code" (rank 1 of the stored attribution), "all-at-once" or "step-by-step"'),
+  source: z.string().describe('"code" or the judge id'),
+  agent: PickAccuracy.describe("Labelled decisive agent vs the method's agent"),
+  step: PickAccuracy.describe("Labelled decisive step (index, else span) vs the method's step"),
+  unanswered: z.number().describe("Labelled traces the method saw but named nothing on"),
+});
+
+const RankedMethod = MethodAccuracy.extend({
+  rank: z.number().describe("1 = the most accurate on labelled traces; methods with no labelled trace rank after the measured ones"),
+  measured: z.boolean().describe("Some labelled trace measures its step or agent accuracy"),
+  pick: z
+    .object({ agent: z.string().nullable(), spanId: spanIdField().nullable(), stepIndex: z.number().nullable(), explanation: z.string() })
+    .nullable()
+    .describe("What this method names on this trace; null when it named nothing"),
+});
+
+export const TraceAttributionResponse = z.object({
+  traceId: traceIdField(),
+  scored: scoredField(),
+  items: z.array(Attribution).describe("The code attribution rows (ranked rules or suspects)"),
+  methods: z
+    .array(RankedMethod)
+    .describe("Code rank 1 and each judge's pick, ranked by step accuracy on labelled traces, then agent accuracy; unmeasured methods last"),
+});
 export const TraceHandoffsResponse = z.object({ traceId: traceIdField(), scored: scoredField(), items: z.array(Handoff) });
 export const TraceTrajectoriesResponse = z.object({
   traceId: traceIdField(),

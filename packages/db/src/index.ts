@@ -39,6 +39,8 @@ export {
   type ScoreRequest,
 } from "./settle.ts";
 export { listVerdicts, insertVerdict, type VerdictKey, type VerdictRow } from "./verdicts.ts";
+export { putTraceLabels, getTraceLabels, type TraceLabelsInput, type StoredTraceLabels } from "./labels.ts";
+export { listTraceFindingsWithJudges, listJudgeAttributions, type TraceFindingItem, type JudgeAttributionRow } from "./judge-reads.ts";
 export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
 export * as schema from "./schema.ts";
 export * from "./scores/index.ts";

@@ -636,3 +636,4 @@ export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
 export type BaselineRow = typeof baselines.$inferSelect;
 
 export { alertRules, alertEvents, webhooks, webhookDeliveries, webhookDeliveryAttempts } from "./alerts/schema.ts";
+export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly } from "./schema-judging.ts";

@@ -6,6 +6,7 @@
  */
 import { and, asc, eq } from "drizzle-orm";
 import type { Database } from "./client.ts";
+import { recordJudgeFindings } from "./judge-findings.ts";
 import { traceVerdicts } from "./schema.ts";
 
 export interface VerdictKey {
@@ -37,17 +38,26 @@ export async function listVerdicts(database: Database, projectId: string, traceI
   }));
 }
 
-/** Stores a verdict; false when one with the same key already exists (it is kept as it was). */
+/**
+ * Stores a verdict; false when one with the same key already exists (it is kept as it was).
+ * A judge's verdict (`judge.<kind>`) becomes its current verdict on the trace in the same
+ * transaction (judge-findings.ts), so its findings join the rates at once.
+ */
 export async function insertVerdict(
   database: Database,
   projectId: string,
   traceId: string,
   verdict: VerdictKey & { status: VerdictRow["status"]; result: unknown },
 ): Promise<boolean> {
-  const rows = await database.db
-    .insert(traceVerdicts)
-    .values({ projectId, traceId, ...verdict })
-    .onConflictDoNothing()
-    .returning({ traceId: traceVerdicts.traceId });
-  return rows.length > 0;
+  return database.db.transaction(async (tx) => {
+    const rows = await tx
+      .insert(traceVerdicts)
+      .values({ projectId, traceId, ...verdict })
+      .onConflictDoNothing()
+      .returning({ createdAt: traceVerdicts.createdAt });
+    const stored = rows[0];
+    if (stored === undefined) return false;
+    await recordJudgeFindings(tx, projectId, traceId, { ...verdict, createdAt: stored.createdAt });
+    return true;
+  });
 }

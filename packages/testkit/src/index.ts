@@ -3,3 +3,4 @@ export * from "./scenarios.ts";
 export * from "./payloads.ts";
 export * from "./tcp-proxy.ts";
 export * from "./backends.ts";
+export * from "./mock-llm.ts";

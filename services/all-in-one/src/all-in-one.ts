@@ -2,7 +2,7 @@
  * Composition of receiver, worker and API in one process. Used by main.ts and
  * by end-to-end tests, which start it on ephemeral ports.
  */
-import { buildApiApp } from "@crux/api";
+import { buildApiApp, validationBarOf } from "@crux/api";
 import { createDatabase, describeStorageError, ensureProject, migrate, type Database } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
 import { createBullmqQueue, createInProcessQueue, queueRegistry, withScheduleEvery, type JobQueue } from "@crux/queue";
@@ -53,7 +53,14 @@ export async function composeCrux(deps: { database: Database; queue: JobQueue; c
   const receiver = createReceiver({ database, queue, config, authRequired: config.CRUX_AUTH, log: log.child({ service: "receiver" }), registry });
   const worker = createWorker({ database, queue, config, log: log.child({ service: "worker" }), registry });
   const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
-  const api = await buildApiApp({ database, authenticate, queue, registry, webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY });
+  const api = await buildApiApp({
+    database,
+    authenticate,
+    queue,
+    registry,
+    validationBar: validationBarOf(config),
+    webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY,
+  });
 
   // Order matters: stop intake, let in-flight writes commit, drain jobs, then close storage.
   shutdown.add("receiver", () => receiver.close());

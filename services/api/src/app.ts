@@ -5,6 +5,7 @@
  */
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
+import { defaultValidationBar, type ValidationBar } from "@crux/core";
 import type { Database } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
 import type { JobQueue } from "@crux/queue";
@@ -23,6 +24,7 @@ import { traceScoresRoutes } from "./routes/trace-scores.route.ts";
 import { tracesRoutes } from "./routes/traces.route.ts";
 import { alertsRoutes } from "./routes/alerts.route.ts";
 import { webhooksRoutes } from "./routes/webhooks.route.ts";
+import { validationRoutes } from "./routes/validation.route.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -52,6 +54,8 @@ export interface ApiDeps {
   started?: () => boolean;
   /** CRUX_WEBHOOK_SECRET_KEY: webhook signing secrets are stored encrypted with it; unset, as they are. */
   webhookSecretKey?: string | undefined;
+  /** Kappa bar and minimum labels for judge validation (CRUX_VALIDATION_*); .6 and 20 when omitted. */
+  validationBar?: ValidationBar;
 }
 
 const noQueryParameters = z.strictObject({});
@@ -98,9 +102,11 @@ export async function buildApiApp(deps: ApiDeps) {
 
   registerOperations(app, { database: deps.database, registry: deps.registry ?? createMetricsRegistry(), started });
   const log = deps.log ?? silentLogger();
+  const validationBar = deps.validationBar ?? defaultValidationBar;
   await app.register(tracesRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
-  await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now }), { prefix: "/api/v1" });
+  await app.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log, validationBar }), { prefix: "/api/v1" });
+  await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now, validationBar }), { prefix: "/api/v1" });
+  await app.register(validationRoutes({ database: deps.database, validationBar }), { prefix: "/api/v1" });
   await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
   await app.register(alertsRoutes({ database: deps.database }), { prefix: "/api/v1" });
   await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretKey: webhookSecretKey(deps.webhookSecretKey) }), {

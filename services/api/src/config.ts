@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envBoolean, envPort, queuePrefixSetting } from "@crux/config";
+import { envBoolean, envInt, envPort, queuePrefixSetting } from "@crux/config";
 
 export const apiConfigSchema = z.object({
   CRUX_HOST: z.string().default("0.0.0.0"),
@@ -7,7 +7,16 @@ export const apiConfigSchema = z.object({
   CRUX_DEFAULT_PROJECT: z.string().default("default"),
   /** Webhook signing secrets are stored encrypted with it (the worker needs the same); unset: stored as they are. */
   CRUX_WEBHOOK_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+  /** Lowest Cohen's kappa against human labels at which a judge counts as validated for a mode. */
+  CRUX_VALIDATION_KAPPA_BAR: z.coerce.number().min(-1).max(1).default(0.6),
+  /** Fewest labelled traces a judge's kappa on a mode must rest on. */
+  CRUX_VALIDATION_MIN_LABELS: envInt(20, 1, 1_000_000),
 });
+
+/** The validation bar of the API's config (GET /validation, the rates' validated flags). */
+export function validationBarOf(config: Pick<ApiConfig, "CRUX_VALIDATION_KAPPA_BAR" | "CRUX_VALIDATION_MIN_LABELS">): { kappaBar: number; minLabels: number } {
+  return { kappaBar: config.CRUX_VALIDATION_KAPPA_BAR, minLabels: config.CRUX_VALIDATION_MIN_LABELS };
+}
 export type ApiConfig = z.infer<typeof apiConfigSchema>;
 
 export const apiMainConfigSchema = apiConfigSchema.extend({

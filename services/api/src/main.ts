@@ -11,7 +11,7 @@ import { createBullmqQueue } from "@crux/queue";
 import { createAuthenticator } from "@crux/auth";
 import { createLogger, createShutdown, onSignals } from "@crux/runtime";
 import { buildApiApp } from "./app.ts";
-import { apiMainConfigSchema } from "./config.ts";
+import { apiMainConfigSchema, validationBarOf } from "./config.ts";
 
 let config;
 try {
@@ -31,7 +31,15 @@ if (!queue) log.warn("REDIS_URL is not set: outcome changes are re-scored by the
 if (!config.CRUX_AUTH) log.warn("auth is OFF (CRUX_AUTH=false): the API serves the default project to anyone");
 const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
 let started = false;
-const app = await buildApiApp({ database, authenticate, log, queue, started: () => started, webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY });
+const app = await buildApiApp({
+  database,
+  authenticate,
+  log,
+  queue,
+  started: () => started,
+  validationBar: validationBarOf(config),
+  webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY,
+});
 
 const startup = new AbortController();
 const shutdown = createShutdown({ deadlineMs: 10_000, log });

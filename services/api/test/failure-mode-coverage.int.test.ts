@@ -68,6 +68,8 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
         measured: false,
         detectors: [],
         reason: "no detector",
+        validated: true,
+        validationReason: null,
       });
     }
     expect(byMode["FM-1.3"]).toEqual({
@@ -79,6 +81,8 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
       measured: true,
       detectors: ["repetition"],
       reason: null,
+      validated: true,
+      validationReason: null,
     });
     expect(byMode["FM-1.2"]).toEqual({
       group: null,
@@ -89,6 +93,8 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
       measured: false,
       detectors: [],
       reason: "needs an agent contract with allowedTools or forbiddenTools; none configured for this project",
+      validated: true,
+      validationReason: null,
     });
     // Verification and premature termination: config-free heuristics measure them until a contract or milestones do.
     expect(byMode["FM-3.2"]).toEqual({
@@ -100,6 +106,8 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
       measured: true,
       detectors: ["inferred-verification", "error-propagation"],
       reason: null,
+      validated: true,
+      validationReason: null,
     });
     expect(byMode["FM-3.3"]).toMatchObject({ rate: 0, measured: true, detectors: ["inferred-verification"] });
     expect(byMode["FM-3.1"]).toMatchObject({ rate: 0, measured: true, detectors: ["premature-stop"] });
@@ -125,7 +133,18 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
       ["FM-3.2", ["verification", "error-propagation"]],
       ["FM-3.3", ["verification"]],
     ] as const) {
-      expect(byMode[mode], mode).toEqual({ group: null, mode, numerator: 0, denominator: 2, rate: 0, measured: true, detectors, reason: null });
+      expect(byMode[mode], mode).toEqual({
+        group: null,
+        mode,
+        numerator: 0,
+        denominator: 2,
+        rate: 0,
+        measured: true,
+        detectors,
+        reason: null,
+        validated: true,
+        validationReason: null,
+      });
     }
   });
 
@@ -139,6 +158,8 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
       rate: null,
       measured: false,
       reason: 'needs a handoff contract with a jsonSchema; none configured for service "svc"',
+      validated: true,
+      validationReason: null,
     });
 
     await post("/api/v1/milestone-sets", { name: "done", milestones: [{ id: "answered", weight: 1, check: "$count(steps) > 0" }] });

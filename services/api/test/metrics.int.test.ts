@@ -57,8 +57,15 @@ export const seedSpecs: RecordSpec[] = [
 ];
 
 // No contract is configured here: FM-1.3 has a config-free detector, and FM-3.2 config-free heuristics (no verifier contract).
-const byRepetition = { measured: true, detectors: ["repetition"], reason: null };
-const byVerificationHeuristics = { measured: true, detectors: ["inferred-verification", "error-propagation"], reason: null };
+// No judge in these projects: every rate is validated (nothing unvalidated counts in it).
+const byRepetition = { measured: true, detectors: ["repetition"], reason: null, validated: true, validationReason: null };
+const byVerificationHeuristics = {
+  measured: true,
+  detectors: ["inferred-verification", "error-propagation"],
+  reason: null,
+  validated: true,
+  validationReason: null,
+};
 
 describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
   let database: Database;
@@ -99,9 +106,9 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
       { mode: "FM-3.2", traces: 1, share: 0.5 },
     ]);
     expect(body.sources).toEqual([
-      { mode: "FM-1.3", source: "heuristic", kind: "code", findings: 3, traces: 2 },
-      { mode: "FM-3.2", source: "contract", kind: "code", findings: 1, traces: 1 },
-      { mode: "FM-3.2", source: "heuristic", kind: "code", findings: 1, traces: 1 },
+      { mode: "FM-1.3", source: "heuristic", kind: "code", findings: 3, traces: 2, validated: null, validationReason: null },
+      { mode: "FM-3.2", source: "contract", kind: "code", findings: 1, traces: 1, validated: null, validationReason: null },
+      { mode: "FM-3.2", source: "heuristic", kind: "code", findings: 1, traces: 1, validated: null, validationReason: null },
     ]);
   });
 
@@ -143,6 +150,8 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
         measured: true,
         detectors: ["repetition", "termination"],
         reason: "not measured: FM-1.1, FM-1.2, FM-1.4",
+        validated: true,
+        validationReason: null,
       },
       {
         group: null,
@@ -153,6 +162,8 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
         measured: true,
         detectors: ["ignored-input"],
         reason: "not measured: FM-2.1, FM-2.2, FM-2.3, FM-2.4, FM-2.6",
+        validated: true,
+        validationReason: null,
       },
       {
         group: null,
@@ -163,6 +174,8 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
         measured: true,
         detectors: ["premature-stop", "inferred-verification", "error-propagation"],
         reason: null,
+        validated: true,
+        validationReason: null,
       },
     ]);
     const svc = await get("/api/v1/metrics/failure-modes?groupBy=service");

@@ -115,6 +115,15 @@ describe("dependency rules (docs/architecture.md §4)", () => {
     ).toEqual([]);
   });
 
+  it("judges imports only core and contracts of the internal packages, and no storage, queue, server or socket module", () => {
+    const allowed = new Set(["@crux/core", "@crux/contracts"]);
+    expect(
+      check("packages/judges/src", (s) =>
+        (s.startsWith("@crux/") && !allowed.has(s)) || IO_MODULES.test(s) ? "judges imports only core and contracts, no I/O module" : null,
+      ),
+    ).toEqual([]);
+  });
+
   it("services import no other service, except the all-in-one composition", () => {
     for (const svc of ["receiver", "worker", "api", "admin"]) {
       expect(check(`services/${svc}/src`, (s) => (SERVICES.includes(s) || s.includes("../../") ? "services never import other services" : null))).toEqual([]);

@@ -38,4 +38,4 @@ export {
   type StoredDeliveryAttempt,
   type AttemptOutcome,
 } from "./deliveries.repository.ts";
-export { readAlertMetric, exampleTraceIds, validatingSources } from "./metrics.query.ts";
+export { readAlertMetric, exampleTraceIds } from "./metrics.query.ts";

@@ -10,10 +10,6 @@ import { agentMetrics } from "../scores/agents.query.ts";
 import { failureModeMetrics } from "../scores/failure-modes.query.ts";
 import { agentRowsWhere, traceScopeWhere, type MetricsFilter } from "../scores/metrics-filter.ts";
 import { multiplierMetrics, successInputs } from "../scores/outcomes.query.ts";
-import { num } from "../scores/sql-util.ts";
-
-/** Finding sources that validate a detector's finding: a judge's verdict or a person's label. */
-export const validatingSources = ["judge", "human"] as const;
 
 const msToNs = (ms: number) => BigInt(Math.trunc(ms)) * 1_000_000n;
 
@@ -46,16 +42,14 @@ export async function readAlertMetric(
     case "failure_category_rate": {
       const byMode = metric.kind === "failure_mode_rate";
       const key = byMode ? metric.mode : metric.category;
+      // Code and judge findings, as GET /metrics/failure-modes counts them by default (source all).
       const result = await failureModeMetrics(database, projectId, filter, { groupBy: byMode ? "mode" : "category" });
       const row = result.rates.find((r) => r.mode === key);
-      const denominator = result.scopeTraces;
-      const numerator =
-        metric.validatedOnly === true && (await judgedTraces(database, projectId, filter)) > 0
-          ? await validatedTraces(database, projectId, filter, byMode ? "mode" : "category", key)
-          : (row?.numerator ?? 0);
-      // A mode nothing measures in scope has no rate (never 0): the rule then decides nothing.
-      const reading = ratio(numerator, denominator, denominator);
-      return row?.measured === false ? { ...reading, value: null } : reading;
+      const reading = ratio(row?.numerator ?? 0, result.scopeTraces, result.scopeTraces);
+      // No value (the rule decides nothing): a mode nothing measures in scope (never 0), or, with validatedOnly, a
+      // rate that counts a judge not validated for the mode against human labels. Code-only rates are validated.
+      if (row?.measured === false || (metric.validatedOnly === true && row?.validated === false)) return { ...reading, value: null };
+      return reading;
     }
     case "success_rate": {
       const s = await successInputs(database, projectId, filter);
@@ -75,26 +69,6 @@ export async function readAlertMetric(
       return ratio(observed, baseline, runsWithBaseline);
     }
   }
-}
-
-/** Scored traces in the window with at least one verdict: judges ran on this scope. */
-async function judgedTraces(database: Database, projectId: string, filter: MetricsFilter): Promise<number> {
-  const [row] = rowsOf(
-    await database.db.execute(sql`SELECT count(*)::int AS n FROM trace_scores s WHERE ${traceScopeWhere("s", projectId, filter)}
-      AND EXISTS (SELECT 1 FROM trace_verdicts v WHERE v.project_id = s.project_id AND v.trace_id = s.trace_id)`),
-  );
-  return num(row?.n);
-}
-
-/** Traces in scope with a finding of the mode (or category) from a validating source. */
-async function validatedTraces(database: Database, projectId: string, filter: MetricsFilter, kind: "mode" | "category", key: string): Promise<number> {
-  const column = kind === "mode" ? sql`f.mode` : sql`f.category`;
-  const [row] = rowsOf(
-    await database.db.execute(sql`SELECT count(DISTINCT f.trace_id)::int AS n FROM trace_findings f
-      WHERE ${agentRowsWhere("f", projectId, filter)} AND ${column} = ${key}
-        AND f.source = ANY(${sql.param([...validatingSources])}::text[])`),
-  );
-  return num(row?.n);
 }
 
 /** Up to `limit` traces behind a reading, newest first: the traces with the finding, the failed runs, those in error, the costliest. */

@@ -6,8 +6,13 @@
  * Reads the hourly rollups (rollups.ts); the counts are those of the base rows.
  * Each mode also says whether anything measures it (the detector list and the
  * project's current configuration): an unmeasured mode's rate is null, never 0.
+ * With source judge or all, the judges' current findings count too (judge-rates.ts): a trace has
+ * a mode when a code finding or a judge finding has it, and a rate that counts a judge not
+ * validated for the mode against human labels (validation.query.ts) says so.
  */
 import {
+  defaultValidationBar,
+  type ValidationBar,
   categoryOf,
   configuredNeeds,
   ratioOrNull,
@@ -24,7 +29,10 @@ import { agentContracts, handoffContracts, milestoneSets } from "../schema.ts";
 import { clampLimit, type MetricsFilter } from "./metrics-filter.ts";
 import { agentScope, rollupRows } from "./rollup-source.ts";
 import { agentRollup, findingRollup, traceRollup } from "./rollups.ts";
+import { judgeAsksAbout } from "../judge-findings.ts";
+import { judgeCountsBy, judgedTraces, judgeCells, judgeGroupNumerators, judgeSources, type FindingSourceFilter, type JudgeKeyCounts } from "./judge-rates.ts";
 import { scopedContracts } from "./scoring-config.ts";
+import { judgeValidationIndex } from "./validation.query.ts";
 import { decodeCursor, encodeCursor, num } from "./sql-util.ts";
 
 export type FailureModeGroupBy = "mode" | "category" | "agent" | "service";
@@ -39,7 +47,14 @@ export interface Measurement {
   reason: string | null;
 }
 
-export interface FailureModeRate extends Measurement {
+/** Whether the judges counted in a rate agree with human labels on the mode (docs/metrics.md §12). */
+interface RateValidation {
+  /** False when a judge whose findings count in the rate is not validated for the mode. */
+  validated: boolean;
+  validationReason: string | null;
+}
+
+export interface FailureModeRate extends Measurement, RateValidation {
   /** The agent or service name when grouped by them; null otherwise (or a trace without service). */
   group: string | null;
   /** A mode id, or a category id when grouped by category. */
@@ -50,13 +65,68 @@ export interface FailureModeRate extends Measurement {
 }
 
 export interface FailureModesResult {
+  source: FindingSourceFilter;
   scopeTraces: number;
+  /** Scored traces in scope that a mode-asking judge has a current verdict on (judges see a sample). */
+  judgedTraces: number;
   /** Every mode of the taxonomy, whatever the grouping. */
   coverage: Array<Measurement & { mode: string }>;
   rates: FailureModeRate[];
   nextCursor: string | null;
   failed: { traces: number; modes: { mode: string; traces: number; share: number | null }[] };
-  sources: { mode: string; source: string; findings: number; traces: number }[];
+  sources: { mode: string; source: string; findings: number; traces: number; validated: boolean | null; validationReason: string | null }[];
+}
+
+export interface FailureModeOptions {
+  groupBy: FailureModeGroupBy;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+  /** Default all. */
+  source?: FindingSourceFilter | undefined;
+  /** Kappa bar and minimum labels a judge needs on a mode (default .6 and 20). */
+  validationBar?: ValidationBar | undefined;
+}
+
+/** Judge coverage of the scope: which judges saw traces, and who counts for a mode under a source. */
+interface JudgeScope {
+  source: FindingSourceFilter;
+  judged: Map<string, number>;
+  counts: Map<string, JudgeKeyCounts>;
+  validation: (mode: string, producerId: string) => { validated: boolean; reason: string };
+}
+
+/** The judges that measure a mode in scope: they ask about it and judged a trace in scope. */
+function measuringJudges(j: JudgeScope, mode: string): string[] {
+  return [...j.judged.keys()].filter((p) => (j.judged.get(p) ?? 0) > 0 && judgeAsksAbout(p, mode)).sort();
+}
+
+/** Measured under the source filter: code's measurement, the judges', or either. */
+function sourcedMeasurement(code: Measurement, j: JudgeScope, mode: string): Measurement {
+  if (j.source === "code") return code;
+  const judges = measuringJudges(j, mode);
+  const judge: Measurement =
+    judges.length > 0
+      ? { measured: true, detectors: judges, reason: null }
+      : { measured: false, detectors: [], reason: "no judge verdict in scope asks about it" };
+  if (j.source === "judge") return judge;
+  if (code.measured) return { ...code, detectors: [...code.detectors, ...judges] };
+  return judge.measured ? { measured: true, detectors: judges, reason: `measured by judges only; code: ${code.reason ?? "not measured"}` } : code;
+}
+
+/** A rate counting judges (source judge, or all with judge findings of the mode) is validated when each of them is. */
+function rateValidation(j: JudgeScope, mode: string): RateValidation {
+  if (j.source === "code") return { validated: true, validationReason: null };
+  const counted = j.source === "judge" ? measuringJudges(j, mode) : (j.counts.get(mode)?.traces ?? 0) > 0 ? measuringJudges(j, mode) : [];
+  const failing = counted.map((p) => j.validation(mode, p)).filter((v) => !v.validated);
+  return failing.length === 0 ? { validated: true, validationReason: null } : { validated: false, validationReason: failing.map((v) => v.reason).join("; ") };
+}
+
+/** Code count, judge count, or code plus the traces only a judge found, per the source filter. */
+function sourcedCount(source: FindingSourceFilter, code: number, judge: JudgeKeyCounts | undefined, failed = false): number {
+  const j = judge ?? { traces: 0, extra: 0, failed: 0, extraFailed: 0 };
+  if (source === "code") return code;
+  if (source === "judge") return failed ? j.failed : j.traces;
+  return code + (failed ? j.extraFailed : j.extra);
 }
 
 /**
@@ -102,6 +172,16 @@ function measurementOf(coverage: Map<string, ModeCoverage>, mode: string, traces
   };
 }
 
+/** A category's rate is validated when each of its modes' is. */
+function categoryValidation(j: JudgeScope, category: string): RateValidation {
+  const reasons = mastModeIds
+    .filter((m) => categoryOf(m) === category)
+    .map((m) => rateValidation(j, m))
+    .filter((v) => !v.validated)
+    .map((v) => v.validationReason);
+  return reasons.length === 0 ? { validated: true, validationReason: null } : { validated: false, validationReason: reasons.join("; ") };
+}
+
 /** A category is measured when one of its modes is; the reason names the modes that are not. */
 function categoryMeasurement(modes: Map<string, Measurement>, category: string, tracesWithFinding: number): Measurement {
   const own = mastModeIds.filter((m) => categoryOf(m) === category).map((m) => ({ mode: m, ...(modes.get(m) as Measurement) }));
@@ -114,12 +194,8 @@ function categoryMeasurement(modes: Map<string, Measurement>, category: string, 
   };
 }
 
-export async function failureModeMetrics(
-  database: Database,
-  projectId: string,
-  filter: MetricsFilter,
-  opts: { groupBy: FailureModeGroupBy; cursor?: string | undefined; limit?: number | undefined },
-): Promise<FailureModesResult> {
+export async function failureModeMetrics(database: Database, projectId: string, filter: MetricsFilter, opts: FailureModeOptions): Promise<FailureModesResult> {
+  const source = opts.source ?? "all";
   const db = database.db;
   const findings = rollupRows(findingRollup, projectId, filter);
   const inScope = agentScope("f", filter.agent);
@@ -128,7 +204,9 @@ export async function failureModeMetrics(
     filter.agent === undefined
       ? sql`SELECT sum(t.traces)::int AS traces, sum(t.failed)::int AS failed FROM ${rollupRows(traceRollup, projectId, filter)} t`
       : sql`SELECT sum(a.scored_traces)::int AS traces, sum(a.failed_traces)::int AS failed FROM ${rollupRows(agentRollup, projectId, filter)} a WHERE a.agent = ${filter.agent}`;
-  const [scopeResult, failedResult, sourceResult, modeCounts, configured] = await Promise.all([
+  const facts = judgeCells(projectId, filter);
+  const noJudge = source === "code";
+  const [scopeResult, failedResult, sourceResult, codeModeCounts, configured, judged, judgeModeCounts, judgeSourceRows] = await Promise.all([
     db.execute(scopeSql),
     db.execute(sql`SELECT f.k1 AS mode, sum(f.failed_traces)::int AS traces FROM ${findings} f
       WHERE f.kind = 'mode' AND ${inScope} GROUP BY f.k1 HAVING sum(f.failed_traces) > 0 ORDER BY f.k1`),
@@ -136,27 +214,61 @@ export async function failureModeMetrics(
       FROM ${findings} f WHERE f.kind = 'source' AND ${inScope} GROUP BY f.k1, f.k2 HAVING sum(f.findings) > 0 ORDER BY f.k1, f.k2`),
     tracesWithFinding(database, findings, inScope, "mode"),
     configuredCoverage(database, projectId, filter.service),
+    judgedTraces(database, projectId, filter),
+    noJudge ? new Map<string, JudgeKeyCounts>() : judgeCountsBy(database, facts, "mode"),
+    noJudge ? [] : judgeSources(database, facts),
   ]);
+  // Labels are few; validation is read only when a judge is in scope (over every label of the scope's service).
+  const anyJudge = judged.byJudge.size > 0 || judgeSourceRows.length > 0;
+  const validation =
+    anyJudge && source !== "code"
+      ? await judgeValidationIndex(database, projectId, { service: filter.service }, opts.validationBar ?? defaultValidationBar)
+      : () => ({ validated: false, reason: "" });
+  const judgeScope: JudgeScope = { source, judged: judged.byJudge, counts: judgeModeCounts, validation };
   const scopeRow = rowsOf(scopeResult)[0];
   const scopeTraces = num(scopeRow?.traces);
   const failedTraces = num(scopeRow?.failed);
 
   const coverageByMode = new Map<string, ModeCoverage>(configured.map((c) => [c.mode, c]));
   const modes: string[] = [...mastModeIds];
-  for (const k of modeCounts.keys()) if (!modes.includes(k)) modes.push(k);
-  const measurements = new Map(modes.map((m) => [m, measurementOf(coverageByMode, m, modeCounts.get(m) ?? 0)]));
+  for (const k of [...codeModeCounts.keys(), ...judgeModeCounts.keys()]) if (!modes.includes(k)) modes.push(k);
+  const modeCounts = new Map(modes.map((m) => [m, sourcedCount(source, codeModeCounts.get(m) ?? 0, judgeModeCounts.get(m))]));
+  const measurements = new Map(modes.map((m) => [m, sourcedMeasurement(measurementOf(coverageByMode, m, codeModeCounts.get(m) ?? 0), judgeScope, m)] as const));
 
-  const [rates, nextCursor] = await groupedRates(database, projectId, filter, opts, { scopeTraces, modeCounts, measurements });
+  const [rates, nextCursor] = await groupedRates(database, projectId, filter, opts, { scopeTraces, modeCounts, measurements, judgeScope, facts });
+  const codeFailed = new Map(rowsOf(failedResult).map((r) => [String(r.mode), num(r.traces)]));
+  const failedModes = modes
+    .map((mode) => ({ mode, traces: sourcedCount(source, codeFailed.get(mode) ?? 0, judgeModeCounts.get(mode), true) }))
+    .filter((m) => m.traces > 0);
+  const codeSources =
+    source === "judge"
+      ? []
+      : rowsOf(sourceResult).map((r) => ({
+          mode: String(r.mode),
+          source: String(r.source),
+          findings: num(r.findings),
+          traces: num(r.traces),
+          validated: null,
+          validationReason: null,
+        }));
+  const judgeSourceList =
+    source === "code"
+      ? []
+      : judgeSourceRows.map((r) => {
+          const v = validation(r.mode, r.source);
+          return { ...r, validated: v.validated, validationReason: v.validated ? null : v.reason };
+        });
   return {
+    source,
     scopeTraces,
+    judgedTraces: judged.traces,
     coverage: modes.map((mode) => ({ mode, ...(measurements.get(mode) as Measurement) })),
     rates,
     nextCursor,
-    failed: {
-      traces: failedTraces,
-      modes: rowsOf(failedResult).map((r) => ({ mode: String(r.mode), traces: num(r.traces), share: ratioOrNull(num(r.traces), failedTraces) })),
-    },
-    sources: rowsOf(sourceResult).map((r) => ({ mode: String(r.mode), source: String(r.source), findings: num(r.findings), traces: num(r.traces) })),
+    failed: { traces: failedTraces, modes: failedModes.map((m) => ({ ...m, share: ratioOrNull(m.traces, failedTraces) })) },
+    sources: [...codeSources, ...judgeSourceList].sort((a, b) =>
+      a.mode < b.mode ? -1 : a.mode > b.mode ? 1 : a.source < b.source ? -1 : a.source > b.source ? 1 : 0,
+    ),
   };
 }
 
@@ -173,30 +285,47 @@ async function groupedRates(
   database: Database,
   projectId: string,
   filter: MetricsFilter,
-  opts: { groupBy: FailureModeGroupBy; cursor?: string | undefined; limit?: number | undefined },
-  scope: { scopeTraces: number; modeCounts: Map<string, number>; measurements: Map<string, Measurement> },
+  opts: FailureModeOptions,
+  scope: {
+    scopeTraces: number;
+    modeCounts: Map<string, number>;
+    measurements: Map<string, Measurement>;
+    judgeScope: JudgeScope;
+    facts: { cells: SQL; inScope: SQL };
+  },
 ): Promise<[FailureModeRate[], string | null]> {
   const db = database.db;
   const findings = rollupRows(findingRollup, projectId, filter);
   const inScope = agentScope("f", filter.agent);
-  const { scopeTraces, measurements } = scope;
+  const { scopeTraces, measurements, judgeScope } = scope;
+  const source = judgeScope.source;
   // Every mode / category is listed, even at 0 traces; one that nothing measures has rate null, never 0.
-  const row = (mode: string, n: number, m: Measurement): FailureModeRate => ({
+  const row = (mode: string, n: number, m: Measurement, v: RateValidation): FailureModeRate => ({
     group: null,
     mode,
     numerator: n,
     denominator: scopeTraces,
     rate: m.measured ? ratioOrNull(n, scopeTraces) : null,
     ...m,
+    ...v,
   });
   if (opts.groupBy === "mode") {
-    return [[...measurements].map(([mode, m]) => row(mode, scope.modeCounts.get(mode) ?? 0, m)), null];
+    return [[...measurements].map(([mode, m]) => row(mode, scope.modeCounts.get(mode) ?? 0, m, rateValidation(judgeScope, mode))), null];
   }
   if (opts.groupBy === "category") {
-    const counts = await tracesWithFinding(database, findings, inScope, "category");
+    const [codeCounts, judgeCounts] = await Promise.all([
+      tracesWithFinding(database, findings, inScope, "category"),
+      source === "code" ? new Map<string, JudgeKeyCounts>() : judgeCountsBy(database, scope.facts, "category"),
+    ]);
     const keys: string[] = [...mastCategories];
-    for (const k of counts.keys()) if (!keys.includes(k)) keys.push(k);
-    return [keys.map((k) => row(k, counts.get(k) ?? 0, categoryMeasurement(measurements, k, counts.get(k) ?? 0))), null];
+    for (const k of [...codeCounts.keys(), ...judgeCounts.keys()]) if (!keys.includes(k)) keys.push(k);
+    return [
+      keys.map((k) => {
+        const n = sourcedCount(source, codeCounts.get(k) ?? 0, judgeCounts.get(k));
+        return row(k, n, categoryMeasurement(measurements, k, n), categoryValidation(judgeScope, k));
+      }),
+      null,
+    ];
   }
 
   // Grouped by agent or service: one row per (group, mode) with at least one finding, keyset-paginated.
@@ -210,11 +339,18 @@ async function groupedRates(
     : filter.agent === undefined
       ? sql`SELECT coalesce(t.service_name, '') AS g, sum(t.traces)::int AS d FROM ${rollupRows(traceRollup, projectId, filter)} t GROUP BY 1`
       : sql`SELECT coalesce(a.service_name, '') AS g, sum(a.scored_traces)::int AS d FROM ${agents} a WHERE a.agent = ${filter.agent} GROUP BY 1`;
-  const numerators = byAgent
+  const codeNumerators = byAgent
     ? sql`SELECT f.agent AS g, f.k1 AS mode, sum(f.traces)::int AS n FROM ${findings} f
         WHERE f.kind = 'mode' AND f.agent IS NOT NULL AND ${onlyAgent("f")} GROUP BY f.agent, f.k1 HAVING sum(f.traces) > 0`
     : sql`SELECT coalesce(f.service_name, '') AS g, f.k1 AS mode, sum(f.traces)::int AS n FROM ${findings} f
         WHERE f.kind = 'mode' AND ${inScope} GROUP BY 1, 2 HAVING sum(f.traces) > 0`;
+  const numerators =
+    source === "code"
+      ? codeNumerators
+      : source === "judge"
+        ? judgeGroupNumerators(scope.facts, byAgent, false, filter.agent)
+        : sql`SELECT x.g, x.mode, sum(x.n)::int AS n FROM (${codeNumerators} UNION ALL ${judgeGroupNumerators(scope.facts, byAgent, true, filter.agent)}) x
+            GROUP BY x.g, x.mode HAVING sum(x.n) > 0`;
   const rows = rowsOf(
     await db.execute(sql`WITH d AS (${denominators}), n AS (${numerators})
       SELECT n.g, n.mode, n.n, coalesce(d.d, 0) AS d FROM n LEFT JOIN d ON d.g = n.g
@@ -230,7 +366,15 @@ async function groupedRates(
       const mode = String(r.mode);
       // Each pair has a finding, so its mode is measured.
       const m = measurements.get(mode) ?? measurementOf(new Map(), mode, num(r.n));
-      return { group: byAgent ? g : g === "" ? null : g, mode, numerator: num(r.n), denominator: num(r.d), rate: ratioOrNull(num(r.n), num(r.d)), ...m };
+      return {
+        group: byAgent ? g : g === "" ? null : g,
+        mode,
+        numerator: num(r.n),
+        denominator: num(r.d),
+        rate: ratioOrNull(num(r.n), num(r.d)),
+        ...m,
+        ...rateValidation(judgeScope, mode),
+      };
     }),
     nextCursor,
   ];

@@ -19,11 +19,28 @@ export {
   type ProjectSettings,
 } from "./config.repository.ts";
 export { type MetricsFilter } from "./metrics-filter.ts";
-export { failureModeMetrics, type FailureModeGroupBy, type Measurement, type FailureModeRate, type FailureModesResult } from "./failure-modes.query.ts";
+export {
+  failureModeMetrics,
+  type FailureModeGroupBy,
+  type FailureModeOptions,
+  type Measurement,
+  type FailureModeRate,
+  type FailureModesResult,
+} from "./failure-modes.query.ts";
+export { type FindingSourceFilter } from "./judge-rates.ts";
+export {
+  validationMetrics,
+  type ValidationScope,
+  type ValidationResult,
+  type ModeAgreement,
+  type AttributionAccuracy,
+  type PickAccuracy,
+} from "./validation.query.ts";
 export { agentMetrics, type AgentMetrics, type AgentSeriesPoint, type AgentUsageTotals, type AgentsResult } from "./agents.query.ts";
 export {
   multiplierMetrics,
   successInputs,
+  type OutcomeSourceCounts,
   type BaselineSource,
   type MultiplierAggregate,
   type MultiplierResult,

@@ -18,7 +18,9 @@
 import { ratioOrNull, type SuccessInputs } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { clampLimit, type MetricsFilter } from "./metrics-filter.ts";
+import { outcomeJudgeId } from "../judge-findings.ts";
+import type { FindingSourceFilter } from "./judge-rates.ts";
+import { clampLimit, traceScopeWhere, type MetricsFilter } from "./metrics-filter.ts";
 import { rollupRows } from "./rollup-source.ts";
 import { baselineRunsSql, configuredBaselineSql, pickBaselineSql } from "./baselines.ts";
 import { milestoneRollup, taskRollup, traceRollup } from "./rollups.ts";
@@ -190,13 +192,28 @@ export async function multiplierMetrics(
   };
 }
 
-/** What core's successMetricsOf computes the success metrics from (docs/metrics.md §10): counts and SQL means only. */
-export async function successInputs(database: Database, projectId: string, filter: MetricsFilter): Promise<SuccessInputs> {
+/** Outcome counts per source: runs whose outcome came from the tracer or the API, and runs graded by the outcome-rubric judge. */
+export interface OutcomeSourceCounts {
+  tracer: number;
+  judge: number;
+}
+
+/**
+ * What core's successMetricsOf computes the success metrics from (docs/metrics.md §10): counts and SQL means only.
+ * A run's outcome is the API override, else the tracer's tag (both already in trace_scores.success), else the
+ * current verdict of the outcome-rubric judge (source judge). `source` picks code (the first two), judge, or all.
+ */
+export async function successInputs(
+  database: Database,
+  projectId: string,
+  filter: MetricsFilter,
+  opts: { source?: FindingSourceFilter | undefined } = {},
+): Promise<SuccessInputs & { outcomeSources: OutcomeSourceCounts }> {
   const db = database.db;
+  const source = opts.source ?? "all";
   const traces = rollupRows(traceRollup, projectId, filter, { traceScoped: true });
-  // Means of integers are numeric divisions, as avg(int) computes them.
-  const [taskRows, countRows, perMilestoneRows] = await Promise.all([
-    db.execute(sql`SELECT s.task_key AS task, sum(s.outcome_n)::int AS runs, (sum(s.outcome_ok)::numeric / sum(s.outcome_n)::numeric)::float8 AS rate
+  const [taskRows, countRows, perMilestoneRows, judged] = await Promise.all([
+    db.execute(sql`SELECT s.task_key AS task, sum(s.outcome_n)::int AS runs, sum(s.outcome_ok)::int AS ok
       FROM ${rollupRows(taskRollup, projectId, filter, { traceScoped: true })} s GROUP BY s.task_key HAVING sum(s.outcome_n) > 0`),
     db.execute(sql`SELECT sum(t.outcome_runs)::int AS runs, sum(t.outcome_ok)::int AS ok, sum(t.outcome_unknown)::int AS unknown, sum(t.baseline_runs)::int AS baseline_runs,
       sum(t.milestone_traces)::int AS traces, (sum(t.credit_sum)::float8 / nullif(sum(t.credit_n), 0)::float8) AS credit,
@@ -204,21 +221,49 @@ export async function successInputs(database: Database, projectId: string, filte
       (sum(t.furthest_sum) / nullif(sum(t.furthest_n), 0)::numeric)::float8 AS furthest FROM ${traces} t`),
     db.execute(sql`SELECT m.milestone_id AS id, sum(m.traces)::int AS traces, sum(m.passed)::int AS passed
       FROM ${rollupRows(milestoneRollup, projectId, filter, { traceScoped: true })} m GROUP BY 1 HAVING sum(m.traces) > 0 ORDER BY 1`),
+    source === "code" ? Promise.resolve(null) : db.execute(judgeGradedRunsSql(projectId, filter)),
   ]);
   const c = rowsOf(countRows)[0] ?? {};
-  const m = c;
+  // Per task (the same task keys as score_task_hourly): runs with an outcome and successful ones, per source.
+  const tasks = new Map<string, { runs: number; ok: number }>();
+  const add = (task: string, runs: number, ok: number) => {
+    const t = tasks.get(task) ?? { runs: 0, ok: 0 };
+    tasks.set(task, { runs: t.runs + runs, ok: t.ok + ok });
+  };
+  if (source !== "judge") for (const r of rowsOf(taskRows)) add(String(r.task), num(r.runs), num(r.ok));
+  let judgeRuns = 0;
+  let judgeOk = 0;
+  for (const r of judged === null ? [] : rowsOf(judged)) {
+    add(String(r.task), num(r.runs), num(r.ok));
+    judgeRuns += num(r.runs);
+    judgeOk += num(r.ok);
+  }
+  const tracerRuns = num(c.runs);
+  const runs = (source === "judge" ? 0 : tracerRuns) + judgeRuns;
   return {
-    tasks: rowsOf(taskRows).map((r) => ({ taskId: String(r.task), runs: num(r.runs), successRate: num(r.rate) })),
-    runs: num(c.runs),
-    successfulRuns: num(c.ok),
-    runsWithoutOutcome: num(c.unknown),
+    tasks: [...tasks].filter(([, t]) => t.runs > 0).map(([taskId, t]) => ({ taskId, runs: t.runs, successRate: t.ok / t.runs })),
+    runs,
+    successfulRuns: (source === "judge" ? 0 : num(c.ok)) + judgeOk,
+    // Runs with no outcome from any source the filter counts.
+    runsWithoutOutcome: source === "judge" ? num(c.unknown) - judgeRuns + tracerRuns : num(c.unknown) - judgeRuns,
     baselineRuns: num(c.baseline_runs),
+    outcomeSources: { tracer: source === "judge" ? 0 : tracerRuns, judge: judgeRuns },
     milestones: {
-      traces: num(m.traces),
-      meanPartialCredit: numOrNull(m.credit),
-      fullSuccessRate: numOrNull(m.full),
-      meanFurthestIndex: numOrNull(m.furthest),
+      traces: num(c.traces),
+      meanPartialCredit: numOrNull(c.credit),
+      fullSuccessRate: numOrNull(c.full),
+      meanFurthestIndex: numOrNull(c.furthest),
       perMilestone: rowsOf(perMilestoneRows).map((r) => ({ id: String(r.id), traces: num(r.traces), passed: num(r.passed) })),
     },
   };
+}
+
+/** Per task: the system's runs in scope with no outcome of their own that the outcome-rubric judge graded (its current verdict). */
+function judgeGradedRunsSql(projectId: string, filter: MetricsFilter): SQL {
+  return sql`SELECT coalesce(s.task_id, 'trace:' || s.trace_id) AS task, count(*)::int AS runs, count(*) FILTER (WHERE v.outcome_success)::int AS ok
+    FROM judge_current_verdicts v JOIN trace_scores s ON s.project_id = v.project_id AND s.trace_id = v.trace_id
+    WHERE v.project_id = ${projectId} AND v.producer_id = ${outcomeJudgeId} AND v.status = 'succeeded' AND v.outcome_success IS NOT NULL
+      AND v.start_ns >= ${filter.fromNs.toString()}::bigint AND v.start_ns < ${filter.toNs.toString()}::bigint
+      AND s.success IS NULL AND NOT s.is_baseline AND ${traceScopeWhere("s", projectId, filter)}
+    GROUP BY 1`;
 }

@@ -168,7 +168,47 @@ export const findingRollup: Rollup = {
   },
 };
 
-export const rollups: readonly Rollup[] = [agentRollup, traceRollup, taskRollup, milestoneRollup, findingRollup];
+/**
+ * The judges' current findings (judge_findings) per (hour, service, agent scope, kind, k1, k2), kinds
+ * as in findingRollup ('source': k2 = the judge id). `extra` counts the traces with the judge finding
+ * and no code finding of the same key (mode, category, or agent and mode), so "code or judge" is the
+ * code count plus `extra`. It reads trace_findings and trace_scores too, so persistTraceScores keeps
+ * it current on every re-score and recordJudgeFindings on every verdict, by the same deltas.
+ */
+export const judgeFindingRollup: Rollup = {
+  table: "score_judge_finding_hourly",
+  keys: [
+    ["agent", "text"],
+    ["kind", "text"],
+    ["k1", "text"],
+    ["k2", "text"],
+  ],
+  measures: counts("findings", "traces", "extra", "failed_traces", "extra_failed"),
+  cells: (where) => {
+    const codeHas = (cond: string) => `EXISTS (SELECT 1 FROM trace_findings tf WHERE tf.project_id = jf.project_id AND tf.trace_id = jf.trace_id AND ${cond})`;
+    const facts = sql`SELECT jf.project_id, jf.start_ns, jf.service_name, jf.trace_id, jf.producer_id, jf.mode, jf.category, jf.agent, s.success,
+        ${sql.raw(codeHas("tf.mode = jf.mode"))} AS code_mode, ${sql.raw(codeHas("tf.category = jf.category"))} AS code_category,
+        ${sql.raw(codeHas("tf.mode = jf.mode AND tf.agent IS NOT DISTINCT FROM jf.agent"))} AS code_agent_mode,
+        ${sql.raw(codeHas("tf.category = jf.category AND tf.agent IS NOT DISTINCT FROM jf.agent"))} AS code_agent_category
+      FROM judge_findings jf JOIN trace_scores s ON s.project_id = jf.project_id AND s.trace_id = jf.trace_id WHERE ${where("jf")}`;
+    const part = (agent: string, kind: string, k1: string, k2: string, flag: string | null, perAgent: boolean) =>
+      sql.raw(`SELECT j.project_id, ${hourExpr("j.start_ns")} AS hour_ns, j.service_name, ${agent} AS agent, '${kind}' AS kind, ${k1} AS k1, ${k2} AS k2,
+        count(*) AS findings, count(DISTINCT j.trace_id) AS traces,
+        ${flag === null ? "0" : `count(DISTINCT j.trace_id) FILTER (WHERE NOT ${flag})`} AS extra,
+        count(DISTINCT j.trace_id) FILTER (WHERE j.success = false) AS failed_traces,
+        ${flag === null ? "0" : `count(DISTINCT j.trace_id) FILTER (WHERE j.success = false AND NOT ${flag})`} AS extra_failed
+        FROM j${perAgent ? " WHERE j.agent IS NOT NULL" : ""} GROUP BY 1, 2, 3, 4, 5, 6, 7`);
+    return sql`WITH j AS MATERIALIZED (${facts})
+      ${part("NULL::text", "mode", "j.mode", "''", "j.code_mode", false)}
+      UNION ALL ${part("j.agent", "mode", "j.mode", "''", "j.code_agent_mode", true)}
+      UNION ALL ${part("NULL::text", "category", "j.category", "''", "j.code_category", false)}
+      UNION ALL ${part("j.agent", "category", "j.category", "''", "j.code_agent_category", true)}
+      UNION ALL ${part("NULL::text", "source", "j.mode", "j.producer_id", null, false)}
+      UNION ALL ${part("j.agent", "source", "j.mode", "j.producer_id", null, true)}`;
+  },
+};
+
+export const rollups: readonly Rollup[] = [agentRollup, traceRollup, taskRollup, milestoneRollup, findingRollup, judgeFindingRollup];
 
 const rollupKeyNames = (r: Rollup): string[] => ["project_id", "hour_ns", "service_name", ...r.keys.map(([n]) => n)];
 export const rollupColumnNames = (r: Rollup): string[] => [...rollupKeyNames(r), ...r.measures.map(([n]) => n)];

@@ -4,10 +4,13 @@
  * persisted; an unknown trace is 404, a known but not yet scored one answers
  * with `scored: false` and empty lists.
  */
+import type { ValidationBar } from "@crux/core";
 import {
   getTraceScores,
+  listJudgeAttributions,
   listTraceAttributions,
-  listTraceFindings,
+  listTraceFindingsWithJudges,
+  validationMetrics,
   listTraceHandoffs,
   listTraceTrajectories,
   setOutcomeOverride,
@@ -32,6 +35,7 @@ import {
 } from "@crux/contracts";
 import { ApiError, ErrorBody } from "../errors.ts";
 import { nsToIso } from "../time.ts";
+import { rankAttributionMethods } from "./attribution-ranking.view.ts";
 import { attributionView, handoffView } from "./score-set.view.ts";
 import { traceScoresView } from "./trace-scores.view.ts";
 
@@ -43,6 +47,7 @@ export interface TraceScoresDeps {
   /** trace.score producer; without it the worker's sweeper re-scores outcome changes. */
   queue?: JobQueue | undefined;
   log: Logger;
+  validationBar: ValidationBar;
 }
 
 export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
@@ -101,7 +106,7 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
       "/traces/:traceId/findings",
       {
         schema: {
-          summary: "MAST findings of the trace, by step then mode",
+          summary: "MAST findings of the trace: code findings by step then mode, then each judge's current findings (source judge, with the judge id)",
           tags: ["trace scores"],
           params,
           querystring: PageQuery,
@@ -110,7 +115,7 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
       },
       async (req) => {
         const scored = await requireTrace(req.projectId, req.params.traceId);
-        const page = await listTraceFindings(db, req.projectId, req.params.traceId, { cursor: req.query.cursor, limit: req.query.limit });
+        const page = await listTraceFindingsWithJudges(db, req.projectId, req.params.traceId, { cursor: req.query.cursor, limit: req.query.limit });
         return { traceId: req.params.traceId, scored, items: page.items, nextCursor: page.nextCursor };
       },
     );
@@ -119,7 +124,9 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
       "/traces/:traceId/attribution",
       {
         schema: {
-          summary: "Decisive-error attributions: method, agent, step index, span id, reason (a lead, not a verdict)",
+          summary: "Decisive-error attributions: method, agent, step index, span id, reason (a lead, not a verdict), and the judges' picks ranked with it",
+          description:
+            "`items`: the code attribution rows. `methods`: the code rank 1 and each judge's current pick (all-at-once, step-by-step), ranked by their step accuracy, then agent accuracy, on labelled traces (GET /validation); methods no labelled trace measures rank after the measured ones.",
           tags: ["trace scores"],
           params,
           response: { 200: TraceAttributionResponse, ...errors },
@@ -127,8 +134,12 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
       },
       async (req) => {
         const scored = await requireTrace(req.projectId, req.params.traceId);
-        const rows = await listTraceAttributions(db, req.projectId, req.params.traceId);
-        return { traceId: req.params.traceId, scored, items: rows.map(attributionView) };
+        const [rows, judges, validation] = await Promise.all([
+          listTraceAttributions(db, req.projectId, req.params.traceId),
+          listJudgeAttributions(db, req.projectId, req.params.traceId),
+          validationMetrics(db, req.projectId, {}, deps.validationBar),
+        ]);
+        return { traceId: req.params.traceId, scored, items: rows.map(attributionView), methods: rankAttributionMethods(rows, judges, validation.attribution) };
       },
     );
 
