@@ -40,3 +40,5 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
   if (parsed.success) return parsed.data;
   throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`));
 }
+
+export { judgeConfigSchema, judgeServiceDefaultOf, judgePolicyDefaultsOf, checkJudgeConfig, type JudgeConfig } from "./judge.ts";

@@ -25,8 +25,12 @@ export const errorStatus = {
   unauthenticated: 401,
   /** Unknown trace, configuration id or route. */
   not_found: 404,
-  /** A configuration row for the same scope exists. */
+  /** A configuration row for the same scope exists; or a trace is asked to be judged before it is scored. */
   conflict: 409,
+  /** POST /traces/:id/judge while the project's judges are off (the message says why). */
+  judges_off: 409,
+  /** An API key sent to a service without CRUX_SECRET_KEY: it could not be encrypted at rest, so nothing was stored. */
+  secret_key_missing: 409,
   /** The request body is larger than the API's limit (1 MiB). */
   body_too_large: 413,
   /** A body whose content type the API does not read (it reads application/json). */

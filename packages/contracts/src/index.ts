@@ -64,3 +64,13 @@ export {
   WebhookWithSecret,
 } from "./alerts.ts";
 export { FindingSourceFilter, TraceLabels, TraceLabelsBody, TraceLabelsResponse, ValidationQuery, ValidationResponse, mastModes } from "./validation.ts";
+export {
+  JudgeCallItem,
+  JudgeCallList,
+  JudgeCallsQuery,
+  JudgeRequestResponse,
+  JudgeSettingsBody,
+  JudgeSettingsResponse,
+  TraceVerdict,
+  TraceVerdictsResponse,
+} from "./judge-settings.ts";

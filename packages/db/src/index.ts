@@ -38,10 +38,11 @@ export {
   type DirtyTrace,
   type ScoreRequest,
 } from "./settle.ts";
-export { listVerdicts, insertVerdict, type VerdictKey, type VerdictRow } from "./verdicts.ts";
+export { listVerdicts, listVerdictsPage, insertVerdict, type VerdictKey, type VerdictRow } from "./verdicts.ts";
 export { putTraceLabels, getTraceLabels, type TraceLabelsInput, type StoredTraceLabels } from "./labels.ts";
 export { listTraceFindingsWithJudges, listJudgeAttributions, type TraceFindingItem, type JudgeAttributionRow } from "./judge-reads.ts";
 export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
 export * as schema from "./schema.ts";
 export * from "./scores/index.ts";
 export * from "./alerts/index.ts";
+export * from "./judges/index.ts";

@@ -368,6 +368,8 @@ export const traceVerdicts = pgTable(
     traceId: text().notNull(),
     producerId: text().notNull(),
     producerVersion: integer().notNull(),
+    /** The model that produced the verdict ('' for a producer that calls none): a new model judges again. */
+    model: text().notNull().default(""),
     /** judgeInputHash (packages/core) of the inputs the producer declared. */
     inputHash: text().notNull(),
     /** "succeeded" | "failed" (a verdict the producer could not reach, kept so it is not paid for again). */
@@ -376,7 +378,7 @@ export const traceVerdicts = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    primaryKey({ name: "trace_verdicts_pk", columns: [t.projectId, t.traceId, t.producerId, t.producerVersion, t.inputHash] }),
+    primaryKey({ name: "trace_verdicts_pk", columns: [t.projectId, t.traceId, t.producerId, t.producerVersion, t.model, t.inputHash] }),
     check("trace_verdicts_status", sql`${t.status} IN ('succeeded', 'failed')`),
   ],
 );
@@ -637,3 +639,4 @@ export type BaselineRow = typeof baselines.$inferSelect;
 
 export { alertRules, alertEvents, webhooks, webhookDeliveries, webhookDeliveryAttempts } from "./alerts/schema.ts";
 export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly } from "./schema-judging.ts";
+export { judgeSettings, judgeCalls, type JudgeSettingsRow, type JudgeCallRow } from "./judges/schema.ts";

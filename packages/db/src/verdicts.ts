@@ -1,6 +1,6 @@
 /**
  * trace_verdicts: results that cost money to compute (judge verdicts), one row per
- * (project, trace, producer id, producer version, input hash). Rows are only ever
+ * (project, trace, producer id, producer version, model, input hash). Rows are only ever
  * added: a re-settle or re-score never deletes them, and a producer whose row for
  * the current input hash exists is not run again.
  */
@@ -8,10 +8,13 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Database } from "./client.ts";
 import { recordJudgeFindings } from "./judge-findings.ts";
 import { traceVerdicts } from "./schema.ts";
+import { decodeOrdinalCursor, encodeCursor } from "./scores/sql-util.ts";
 
 export interface VerdictKey {
   producerId: string;
   producerVersion: number;
+  /** The model that produced it ('' for a producer that calls none). */
+  model: string;
   inputHash: string;
 }
 
@@ -23,14 +26,38 @@ export interface VerdictRow extends VerdictKey {
 
 /** Every verdict stored for the trace, oldest first. */
 export async function listVerdicts(database: Database, projectId: string, traceId: string): Promise<VerdictRow[]> {
-  const rows = await database.db
+  return readVerdicts(database, projectId, traceId);
+}
+
+/** One page of the trace's verdicts, oldest first; the cursor is the next row's ordinal. */
+export async function listVerdictsPage(
+  database: Database,
+  projectId: string,
+  traceId: string,
+  q: { cursor?: string | undefined; limit: number },
+): Promise<{ items: VerdictRow[]; nextCursor: string | null }> {
+  const offset = q.cursor === undefined ? 0 : decodeOrdinalCursor(q.cursor);
+  const rows = await readVerdicts(database, projectId, traceId, { offset: Math.max(0, offset), limit: q.limit + 1 });
+  return { items: rows.slice(0, q.limit), nextCursor: rows.length > q.limit ? encodeCursor([offset + q.limit]) : null };
+}
+
+async function readVerdicts(database: Database, projectId: string, traceId: string, page?: { offset: number; limit: number }): Promise<VerdictRow[]> {
+  const query = database.db
     .select()
     .from(traceVerdicts)
     .where(and(eq(traceVerdicts.projectId, projectId), eq(traceVerdicts.traceId, traceId)))
-    .orderBy(asc(traceVerdicts.createdAt), asc(traceVerdicts.producerId));
+    .orderBy(
+      asc(traceVerdicts.createdAt),
+      asc(traceVerdicts.producerId),
+      asc(traceVerdicts.producerVersion),
+      asc(traceVerdicts.model),
+      asc(traceVerdicts.inputHash),
+    );
+  const rows = page ? await query.offset(page.offset).limit(page.limit) : await query;
   return rows.map((r) => ({
     producerId: r.producerId,
     producerVersion: r.producerVersion,
+    model: r.model,
     inputHash: r.inputHash,
     status: r.status as VerdictRow["status"],
     result: r.result,

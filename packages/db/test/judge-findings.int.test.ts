@@ -56,7 +56,7 @@ describe.each(testDatabases())("judge findings stored with their verdict on $nam
 
   it("makes the newest verdict of each judge current, findings and attribution included", async () => {
     const p = await trace();
-    const key = { producerVersion: 1, status: "succeeded" as const };
+    const key = { producerVersion: 1, model: "judge-model", status: "succeeded" as const };
     expect(
       await insertVerdict(database, p, traceId(1), {
         ...key,
@@ -92,6 +92,7 @@ describe.each(testDatabases())("judge findings stored with their verdict on $nam
     await insertVerdict(database, p, traceId(1), {
       producerId: "judge.mast-checklist",
       producerVersion: 1,
+      model: "judge-model",
       inputHash: "c",
       status: "failed",
       result: { error: "no reply" },
@@ -105,7 +106,14 @@ describe.each(testDatabases())("judge findings stored with their verdict on $nam
     const p = await trace();
     const bad = { ...result([{ mode: "FM-1.3", step: 0 }]), findings: [{ mode: "FM-9.9", stepIndex: 0 }] };
     await expect(
-      insertVerdict(database, p, traceId(1), { producerId: "judge.mast-checklist", producerVersion: 1, inputHash: "a", status: "succeeded", result: bad }),
+      insertVerdict(database, p, traceId(1), {
+        producerId: "judge.mast-checklist",
+        producerVersion: 1,
+        model: "judge-model",
+        inputHash: "a",
+        status: "succeeded",
+        result: bad,
+      }),
     ).rejects.toMatchObject({ name: "PermanentError", code: "invalid_verdict" });
     expect(await listVerdicts(database, p, traceId(1))).toEqual([]);
     expect(await judgeRows(p)).toEqual([]);
@@ -116,6 +124,7 @@ describe.each(testDatabases())("judge findings stored with their verdict on $nam
     await insertVerdict(database, p, traceId(1), {
       producerId: "judge.mast-checklist",
       producerVersion: 1,
+      model: "judge-model",
       inputHash: "a",
       status: "succeeded",
       result: result([{ mode: "FM-1.6", step: 0 }]),
@@ -129,6 +138,7 @@ describe.each(testDatabases())("judge findings stored with their verdict on $nam
       await insertVerdict(database, p, traceId(1), {
         producerId: "replay.counterfactual",
         producerVersion: 1,
+        model: "judge-model",
         inputHash: "a",
         status: "succeeded",
         result: { anything: 1 },

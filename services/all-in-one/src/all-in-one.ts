@@ -2,16 +2,20 @@
  * Composition of receiver, worker and API in one process. Used by main.ts and
  * by end-to-end tests, which start it on ephemeral ports.
  */
+import { randomBytes } from "node:crypto";
 import { buildApiApp, validationBarOf } from "@crux/api";
-import { createDatabase, describeStorageError, ensureProject, migrate, type Database } from "@crux/db";
+import { judgePolicyDefaultsOf, judgeServiceDefaultOf } from "@crux/config";
+import { createDatabase, createSecretBox, describeStorageError, ensureProject, migrate, type Database, type SecretBox } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
+import { createJudgeSuite } from "@crux/judges";
 import { createBullmqQueue, createInProcessQueue, queueRegistry, withScheduleEvery, type JobQueue } from "@crux/queue";
 import { createReceiver } from "@crux/receiver";
 import { createAuthenticator } from "@crux/auth";
 import { createShutdown, type Logger } from "@crux/runtime";
-import { createWorker, type Worker } from "@crux/worker";
+import { createWorker, type JudgeSuiteFactory, type Worker } from "@crux/worker";
 import type { AllInOneConfig } from "./config.ts";
 import { asPortInUse } from "./ports.ts";
+import { embeddedSecretKey } from "./secret-key.ts";
 
 /** Dirty traces enqueued by the start-up sweep at most; the sweeper picks up any beyond. */
 const startupSweepLimit = 10_000;
@@ -36,28 +40,58 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
     await database.close();
     throw err;
   }
+  // Embedded (PGlite) without CRUX_SECRET_KEY: a generated secret kept in the data folder. On Postgres, as in production, none.
+  let secretBox: SecretBox | null = null;
+  if (config.CRUX_SECRET_KEY) secretBox = createSecretBox(config.CRUX_SECRET_KEY);
+  else if (config.DATABASE_URL === undefined && config.CRUX_DATA_DIR === "memory") {
+    secretBox = createSecretBox(randomBytes(32).toString("base64url")); // the keys live as long as the in-memory database
+  } else if (config.DATABASE_URL === undefined) {
+    const key = await embeddedSecretKey(config.CRUX_DATA_DIR);
+    if (key.created) log.info({ file: key.file }, "generated the secret that encrypts stored judge provider keys (set CRUX_SECRET_KEY to use your own)");
+    secretBox = createSecretBox(key.secret);
+  }
   const registry = withScheduleEvery(queueRegistry, "alerts.evaluate", config.CRUX_ALERTS_EVALUATE_INTERVAL_MS);
   const queue = config.REDIS_URL
     ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log, registry })
     : createInProcessQueue({ log, registry });
-  return composeCrux({ database, queue, config, log });
+  return composeCrux({ database, queue, config, log, secretBox });
 }
 
 /** Receiver + worker + API over given storage and queue; the returned stop() closes all of them, storage last. */
-export async function composeCrux(deps: { database: Database; queue: JobQueue; config: AllInOneConfig; log: Logger }): Promise<RunningCrux> {
+export async function composeCrux(deps: {
+  database: Database;
+  queue: JobQueue;
+  config: AllInOneConfig;
+  log: Logger;
+  /** Seals the judge provider keys projects store; default: from CRUX_SECRET_KEY, else none. */
+  secretBox?: SecretBox | null;
+  /** Builds the projects' LLM judges; default packages/judges' createJudgeSuite (tests pass a scripted one). */
+  judgeSuites?: JudgeSuiteFactory;
+}): Promise<RunningCrux> {
   const { database, queue, config, log } = deps;
+  const secretBox = deps.secretBox !== undefined ? deps.secretBox : config.CRUX_SECRET_KEY ? createSecretBox(config.CRUX_SECRET_KEY) : null;
+  const judges = { defaults: { model: judgeServiceDefaultOf(config), ...judgePolicyDefaultsOf(config) }, secretBox };
   const shutdown = createShutdown({ deadlineMs: 15_000, log });
 
   // One registry: the API's /metrics (and the receiver's) show all three services of this process.
   const registry = createMetricsRegistry();
   const receiver = createReceiver({ database, queue, config, authRequired: config.CRUX_AUTH, log: log.child({ service: "receiver" }), registry });
-  const worker = createWorker({ database, queue, config, log: log.child({ service: "worker" }), registry });
+  const worker = createWorker({
+    database,
+    queue,
+    config,
+    log: log.child({ service: "worker" }),
+    registry,
+    secretBox,
+    judgeSuites: deps.judgeSuites ?? createJudgeSuite,
+  });
   const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
   const api = await buildApiApp({
     database,
     authenticate,
     queue,
     registry,
+    judges,
     validationBar: validationBarOf(config),
     webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY,
   });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envBoolean, queuePrefixSetting } from "@crux/config";
+import { checkJudgeConfig, envBoolean, queuePrefixSetting } from "@crux/config";
 import { apiConfigSchema } from "@crux/api";
 import { receiverConfigSchema } from "@crux/receiver";
 import { workerConfigSchema } from "@crux/worker";
@@ -19,5 +19,6 @@ export const allInOneConfigSchema = receiverConfigSchema
     CRUX_QUEUE_PREFIX: queuePrefixSetting,
     CRUX_AUTH: envBoolean(false),
     CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  });
+  })
+  .superRefine(checkJudgeConfig);
 export type AllInOneConfig = z.infer<typeof allInOneConfigSchema>;

@@ -29,7 +29,12 @@ export interface TestCrux {
   stop(): Promise<void>;
 }
 
-export async function startTestCrux(backend: Backend, env: Record<string, string> = {}, queue?: JobQueue): Promise<TestCrux> {
+export async function startTestCrux(
+  backend: Backend,
+  env: Record<string, string> = {},
+  queue?: JobQueue,
+  extra: Pick<Parameters<typeof composeCrux>[0], "judgeSuites"> = {},
+): Promise<TestCrux> {
   const config = loadConfig(allInOneConfigSchema, {
     CRUX_HOST: "127.0.0.1",
     CRUX_OTLP_HTTP_PORT: "0",
@@ -45,7 +50,7 @@ export async function startTestCrux(backend: Backend, env: Record<string, string
   await ensureProject(database, config.CRUX_DEFAULT_PROJECT, config.CRUX_DEFAULT_PROJECT);
   const own = queue ? null : backend.createQueue();
   const q = queue ?? own!.queue;
-  const crux = await composeCrux({ database, queue: q, config, log: createLogger({ level: "silent", name: "test" }) });
+  const crux = await composeCrux({ database, queue: q, config, log: createLogger({ level: "silent", name: "test" }), ...extra });
   return {
     crux,
     database,

@@ -6,7 +6,7 @@
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import { defaultValidationBar, type ValidationBar } from "@crux/core";
-import type { Database } from "@crux/db";
+import type { Database, JudgeServiceDefaults, SecretBox } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
 import type { JobQueue } from "@crux/queue";
 import { apiKeyFromHeaders, type Authenticator } from "@crux/auth";
@@ -19,6 +19,7 @@ import { apiErrorHandler } from "./error-handler.ts";
 import { ApiError } from "./errors.ts";
 import { registerOperations } from "./operations.ts";
 import { configRoutes } from "./routes/config.route.ts";
+import { judgeRoutes } from "./routes/judges.route.ts";
 import { metricsRoutes } from "./routes/metrics.route.ts";
 import { traceScoresRoutes } from "./routes/trace-scores.route.ts";
 import { tracesRoutes } from "./routes/traces.route.ts";
@@ -56,7 +57,14 @@ export interface ApiDeps {
   webhookSecretKey?: string | undefined;
   /** Kappa bar and minimum labels for judge validation (CRUX_VALIDATION_*); .6 and 20 when omitted. */
   validationBar?: ValidationBar;
+  /**
+   * The judges' service default (env) and the box that seals the provider keys projects store.
+   * Default: no service default model, sampling 0.1, a $5 daily budget, and no box (a key cannot be stored).
+   */
+  judges?: { defaults: JudgeServiceDefaults; secretBox: SecretBox | null };
 }
+
+const noJudgeDefaults: JudgeServiceDefaults = { model: null, samplingShare: 0.1, dailyBudgetUsd: 5 };
 
 const noQueryParameters = z.strictObject({});
 
@@ -112,6 +120,16 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretKey: webhookSecretKey(deps.webhookSecretKey) }), {
     prefix: "/api/v1",
   });
+  await app.register(
+    judgeRoutes({
+      database: deps.database,
+      defaults: deps.judges?.defaults ?? noJudgeDefaults,
+      secretBox: deps.judges?.secretBox ?? null,
+      queue: deps.queue,
+      now: deps.now ?? Date.now,
+    }),
+    { prefix: "/api/v1" },
+  );
   return app;
 }
 

@@ -5,8 +5,8 @@
  * serves. Only a configuration error (invalid environment, a stale or missing
  * schema) exits, non-zero, with one line saying what to fix.
  */
-import { ConfigError, loadConfig } from "@crux/config";
-import { createDatabase, describeStorageError, waitForDatabase } from "@crux/db";
+import { ConfigError, judgePolicyDefaultsOf, judgeServiceDefaultOf, loadConfig } from "@crux/config";
+import { createDatabase, createSecretBox, describeStorageError, waitForDatabase } from "@crux/db";
 import { createBullmqQueue } from "@crux/queue";
 import { createAuthenticator } from "@crux/auth";
 import { createLogger, createShutdown, onSignals } from "@crux/runtime";
@@ -30,12 +30,18 @@ const queue = config.REDIS_URL ? createBullmqQueue({ redisUrl: config.REDIS_URL,
 if (!queue) log.warn("REDIS_URL is not set: outcome changes are re-scored by the worker's sweeper, not at once");
 if (!config.CRUX_AUTH) log.warn("auth is OFF (CRUX_AUTH=false): the API serves the default project to anyone");
 const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
+if (!config.CRUX_SECRET_KEY) log.warn("CRUX_SECRET_KEY is not set: projects cannot store a judge provider key (PUT /judge-settings with apiKey answers 409)");
+const judges = {
+  defaults: { model: judgeServiceDefaultOf(config), ...judgePolicyDefaultsOf(config) },
+  secretBox: config.CRUX_SECRET_KEY ? createSecretBox(config.CRUX_SECRET_KEY) : null,
+};
 let started = false;
 const app = await buildApiApp({
   database,
   authenticate,
   log,
   queue,
+  judges,
   started: () => started,
   validationBar: validationBarOf(config),
   webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY,

@@ -56,6 +56,7 @@ async function judge(database: Database, n: number, kind: JudgeKind, spec: Verdi
   const stored = await insertVerdict(database, PROJECT, t(n), {
     producerId: `judge.${kind}`,
     producerVersion: 1,
+    model: "judge-model",
     inputHash,
     status: "succeeded",
     result: verdict(kind, spec),
@@ -298,6 +299,7 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
     await insertVerdict(database, PROJECT, t(7), {
       producerId: "judge.custom-attribution",
       producerVersion: 1,
+      model: "judge-model",
       inputHash: "h1",
       status: "succeeded",
       result: verdict("decisive-error-all-at-once", { attribution: { method: "step-by-step", agent: "search", step: 4 } }),

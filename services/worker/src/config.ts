@@ -1,49 +1,66 @@
 import { z } from "zod";
-import { envInt, envPort, queuePrefixSetting } from "@crux/config";
+import { checkJudgeConfig, envInt, envPort, judgeConfigSchema, queuePrefixSetting } from "@crux/config";
 
-export const workerConfigSchema = z.object({
-  CRUX_WORKER_CONCURRENCY: envInt(4, 1, 256),
-  /**
-   * Settle jobs of one project running at once. Unset: the concurrency minus a
-   * quarter of it (at least one slot), so another project's trace always finds a slot.
-   */
-  CRUX_WORKER_PROJECT_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
-  /** How often the sweeper looks for dirty traces whose settle job was lost (Redis down at ingest). */
-  CRUX_SWEEP_INTERVAL_MS: envInt(30_000, 100),
-  /** A dirty trace quiet for this long with no settle is re-enqueued by the sweeper. */
-  CRUX_SWEEP_QUIET_MS: envInt(60_000, 0),
-  /** Threads that evaluate milestone expressions (off the main event loop). */
-  CRUX_MILESTONE_THREADS: envInt(2, 1, 64),
-  /** Limit of one milestone expression, ms; past it the expression counts as failed (not passed). */
-  CRUX_MILESTONE_TIMEOUT_MS: envInt(1_000, 10, 600_000),
-  /** Evaluation time one trace may spend on its milestone expressions, ms; past it the rest are not evaluated. */
-  CRUX_MILESTONE_TRACE_BUDGET_MS: envInt(5_000, 10, 3_600_000),
-  /** Evaluation time one project may spend per minute, ms; past it checks are not evaluated until the next minute. */
-  CRUX_MILESTONE_PROJECT_BUDGET_MS: envInt(30_000, 10, 3_600_000),
-  /** How often alert rules are evaluated (one evaluation per rule per tick across all workers), ms. */
-  CRUX_ALERTS_EVALUATE_INTERVAL_MS: envInt(60_000, 100, 86_400_000),
-  /** Base URL of the API as receivers reach it, for the links in webhook payloads. */
-  CRUX_PUBLIC_URL: z.string().url().default("http://localhost:8080"),
-  /** Attempts per webhook delivery, the first included; then the delivery is marked failed. */
-  CRUX_WEBHOOK_MAX_ATTEMPTS: envInt(8, 1, 100),
-  /** Ceiling of the first retry's wait (full jitter), doubled per retry, ms. */
-  CRUX_WEBHOOK_RETRY_BASE_MS: envInt(5_000, 1, 86_400_000),
-  /** Longest wait between attempts, also the cap on a receiver's Retry-After, ms. */
-  CRUX_WEBHOOK_RETRY_MAX_MS: envInt(3_600_000, 1, 86_400_000),
-  /** The key webhook signing secrets are stored encrypted with (the API's CRUX_WEBHOOK_SECRET_KEY); unset: stored as they are. */
-  CRUX_WEBHOOK_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
-  /** One attempt: connect, send and read the response (at most 64 KiB), ms. */
-  CRUX_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100, 120_000),
-});
+export const workerConfigSchema = z
+  .object({
+    CRUX_WORKER_CONCURRENCY: envInt(4, 1, 256),
+    /**
+     * Settle jobs of one project running at once. Unset: the concurrency minus a
+     * quarter of it (at least one slot), so another project's trace always finds a slot.
+     */
+    CRUX_WORKER_PROJECT_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+    /** How often the sweeper looks for dirty traces whose settle job was lost (Redis down at ingest). */
+    CRUX_SWEEP_INTERVAL_MS: envInt(30_000, 100),
+    /** A dirty trace quiet for this long with no settle is re-enqueued by the sweeper. */
+    CRUX_SWEEP_QUIET_MS: envInt(60_000, 0),
+    /** Threads that evaluate milestone expressions (off the main event loop). */
+    CRUX_MILESTONE_THREADS: envInt(2, 1, 64),
+    /** Limit of one milestone expression, ms; past it the expression counts as failed (not passed). */
+    CRUX_MILESTONE_TIMEOUT_MS: envInt(1_000, 10, 600_000),
+    /** Evaluation time one trace may spend on its milestone expressions, ms; past it the rest are not evaluated. */
+    CRUX_MILESTONE_TRACE_BUDGET_MS: envInt(5_000, 10, 3_600_000),
+    /** Evaluation time one project may spend per minute, ms; past it checks are not evaluated until the next minute. */
+    CRUX_MILESTONE_PROJECT_BUDGET_MS: envInt(30_000, 10, 3_600_000),
+    /** Limit of one judge call to the provider, ms. */
+    CRUX_JUDGE_TIMEOUT_MS: envInt(60_000, 100, 600_000),
+    /** Longest a judge job over its project's daily budget waits before it looks again (a raised budget resumes it). */
+    CRUX_JUDGE_BUDGET_RECHECK_MS: envInt(300_000, 10, 86_400_000),
+    /** How often alert rules are evaluated (one evaluation per rule per tick across all workers), ms. */
+    CRUX_ALERTS_EVALUATE_INTERVAL_MS: envInt(60_000, 100, 86_400_000),
+    /** Base URL of the API as receivers reach it, for the links in webhook payloads. */
+    CRUX_PUBLIC_URL: z.string().url().default("http://localhost:8080"),
+    /** Attempts per webhook delivery, the first included; then the delivery is marked failed. */
+    CRUX_WEBHOOK_MAX_ATTEMPTS: envInt(8, 1, 100),
+    /** Ceiling of the first retry's wait (full jitter), doubled per retry, ms. */
+    CRUX_WEBHOOK_RETRY_BASE_MS: envInt(5_000, 1, 86_400_000),
+    /** Longest wait between attempts, also the cap on a receiver's Retry-After, ms. */
+    CRUX_WEBHOOK_RETRY_MAX_MS: envInt(3_600_000, 1, 86_400_000),
+    /** The key webhook signing secrets are stored encrypted with (the API's CRUX_WEBHOOK_SECRET_KEY); unset: stored as they are. */
+    CRUX_WEBHOOK_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+    /** One attempt: connect, send and read the response (at most 64 KiB), ms. */
+    CRUX_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100, 120_000),
+  })
+  .extend(judgeConfigSchema.shape);
 type WorkerSettings = z.infer<typeof workerConfigSchema>;
 /** What createWorker takes: the three basics, every other setting optional (its default applies). */
 export type WorkerConfig = Pick<WorkerSettings, "CRUX_WORKER_CONCURRENCY" | "CRUX_SWEEP_INTERVAL_MS" | "CRUX_SWEEP_QUIET_MS"> & Partial<WorkerSettings>;
 
 const defaults = workerConfigSchema.parse({});
 
-export interface ResolvedWorkerConfig extends Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY" | "CRUX_WEBHOOK_SECRET_KEY">> {
+type OptionalJudgeSettings =
+  | "CRUX_JUDGE_PROVIDER"
+  | "CRUX_JUDGE_MODEL"
+  | "CRUX_JUDGE_BASE_URL"
+  | "CRUX_JUDGE_API_KEY"
+  | "ANTHROPIC_API_KEY"
+  | "OPENAI_API_KEY"
+  | "OPENAI_BASE_URL"
+  | "CRUX_SECRET_KEY"
+  | "CRUX_WEBHOOK_SECRET_KEY";
+
+export interface ResolvedWorkerConfig
+  extends Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY" | OptionalJudgeSettings>>, Pick<WorkerSettings, OptionalJudgeSettings> {
   CRUX_WORKER_PROJECT_CONCURRENCY: number;
-  CRUX_WEBHOOK_SECRET_KEY?: string | undefined;
 }
 
 export function resolveWorkerConfig(config: WorkerConfig): ResolvedWorkerConfig {
@@ -53,12 +70,14 @@ export function resolveWorkerConfig(config: WorkerConfig): ResolvedWorkerConfig 
   return { ...merged, CRUX_WORKER_PROJECT_CONCURRENCY: Math.min(perProject, concurrency) };
 }
 
-export const workerMainConfigSchema = workerConfigSchema.extend({
-  DATABASE_URL: z.string().url(),
-  REDIS_URL: z.string().url(),
-  CRUX_QUEUE_PREFIX: queuePrefixSetting,
-  CRUX_HOST: z.string().default("0.0.0.0"),
-  /** /metrics, /livez, /readyz; 0 picks a free port (tests). */
-  CRUX_WORKER_METRICS_PORT: envPort(9464),
-  CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-});
+export const workerMainConfigSchema = workerConfigSchema
+  .extend({
+    DATABASE_URL: z.string().url(),
+    REDIS_URL: z.string().url(),
+    CRUX_QUEUE_PREFIX: queuePrefixSetting,
+    CRUX_HOST: z.string().default("0.0.0.0"),
+    /** /metrics, /livez, /readyz; 0 picks a free port (tests). */
+    CRUX_WORKER_METRICS_PORT: envPort(9464),
+    CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  })
+  .superRefine(checkJudgeConfig);

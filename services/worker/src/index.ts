@@ -6,3 +6,4 @@ export { createJudgeProcessor } from "./judge.processor.ts";
 export type { JudgeProducer, JudgeProducerInput, JudgeVerdict } from "./judge-producer.ts";
 export { createSchemaValidator } from "./schema-validator.ts";
 export { createMilestoneEvaluator, defaultExpressionLimits, type ExpressionLimits, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";
+export type { JudgeSuiteFactory } from "./judge-suite.ts";

@@ -28,6 +28,8 @@ export interface JudgeProducer {
   readonly id: string;
   /** Bump when the producer's prompt, model or logic changes: a new version judges every trace again. */
   readonly version: number;
+  /** The model it calls, part of the verdict's key (a new model judges again); none: ''. */
+  readonly model?: string;
   /** What the verdict depends on; must include "spans". A change to an input not declared does not run it again. */
   readonly inputs: readonly JudgeInput[];
   /** May call out (an LLM); a thrown PermanentError fails the job, anything else is retried with backoff. */

@@ -1,30 +1,46 @@
 /**
  * trace.judge, the third stage (docs/architecture.md §6): runs the registered
- * judge producers of a scored trace. Each producer's key is (id, version,
- * input hash over the inputs it declared, judgeInputHash in packages/core);
+ * judge producers of a scored trace, and the project's LLM judges when its
+ * judge settings turn them on (judge-policy.ts). Each producer's key is (id,
+ * version, model, input hash over the inputs it declared, judgeInputHash in
+ * packages/core);
  * it runs only when trace_verdicts has no row for that key, and its verdict
  * is added as a new row (older rows are kept). persistTraceScores never
  * touches trace_verdicts, so a re-settle or a re-score does not wipe a
  * verdict, and a verdict is not paid for twice for the same inputs.
  *
  * Reads: the trace summary, the outcome override and the trace's verdict keys;
- * the spans only when some producer has to run.
+ * the spans only when some producer has to run. Before each LLM judge runs,
+ * the project's daily budget is checked: once reached, the job is deferred
+ * (verdicts already stored stay; the rest run when it comes back).
  */
 import { judgeInputHash, PermanentError, prepareTrace, runTagsOf, spanSetHash } from "@crux/core";
 import { getOutcomeOverride, getTrace, getTraceSummary, insertVerdict, listVerdicts, type Database } from "@crux/db";
-import type { Payload } from "@crux/queue";
+import { JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "./frozen-span-set.ts";
 import type { JudgeProducer, JudgeVerdict } from "./judge-producer.ts";
+import type { JudgePolicy } from "./judge-policy.ts";
 import { pure } from "./pure.ts";
 
 export interface JudgeDeps {
   database: Database;
   log: Logger;
+  /** Fixed producers, run for every project. */
   producers: readonly JudgeProducer[];
+  /** The projects' LLM judges; none when omitted. */
+  policy?: JudgePolicy | undefined;
 }
 
-const keyOf = (producerId: string, producerVersion: number, inputHash: string) => `${producerId}\u0000${producerVersion}\u0000${inputHash}`;
+interface Keyed {
+  producer: JudgeProducer;
+  inputHash: string;
+  /** The budget check an LLM judge waits on. */
+  beforeRun: (() => Promise<void>) | null;
+}
+
+const keyOf = (producerId: string, producerVersion: number, model: string, inputHash: string) =>
+  `${producerId}\u0000${producerVersion}\u0000${model}\u0000${inputHash}`;
 
 function checkedVerdict(producer: JudgeProducer, verdict: JudgeVerdict): JudgeVerdict {
   if (verdict.status !== "succeeded" && verdict.status !== "failed") {
@@ -34,10 +50,35 @@ function checkedVerdict(producer: JudgeProducer, verdict: JudgeVerdict): JudgeVe
   return verdict;
 }
 
+/** A second job of a trace being judged in this process waits this long, then finds the verdicts stored. */
+const sameTraceDeferMs = 1_000;
+
 export function createJudgeProcessor(deps: JudgeDeps) {
+  // trace.judge is rate-limited, not keyed per trace: two jobs of one trace (a re-score during a judge
+  // run) could both pay for the same verdict. Within a process the second one waits for the first.
+  const judging = new Set<string>();
   return async function judge(payload: Payload<"trace.judge">): Promise<void> {
+    const key = `${payload.projectId}:${payload.traceId}`;
+    if (judging.has(key)) throw new JobDeferral(sameTraceDeferMs, `trace ${payload.traceId} is being judged by another job`);
+    judging.add(key);
+    try {
+      await judgeTrace(payload);
+    } finally {
+      judging.delete(key);
+    }
+  };
+
+  async function judgeTrace(payload: Payload<"trace.judge">): Promise<void> {
     const { projectId, traceId } = payload;
-    if (deps.producers.length === 0) return;
+    const llm = deps.policy ? await deps.policy.forProject(projectId) : { off: "no LLM judges in this worker" };
+    const runs: { producer: JudgeProducer; beforeRun: Keyed["beforeRun"] }[] = [
+      ...deps.producers.map((producer) => ({ producer, beforeRun: null })),
+      ...("off" in llm ? [] : llm.producers.map((producer) => ({ producer, beforeRun: llm.beforeEach }))),
+    ];
+    if (runs.length === 0) {
+      deps.log.debug({ ...payload, reason: "off" in llm ? llm.off : "no judge" }, "judge: judges are off for the project");
+      return;
+    }
     const trace = await getTraceSummary(deps.database, projectId, traceId);
     const frozen = trace ? await frozenSpanSetHash(deps.database, trace) : null;
     if (frozen === null) {
@@ -45,12 +86,13 @@ export function createJudgeProcessor(deps: JudgeDeps) {
       return;
     }
     const override = await getOutcomeOverride(deps.database, projectId, traceId);
-    const keyed = deps.producers.map((producer) => ({
+    const keyed: Keyed[] = runs.map(({ producer, beforeRun }) => ({
       producer,
+      beforeRun,
       inputHash: judgeInputHash(producer.inputs, { spanSetHash: frozen, outcomeOverride: override }),
     }));
-    const stored = new Set((await listVerdicts(deps.database, projectId, traceId)).map((v) => keyOf(v.producerId, v.producerVersion, v.inputHash)));
-    const missing = keyed.filter((k) => !stored.has(keyOf(k.producer.id, k.producer.version, k.inputHash)));
+    const stored = new Set((await listVerdicts(deps.database, projectId, traceId)).map((v) => keyOf(v.producerId, v.producerVersion, v.model, v.inputHash)));
+    const missing = keyed.filter((k) => !stored.has(keyOf(k.producer.id, k.producer.version, k.producer.model ?? "", k.inputHash)));
     if (missing.length === 0) {
       deps.log.debug({ ...payload, producers: keyed.length }, "judge: every verdict is current");
       return;
@@ -63,16 +105,18 @@ export function createJudgeProcessor(deps: JudgeDeps) {
     }
     const trajectories = pure("trajectory build", traceId, () => prepareTrace(found.spans));
     const runTags = pure("run tags", traceId, () => runTagsOf(trajectories, override));
-    for (const { producer, inputHash } of missing) {
+    for (const { producer, inputHash, beforeRun } of missing) {
+      if (beforeRun) await beforeRun();
       const verdict = checkedVerdict(producer, await producer.judge({ projectId, traceId, spans: found.spans, trajectories, runTags }));
       await insertVerdict(deps.database, projectId, traceId, {
         producerId: producer.id,
         producerVersion: producer.version,
+        model: producer.model ?? "",
         inputHash,
         status: verdict.status,
         result: verdict.result,
       });
     }
     deps.log.info({ ...payload, judged: missing.map((k) => k.producer.id), kept: keyed.length - missing.length }, "trace judged");
-  };
+  }
 }

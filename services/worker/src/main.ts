@@ -1,6 +1,7 @@
 /** Production worker (composition root). */
 import { loadConfig } from "@crux/config";
 import { createDatabase, describeStorageError, waitForDatabase } from "@crux/db";
+import { createJudgeSuite } from "@crux/judges";
 import { createMetricsRegistry, createReadiness } from "@crux/observability";
 import { createBullmqQueue, queueRegistry, withScheduleEvery } from "@crux/queue";
 import { createLogger, createShutdown, onSignals } from "@crux/runtime";
@@ -25,7 +26,8 @@ const queue = createBullmqQueue({
   registry: withScheduleEvery(queueRegistry, "alerts.evaluate", config.CRUX_ALERTS_EVALUATE_INTERVAL_MS),
 });
 const registry = createMetricsRegistry({ defaultLabels: { service: "worker" } });
-const worker = createWorker({ database, queue, config, log, registry });
+if (!config.CRUX_SECRET_KEY) log.warn("CRUX_SECRET_KEY is not set: judge provider keys stored by projects cannot be opened (those projects' judges are off)");
+const worker = createWorker({ database, queue, config, log, registry, judgeSuites: createJudgeSuite });
 const readiness = createReadiness({ postgres: () => database.ping(), redis: () => queue.ping() });
 const http = await startWorkerHttpServer({ host: config.CRUX_HOST, port: config.CRUX_WORKER_METRICS_PORT, registry, readiness });
 log.info({ port: http.port }, "worker metrics and health listening (/metrics, /livez, /readyz)");

@@ -58,8 +58,8 @@ export interface ScoreDeps {
   /** Where the next stage (trace.judge) is enqueued. */
   queue: JobQueue;
   log: Logger;
-  /** trace.judge is enqueued only when this is true (at least one judge producer is registered). */
-  judging?: boolean;
+  /** trace.judge is enqueued only when this is true (a fixed producer is registered) or says so for the trace (the judge policy). */
+  judging?: boolean | ((projectId: string, traceId: string) => Promise<boolean>);
   /** Injected for tests; default Ajv. */
   validateSchema?: SchemaValidator;
   /** JSONata in worker threads; createWorker passes one configured from its settings (default: the built-in limits). */
@@ -86,7 +86,8 @@ export function createScoreProcessor(deps: ScoreDeps) {
 
   /** The scores are current: start the judge stage if any, then clear the request this job answered. */
   async function done(trace: TraceSummary): Promise<void> {
-    if (deps.judging) {
+    const judging = typeof deps.judging === "function" ? await deps.judging(trace.projectId, trace.traceId) : deps.judging === true;
+    if (judging) {
       await deps.queue.enqueue("trace.judge", { projectId: trace.projectId, traceId: trace.traceId });
     }
     if (trace.scoreRequestedAt !== null) await clearScoreRequest(deps.database, trace.projectId, trace.traceId, trace.scoreRequestedAt);
@@ -162,7 +163,7 @@ export function createScoreProcessor(deps: ScoreDeps) {
     await persistTraceScores(deps.database, projectId, record, { inputHash: complete ? inputs.hash : null });
     await done(trace);
     deps.log.info(
-      { ...payload, version, spans: found.spans.length, agents: agents.length, findings: record.findings.length, judging: deps.judging === true },
+      { ...payload, version, spans: found.spans.length, agents: agents.length, findings: record.findings.length, judging: Boolean(deps.judging) },
       "trace scored",
     );
   };

@@ -1,5 +1,6 @@
 /** The worker as a unit: queue processors plus the sweeper, from explicit dependencies. */
-import { describeStorageError, type Database } from "@crux/db";
+import { judgePolicyDefaultsOf, judgeServiceDefaultOf } from "@crux/config";
+import { createSecretBox, describeStorageError, type Database, type SecretBox } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
 import type { JobHandlers, JobOutcomeEvent, JobQueue, JobRunnerOptions } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
@@ -8,6 +9,8 @@ import { createWorkerMetrics, type JobOutcome, type WorkerMetrics } from "./metr
 import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";
 import { assertJudgeProducers, type JudgeProducer } from "./judge-producer.ts";
 import { createJudgeProcessor } from "./judge.processor.ts";
+import { createJudgePolicy } from "./judge-policy.ts";
+import type { JudgeSuiteFactory } from "./judge-suite.ts";
 import { createProjectSlots } from "./project-slots.ts";
 import { createScoreProcessor } from "./score.processor.ts";
 import { createSettleProcessor } from "./settle.processor.ts";
@@ -25,10 +28,19 @@ export interface WorkerDeps {
   registry?: Registry;
   /** Default: JSONata in worker threads with the config's limits and budgets. */
   milestones?: MilestoneExpressionEvaluator;
-  /** Judge producers run by trace.judge (none by default: the stage is then neither enqueued nor processed). */
+  /** Fixed judge producers run by trace.judge for every project (none by default). */
   judges?: readonly JudgeProducer[];
   /** Hostname resolution for webhook deliveries (default: the system's); tests point a name at an address. */
   webhookResolver?: Resolver;
+  /**
+   * Builds the LLM judges of a project from its judge settings (packages/judges' createJudgeSuite).
+   * Without it no LLM judge runs; with it, trace.judge is enqueued for the traces the judge policy picks.
+   */
+  judgeSuites?: JudgeSuiteFactory;
+  /** Opens the provider keys projects stored. Default: from CRUX_SECRET_KEY, else none (such projects' judges are off, with the reason). */
+  secretBox?: SecretBox | null;
+  /** Clock of the judges' daily budget and call records; Date.now unless a test injects one. */
+  now?: () => number;
 }
 
 /**
@@ -72,9 +84,20 @@ export function createWorker(deps: WorkerDeps) {
     });
   const judges = deps.judges ?? [];
   assertJudgeProducers(judges);
+  const policy = deps.judgeSuites
+    ? createJudgePolicy({
+        database: deps.database,
+        factory: deps.judgeSuites,
+        defaults: { model: judgeServiceDefaultOf(config), ...judgePolicyDefaultsOf(config) },
+        secretBox: deps.secretBox !== undefined ? deps.secretBox : config.CRUX_SECRET_KEY ? createSecretBox(config.CRUX_SECRET_KEY) : null,
+        now: deps.now ?? Date.now,
+        budgetRecheckMs: config.CRUX_JUDGE_BUDGET_RECHECK_MS,
+        limits: { timeoutMs: config.CRUX_JUDGE_TIMEOUT_MS },
+      })
+    : undefined;
+  // Fixed producers judge every trace; otherwise the policy picks (failed traces, a share of the rest, judges on).
+  const judging = judges.length > 0 ? true : policy ? policy.shouldJudge : false;
   const settle = createSettleProcessor({ database: deps.database, queue: deps.queue, log: deps.log });
-  const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging: judges.length > 0 });
-  const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges });
   const evaluateAlerts = createAlertsEvaluateProcessor({
     database: deps.database,
     queue: deps.queue,
@@ -96,6 +119,8 @@ export function createWorker(deps: WorkerDeps) {
     ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
     onAttempt: (result) => metrics.webhookAttempts.inc({ result }),
   });
+  const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging });
+  const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges, policy });
   const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
   const sweeper = createSweeper({
     database: deps.database,
@@ -116,7 +141,7 @@ export function createWorker(deps: WorkerDeps) {
       const handlers = {
         "trace.settle": settle,
         "trace.score": (payload) => slots.run(payload.projectId, () => score(payload)),
-        // Enqueued only when judges are registered (none by default).
+        // Enqueued only for traces some judge will read.
         "trace.judge": (payload) => slots.run(payload.projectId, () => judge(payload)),
         // Its interval is the queue's (withScheduleEvery with CRUX_ALERTS_EVALUATE_INTERVAL_MS, where the queue is created).
         "alerts.evaluate": () => evaluateAlerts(),

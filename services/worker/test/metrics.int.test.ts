@@ -9,17 +9,9 @@ import { testDatabases } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
 import { startWorkerHttpServer } from "../src/http-server.ts";
 import { createWorker } from "../src/worker.ts";
-import { recordingLog, reportTrace } from "./traces.ts";
+import { recordingLog, reportTrace, until } from "./traces.ts";
 
 const pglite = testDatabases({ databaseUrl: undefined })[0]!;
-
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("worker metrics", () => {
   it("counts completed jobs with their duration, sweeper re-enqueues, retries and jobs that ran out of attempts", async () => {

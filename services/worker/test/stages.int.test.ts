@@ -16,7 +16,7 @@ import { testDatabases, testQueues } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
 import type { JudgeProducer } from "../src/judge-producer.ts";
 import { createWorker } from "../src/worker.ts";
-import { directStages, normalized, recordingLog, reportTrace } from "./traces.ts";
+import { directStages, normalized, recordingLog, reportTrace, stopTestWorker, until, jobsCounted } from "./traces.ts";
 
 const PROJECT = "p-stages";
 
@@ -38,14 +38,6 @@ function countingJudge(id: string, inputs: JudgeProducer["inputs"]) {
   return { producer, runs };
 }
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]["q"]) {
   const database = await db.create();
   const { queue, purge } = q.create();
@@ -63,10 +55,7 @@ async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]
   });
   await ensureProject(database, PROJECT, PROJECT);
   worker.start();
-  const completed = async (name: QueueName) => {
-    const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === "crux_worker_jobs_total");
-    return metric?.values.find((v) => v.labels.queue === name && v.labels.outcome === "completed")?.value ?? 0;
-  };
+  const completed = (name: QueueName) => jobsCounted(registry, name, "completed");
   return {
     database,
     queue,
@@ -81,13 +70,7 @@ async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]
       await queue.enqueue(name, { projectId: PROJECT, traceId }, { delayMs: 0 });
       await until(`${name} completed`, async () => (await completed(name)) > before);
     },
-    async close() {
-      await worker.stop();
-      await queue.close(5_000);
-      await worker.close();
-      await purge();
-      await database.close();
-    },
+    close: () => stopTestWorker({ worker, queue, purge, database }),
   };
 }
 

@@ -10,13 +10,15 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer }
 import type { NormalizedSpan, SchemaValidator } from "@crux/core";
 import type { Database } from "@crux/db";
 import { addContent, decodeExportRequest, normalizeSpans } from "@crux/otlp";
-import { createInProcessQueue } from "@crux/queue";
+import type { Registry } from "@crux/observability";
+import { createInProcessQueue, type JobQueue, type QueueName } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { recordSpans, toProtobuf } from "@crux/testkit";
 import type { JudgeProducer } from "../src/judge-producer.ts";
 import { createJudgeProcessor } from "../src/judge.processor.ts";
 import { createScoreProcessor } from "../src/score.processor.ts";
 import { createSettleProcessor } from "../src/settle.processor.ts";
+import type { Worker } from "../src/worker.ts";
 
 const REPORT_GOAL = "Write a report on heat pumps in Norway, under 500 words, cite sources";
 
@@ -97,6 +99,30 @@ function emitReportTrace(tracer: Tracer, o: ReportOptions): { traceId: string } 
 
 export function reportTrace(o: ReportOptions): NormalizedSpan[] {
   return normalized((tracer) => emitReportTrace(tracer, o));
+}
+
+/** Runs of `queue` with `outcome` so far, from the worker's crux_worker_jobs_total. */
+export async function jobsCounted(registry: Registry, queue: QueueName, outcome: string): Promise<number> {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === "crux_worker_jobs_total");
+  return metric?.values.find((v) => v.labels.queue === queue && v.labels.outcome === outcome)?.value ?? 0;
+}
+
+/** Shuts down what a worker test started, in the composition root's order. */
+export async function stopTestWorker(parts: { worker: Worker; queue: JobQueue; purge: () => Promise<unknown>; database: Database }): Promise<void> {
+  await parts.worker.stop();
+  await parts.queue.close(5_000);
+  await parts.worker.close();
+  await parts.purge();
+  await parts.database.close();
+}
+
+/** Polls `probe` every 20 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /** A logger that records warnings (the worker only calls info/warn on it). */

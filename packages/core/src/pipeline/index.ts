@@ -2,3 +2,4 @@ export { scoreTrace, scorePreparedTrace, prepareTrace, runTagsOf, UNKNOWN_MODEL 
 export { attributionRows } from "./attribution-rows.ts";
 export { buildTraceView, checkResultOf, expressionsOf, type TraceView, type TraceViewSpan } from "./trace-view.ts";
 export { inputHash, judgeInputHash, judgeInputs, scoreInputHash, scoringVersion, spanSetHash, type JudgeInput, type ScoreInputs } from "./input-hash.ts";
+export { judgeBudgetDay, judgeSampled } from "./judge-policy.ts";

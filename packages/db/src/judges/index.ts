@@ -1,0 +1,14 @@
+export { createSecretBox, type SecretBox } from "./secret-box.ts";
+export {
+  getJudgeSettingsRow,
+  putJudgeSettings,
+  readJudgeSettings,
+  resolveJudgeSettings,
+  type EffectiveJudgeSettings,
+  type JudgeServiceDefaults,
+  type JudgeSettingsInput,
+  type ResolvedJudgeSettings,
+  type StoredJudgeSettings,
+} from "./settings.repository.ts";
+export { insertJudgeCalls, judgeSpendSince, listJudgeCalls, type JudgeCallInput, type JudgeCallsQuery, type StoredJudgeCall } from "./calls.repository.ts";
+export { recentAgentModels, traceFailed, traceModels } from "./policy.query.ts";
