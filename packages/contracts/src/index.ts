@@ -43,6 +43,26 @@ export {
 export { FailureModeRate, FailureModesGroupBy, FailureModesMetrics, FailureModesQuery, FindingSourceKind, Measurement } from "./failure-modes.ts";
 export { AgentContractBody, BaselineBody, ConfigMeta, EffectivePrice, HandoffContractBody, MilestoneSetBody, PriceBody, Settings } from "./config.ts";
 export { JudgeAttribution, JudgeCallRecord, JudgeFinding, JudgeKind, JudgeProvider, JudgeVerdictResult, type JudgeModelSettings } from "./judges.ts";
+export {
+  AlertCondition,
+  AlertEvent,
+  AlertEventType,
+  AlertList,
+  AlertMetric,
+  AlertRule,
+  AlertRuleBody,
+  AlertRuleList,
+  AlertsQuery,
+  DeliveriesQuery,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryList,
+  DeliveryStatus,
+  Webhook,
+  WebhookBody,
+  WebhookList,
+  WebhookWithSecret,
+} from "./alerts.ts";
 export { FindingSourceFilter, TraceLabels, TraceLabelsBody, TraceLabelsResponse, ValidationQuery, ValidationResponse, mastModes } from "./validation.ts";
 export {
   JudgeCallItem,

@@ -8,3 +8,4 @@ export * from "./stats/index.ts";
 export type * from "./pipeline/record.ts";
 export type * from "./pipeline/config.ts";
 export * from "./pipeline/index.ts";
+export * from "./alerts/index.ts";

@@ -47,4 +47,5 @@ export { listTraceFindingsWithJudges, listJudgeAttributions, type TraceFindingIt
 export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
 export * as schema from "./schema.ts";
 export * from "./scores/index.ts";
+export * from "./alerts/index.ts";
 export * from "./judges/index.ts";

@@ -6,6 +6,7 @@ export {
   parsePayload,
   jobDefaultsFor,
   backoffDelayMs,
+  withScheduleEvery,
   type AppQueueRegistry,
   type QueueRegistry,
   type QueueDefinition,

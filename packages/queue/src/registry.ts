@@ -100,9 +100,42 @@ export const queueRegistry = {
     rateLimit: { max: 60, windowMs: 60_000 },
     defaults: traceStageDefaults,
   }),
+  /**
+   * Evaluates every enabled alert rule over the stored scores and re-enqueues webhook deliveries
+   * still pending in Postgres. Once per tick across all workers; the interval is the worker's
+   * CRUX_ALERTS_EVALUATE_INTERVAL_MS (withScheduleEvery). Idempotent, so a retry and the next tick may overlap.
+   */
+  "alerts.evaluate": defineQueue({
+    mode: "scheduled",
+    payload: z.object({}),
+    everyMs: 60_000,
+    data: {},
+    defaults: { attempts: 3, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: 100, removeOnFail: 1_000 },
+  }),
+  /**
+   * One webhook delivery, keyed by its id: never two sends of one delivery at once. The handler makes one
+   * attempt and defers itself (JobDeferral) to its next one, so the receiver's backoff and Retry-After
+   * decide the wait; the queue's own attempts cover storage errors only.
+   */
+  "webhook.deliver": defineQueue({
+    mode: "unique",
+    payload: z.object({ deliveryId: z.string().min(1).max(64) }),
+    key: (p) => p.deliveryId,
+    defaults: traceStageDefaults,
+  }),
 } as const satisfies QueueRegistry;
 
 export type AppQueueRegistry = typeof queueRegistry;
+
+/**
+ * The registry with a scheduled queue's interval replaced (from service config; short in tests).
+ * The copy is what the queue adapter is created with.
+ */
+export function withScheduleEvery<R extends QueueRegistry>(registry: R, name: QueueName<R>, everyMs: number): R {
+  const definition = definitionOf(registry, name);
+  if (definition.mode !== "scheduled") throw new TypeError(`queue "${name}" is not scheduled`);
+  return { ...registry, [name]: defineQueue({ ...definition, everyMs }) };
+}
 
 /** Queue names of a registry (default: the app's). */
 export type QueueName<R extends QueueRegistry = AppQueueRegistry> = keyof R & string;

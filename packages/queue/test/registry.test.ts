@@ -1,7 +1,7 @@
 import { PermanentError } from "@crux/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { backoffDelayMs, defineQueue, jobDefaultsFor, parsePayload, queueNames, queueRegistry } from "../src/index.ts";
+import { backoffDelayMs, defineQueue, jobDefaultsFor, parsePayload, queueNames, queueRegistry, withScheduleEvery } from "../src/index.ts";
 
 describe("queue registry", () => {
   it("gives every queue retries with exponential backoff and bounded retention", () => {
@@ -34,6 +34,15 @@ describe("queue registry", () => {
     expect((error as PermanentError).code).toBe("invalid_payload");
     expect((error as Error).message).toMatch(/projectId/);
     expect((error as Error).message).toMatch(/traceId: traceId must be 32 lowercase hex/);
+  });
+
+  it("replaces a scheduled queue's interval in a copy, and only a scheduled queue's", () => {
+    const copy = withScheduleEvery(queueRegistry, "alerts.evaluate", 250);
+    expect(copy["alerts.evaluate"].everyMs).toBe(250);
+    expect(queueRegistry["alerts.evaluate"].everyMs).toBe(60_000);
+    expect(copy["trace.settle"]).toBe(queueRegistry["trace.settle"]);
+    expect(() => withScheduleEvery(queueRegistry, "trace.settle", 250)).toThrow(/not scheduled/);
+    expect(() => withScheduleEvery(queueRegistry, "alerts.evaluate", 0)).toThrow(RangeError);
   });
 
   it("rejects an unknown queue name", () => {

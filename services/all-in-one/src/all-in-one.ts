@@ -8,7 +8,7 @@ import { judgePolicyDefaultsOf, judgeServiceDefaultOf } from "@crux/config";
 import { createDatabase, createSecretBox, describeStorageError, ensureProject, migrate, type Database, type SecretBox } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
 import { createJudgeSuite } from "@crux/judges";
-import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@crux/queue";
+import { createBullmqQueue, createInProcessQueue, queueRegistry, withScheduleEvery, type JobQueue } from "@crux/queue";
 import { createReceiver } from "@crux/receiver";
 import { createAuthenticator } from "@crux/auth";
 import { createShutdown, type Logger } from "@crux/runtime";
@@ -50,7 +50,10 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
     if (key.created) log.info({ file: key.file }, "generated the secret that encrypts stored judge provider keys (set CRUX_SECRET_KEY to use your own)");
     secretBox = createSecretBox(key.secret);
   }
-  const queue = config.REDIS_URL ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log }) : createInProcessQueue({ log });
+  const registry = withScheduleEvery(queueRegistry, "alerts.evaluate", config.CRUX_ALERTS_EVALUATE_INTERVAL_MS);
+  const queue = config.REDIS_URL
+    ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log, registry })
+    : createInProcessQueue({ log, registry });
   return composeCrux({ database, queue, config, log, secretBox });
 }
 
@@ -83,7 +86,15 @@ export async function composeCrux(deps: {
     judgeSuites: deps.judgeSuites ?? createJudgeSuite,
   });
   const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
-  const api = await buildApiApp({ database, authenticate, queue, registry, judges, validationBar: validationBarOf(config) });
+  const api = await buildApiApp({
+    database,
+    authenticate,
+    queue,
+    registry,
+    judges,
+    validationBar: validationBarOf(config),
+    webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY,
+  });
 
   // Order matters: stop intake, let in-flight writes commit, drain jobs, then close storage.
   shutdown.add("receiver", () => receiver.close());

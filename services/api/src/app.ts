@@ -13,6 +13,7 @@ import { apiKeyFromHeaders, type Authenticator } from "@crux/auth";
 import { createLogger, type Logger } from "@crux/runtime";
 import Fastify from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import { webhookSecretKey } from "@crux/webhooks";
 import { z } from "zod";
 import { apiErrorHandler } from "./error-handler.ts";
 import { ApiError } from "./errors.ts";
@@ -22,6 +23,8 @@ import { judgeRoutes } from "./routes/judges.route.ts";
 import { metricsRoutes } from "./routes/metrics.route.ts";
 import { traceScoresRoutes } from "./routes/trace-scores.route.ts";
 import { tracesRoutes } from "./routes/traces.route.ts";
+import { alertsRoutes } from "./routes/alerts.route.ts";
+import { webhooksRoutes } from "./routes/webhooks.route.ts";
 import { validationRoutes } from "./routes/validation.route.ts";
 
 declare module "fastify" {
@@ -50,6 +53,8 @@ export interface ApiDeps {
    * says why. Always started when omitted.
    */
   started?: () => boolean;
+  /** CRUX_WEBHOOK_SECRET_KEY: webhook signing secrets are stored encrypted with it; unset, as they are. */
+  webhookSecretKey?: string | undefined;
   /** Kappa bar and minimum labels for judge validation (CRUX_VALIDATION_*); .6 and 20 when omitted. */
   validationBar?: ValidationBar;
   /**
@@ -111,6 +116,10 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now, validationBar }), { prefix: "/api/v1" });
   await app.register(validationRoutes({ database: deps.database, validationBar }), { prefix: "/api/v1" });
   await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(alertsRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretKey: webhookSecretKey(deps.webhookSecretKey) }), {
+    prefix: "/api/v1",
+  });
   await app.register(
     judgeRoutes({
       database: deps.database,

@@ -36,7 +36,16 @@ const judges = {
   secretBox: config.CRUX_SECRET_KEY ? createSecretBox(config.CRUX_SECRET_KEY) : null,
 };
 let started = false;
-const app = await buildApiApp({ database, authenticate, log, queue, judges, started: () => started, validationBar: validationBarOf(config) });
+const app = await buildApiApp({
+  database,
+  authenticate,
+  log,
+  queue,
+  judges,
+  started: () => started,
+  validationBar: validationBarOf(config),
+  webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY,
+});
 
 const startup = new AbortController();
 const shutdown = createShutdown({ deadlineMs: 10_000, log });

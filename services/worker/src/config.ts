@@ -26,6 +26,20 @@ export const workerConfigSchema = z
     CRUX_JUDGE_TIMEOUT_MS: envInt(60_000, 100, 600_000),
     /** Longest a judge job over its project's daily budget waits before it looks again (a raised budget resumes it). */
     CRUX_JUDGE_BUDGET_RECHECK_MS: envInt(300_000, 10, 86_400_000),
+    /** How often alert rules are evaluated (one evaluation per rule per tick across all workers), ms. */
+    CRUX_ALERTS_EVALUATE_INTERVAL_MS: envInt(60_000, 100, 86_400_000),
+    /** Base URL of the API as receivers reach it, for the links in webhook payloads. */
+    CRUX_PUBLIC_URL: z.string().url().default("http://localhost:8080"),
+    /** Attempts per webhook delivery, the first included; then the delivery is marked failed. */
+    CRUX_WEBHOOK_MAX_ATTEMPTS: envInt(8, 1, 100),
+    /** Ceiling of the first retry's wait (full jitter), doubled per retry, ms. */
+    CRUX_WEBHOOK_RETRY_BASE_MS: envInt(5_000, 1, 86_400_000),
+    /** Longest wait between attempts, also the cap on a receiver's Retry-After, ms. */
+    CRUX_WEBHOOK_RETRY_MAX_MS: envInt(3_600_000, 1, 86_400_000),
+    /** The key webhook signing secrets are stored encrypted with (the API's CRUX_WEBHOOK_SECRET_KEY); unset: stored as they are. */
+    CRUX_WEBHOOK_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+    /** One attempt: connect, send and read the response (at most 64 KiB), ms. */
+    CRUX_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100, 120_000),
   })
   .extend(judgeConfigSchema.shape);
 type WorkerSettings = z.infer<typeof workerConfigSchema>;
@@ -42,7 +56,8 @@ type OptionalJudgeSettings =
   | "ANTHROPIC_API_KEY"
   | "OPENAI_API_KEY"
   | "OPENAI_BASE_URL"
-  | "CRUX_SECRET_KEY";
+  | "CRUX_SECRET_KEY"
+  | "CRUX_WEBHOOK_SECRET_KEY";
 
 export interface ResolvedWorkerConfig
   extends Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY" | OptionalJudgeSettings>>, Pick<WorkerSettings, OptionalJudgeSettings> {

@@ -3,7 +3,7 @@ import { loadConfig } from "@crux/config";
 import { createDatabase, describeStorageError, waitForDatabase } from "@crux/db";
 import { createJudgeSuite } from "@crux/judges";
 import { createMetricsRegistry, createReadiness } from "@crux/observability";
-import { createBullmqQueue } from "@crux/queue";
+import { createBullmqQueue, queueRegistry, withScheduleEvery } from "@crux/queue";
 import { createLogger, createShutdown, onSignals } from "@crux/runtime";
 import { workerMainConfigSchema } from "./config.ts";
 import { startWorkerHttpServer } from "./http-server.ts";
@@ -19,7 +19,12 @@ const database = await createDatabase({
   url: databaseUrl.toString(),
   onConnectionError: (err) => log.warn({ error: describeStorageError(err) }, "postgres connection lost; the next query reconnects"),
 });
-const queue = createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log });
+const queue = createBullmqQueue({
+  redisUrl: config.REDIS_URL,
+  prefix: config.CRUX_QUEUE_PREFIX,
+  log,
+  registry: withScheduleEvery(queueRegistry, "alerts.evaluate", config.CRUX_ALERTS_EVALUATE_INTERVAL_MS),
+});
 const registry = createMetricsRegistry({ defaultLabels: { service: "worker" } });
 if (!config.CRUX_SECRET_KEY) log.warn("CRUX_SECRET_KEY is not set: judge provider keys stored by projects cannot be opened (those projects' judges are off)");
 const worker = createWorker({ database, queue, config, log, registry, judgeSuites: createJudgeSuite });

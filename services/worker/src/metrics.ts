@@ -49,6 +49,18 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ["budget"],
       registers,
     }),
+    alertEvents: new Counter({
+      name: "crux_worker_alert_events_total",
+      help: "Alert transitions recorded, by type (alert.firing | alert.resolved)",
+      labelNames: ["type"],
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: "crux_worker_webhook_attempts_total",
+      help: "Webhook delivery attempts by what followed (delivered | retry | failed)",
+      labelNames: ["result"],
+      registers,
+    }),
     milestoneThreadsTerminated: new Counter({
       name: "crux_worker_milestone_threads_terminated_total",
       help: "Evaluation threads terminated because an expression overran its limit",

@@ -15,6 +15,9 @@ import { createProjectSlots } from "./project-slots.ts";
 import { createScoreProcessor } from "./score.processor.ts";
 import { createSettleProcessor } from "./settle.processor.ts";
 import { createSweeper } from "./sweeper.ts";
+import { createAlertsEvaluateProcessor } from "./alerts-evaluate.processor.ts";
+import { createWebhookDeliverProcessor } from "./webhook-deliver.processor.ts";
+import { webhookSecretKey, type Resolver } from "@crux/webhooks";
 
 export interface WorkerDeps {
   database: Database;
@@ -27,6 +30,8 @@ export interface WorkerDeps {
   milestones?: MilestoneExpressionEvaluator;
   /** Fixed judge producers run by trace.judge for every project (none by default). */
   judges?: readonly JudgeProducer[];
+  /** Hostname resolution for webhook deliveries (default: the system's); tests point a name at an address. */
+  webhookResolver?: Resolver;
   /**
    * Builds the LLM judges of a project from its judge settings (packages/judges' createJudgeSuite).
    * Without it no LLM judge runs; with it, trace.judge is enqueued for the traces the judge policy picks.
@@ -93,6 +98,27 @@ export function createWorker(deps: WorkerDeps) {
   // Fixed producers judge every trace; otherwise the policy picks (failed traces, a share of the rest, judges on).
   const judging = judges.length > 0 ? true : policy ? policy.shouldJudge : false;
   const settle = createSettleProcessor({ database: deps.database, queue: deps.queue, log: deps.log });
+  const evaluateAlerts = createAlertsEvaluateProcessor({
+    database: deps.database,
+    queue: deps.queue,
+    log: deps.log,
+    publicUrl: config.CRUX_PUBLIC_URL,
+    onEvent: (type) => metrics.alertEvents.inc({ type }),
+  });
+  const deliverWebhook = createWebhookDeliverProcessor({
+    database: deps.database,
+    log: deps.log,
+    timeoutMs: config.CRUX_WEBHOOK_TIMEOUT_MS,
+    secretKey: webhookSecretKey(config.CRUX_WEBHOOK_SECRET_KEY),
+    retryPolicy: {
+      maxAttempts: config.CRUX_WEBHOOK_MAX_ATTEMPTS,
+      baseDelayMs: config.CRUX_WEBHOOK_RETRY_BASE_MS,
+      maxDelayMs: config.CRUX_WEBHOOK_RETRY_MAX_MS,
+      maxRetryAfterMs: config.CRUX_WEBHOOK_RETRY_MAX_MS,
+    },
+    ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
+    onAttempt: (result) => metrics.webhookAttempts.inc({ result }),
+  });
   const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging, metrics });
   const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges, policy });
   const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
@@ -117,9 +143,18 @@ export function createWorker(deps: WorkerDeps) {
         "trace.score": (payload) => slots.run(payload.projectId, () => score(payload)),
         // Enqueued only for traces some judge will read.
         "trace.judge": (payload) => slots.run(payload.projectId, () => judge(payload)),
+        // Its interval is the queue's (withScheduleEvery with CRUX_ALERTS_EVALUATE_INTERVAL_MS, where the queue is created).
+        "alerts.evaluate": () => evaluateAlerts(),
+        "webhook.deliver": deliverWebhook,
       } satisfies Required<JobHandlers>;
       deps.queue.start(handlers, {
-        concurrency: { "trace.settle": concurrency, "trace.score": concurrency, "trace.judge": concurrency },
+        concurrency: {
+          "trace.settle": concurrency,
+          "trace.score": concurrency,
+          "trace.judge": concurrency,
+          "alerts.evaluate": 1,
+          "webhook.deliver": concurrency,
+        },
         ...jobRunnerHooks(metrics),
       });
       sweeper.start();

@@ -1,0 +1,2 @@
+export type * from "./rule.ts";
+export { alertWindows, evaluateAlertRule, relativeChange, type AlertEvaluation } from "./evaluate.ts";
