@@ -255,9 +255,21 @@ describe.each(backends())("a failed run judged end to end on $name", (backend) =
     const kept = await judgeFindings();
     for (const mode of ["FM-2.4", "FM-3.2", "FM-3.3"]) expect(kept.some((f) => f.mode === mode)).toBe(true);
 
-    // The same outcome again: nothing changed for any judge, so no provider call (the pipeline ran within this wait above).
+    // The same outcome again: the judge stage runs (counted at /metrics) and, nothing having changed, calls no provider.
+    const judgeJobs = async () => {
+      const line = (await (await fetch(`${crux.apiUrl}/metrics`)).text())
+        .split("\n")
+        .find((l) => l.startsWith("crux_worker_jobs_total{") && l.includes('queue="trace.judge"') && l.includes('outcome="completed"'));
+      return line === undefined ? 0 : Number(line.split(" ").at(-1));
+    };
+    // Read once the count is still (the job that stored the verdicts above may not be counted yet).
+    const judgedBefore = await eventually(async () => {
+      const n = await judgeJobs();
+      await new Promise((r) => setTimeout(r, 300));
+      return (await judgeJobs()) === n ? n : undefined;
+    });
     await postOutcome();
-    await new Promise((r) => setTimeout(r, 2_000));
+    await eventually(async () => ((await judgeJobs()) > judgedBefore ? true : undefined));
     expect(mock.requests).toHaveLength(7);
     expect((await getJson(`${api}/judge-calls?traceId=${traceId}`)).body.items).toHaveLength(7);
 
