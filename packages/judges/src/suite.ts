@@ -56,6 +56,8 @@ export interface SuiteJudge {
   readonly version: number;
   readonly model: string;
   readonly inputs: readonly JudgeInput[];
+  /** The project settings its verdict depends on besides its inputs (the outcome rubric, for the judge that grades by it); null: none. The worker keys verdicts by it, so a new rubric grades again. */
+  readonly settingsKey?: string | null;
   run(input: JudgeRunInput): Promise<JudgeRunResult>;
 }
 
@@ -90,6 +92,7 @@ export function createJudgeSuite(settings: JudgeModelSettings, options: JudgeSui
     version: def.version,
     model: settings.model,
     inputs: def.inputs,
+    settingsKey: def.readsRubric ? rubric : null,
     async run(input) {
       const calls: JudgeCallRecord[] = [];
       const ask = createAsker({ client, settings, kind: def.kind, promptVersion: def.version, policy, calls });

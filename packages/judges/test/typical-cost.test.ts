@@ -1,6 +1,6 @@
 /**
- * What judging a typical 50-step trace costs (README "What a judged trace
- * costs", docs/judges.md §6): the prompts every judge sends for it, measured
+ * What judging a typical 50-step trace costs (README "Which traces are
+ * judged, and what it costs", docs/judges.md §6): the prompts every judge sends for it, measured
  * at the mock provider, against the figures the docs state. A prompt change
  * that moves them fails here until the docs are updated.
  */

@@ -32,6 +32,8 @@ export interface JudgeProducer {
   readonly model?: string;
   /** What the verdict depends on; must include "spans". A change to an input not declared does not run it again. */
   readonly inputs: readonly JudgeInput[];
+  /** The project settings the verdict also depends on (the outcome judge's rubric), part of its input hash: a change judges again. None: omitted or null. */
+  readonly settingsKey?: string | null;
   /** May call out (an LLM); a thrown PermanentError fails the job, anything else is retried with backoff. */
   judge(input: JudgeProducerInput): Promise<JudgeVerdict>;
 }

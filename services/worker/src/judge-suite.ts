@@ -26,6 +26,7 @@ function producerOf(judge: SuiteJudge, database: Database, now: () => number): J
     version: judge.version,
     model: judge.model,
     inputs: judge.inputs,
+    settingsKey: judge.settingsKey ?? null,
     async judge({ projectId, traceId, spans, trajectories, runTags }) {
       let run: JudgeRunResult;
       try {

@@ -2,8 +2,8 @@
  * trace.judge, the third stage (docs/architecture.md §6): runs the registered
  * judge producers of a scored trace, and the project's LLM judges when its
  * judge settings turn them on (judge-policy.ts). Each producer's key is (id,
- * version, model, input hash over the inputs it declared, judgeInputHash in
- * packages/core);
+ * version, model, input hash over the inputs it declared and the settings it
+ * reads, such as the outcome rubric: judgeInputHash in packages/core);
  * it runs only when trace_verdicts has no row for that key, and its verdict
  * is added as a new row (older rows are kept). persistTraceScores never
  * touches trace_verdicts, so a re-settle or a re-score does not wipe a
@@ -89,7 +89,7 @@ export function createJudgeProcessor(deps: JudgeDeps) {
     const keyed: Keyed[] = runs.map(({ producer, beforeRun }) => ({
       producer,
       beforeRun,
-      inputHash: judgeInputHash(producer.inputs, { spanSetHash: frozen, outcomeOverride: override }),
+      inputHash: judgeInputHash(producer.inputs, { spanSetHash: frozen, outcomeOverride: override, settings: producer.settingsKey ?? null }),
     }));
     const stored = new Set((await listVerdicts(deps.database, projectId, traceId)).map((v) => keyOf(v.producerId, v.producerVersion, v.model, v.inputHash)));
     const missing = keyed.filter((k) => !stored.has(keyOf(k.producer.id, k.producer.version, k.producer.model ?? "", k.inputHash)));

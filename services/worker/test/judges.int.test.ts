@@ -11,10 +11,10 @@
  */
 import type { JudgeCallRecord, JudgeKind, JudgeModelSettings, JudgeVerdictResult } from "@crux/contracts";
 import { createSecretBox, ensureProject, insertSpanBatch, listJudgeCalls, listVerdicts, putJudgeSettings, type JudgeSettingsInput } from "@crux/db";
-import { JudgeUnavailableError } from "@crux/judges";
+import { createJudgeSuite, JudgeUnavailableError } from "@crux/judges";
 import { createMetricsRegistry } from "@crux/observability";
 import type { QueueName } from "@crux/queue";
-import { testDatabases, testQueues } from "@crux/testkit";
+import { startMockLlmServer, testDatabases, testQueues } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
 import type { JudgeSuiteFactory } from "../src/judge-suite.ts";
 import { createWorker } from "../src/worker.ts";
@@ -108,7 +108,8 @@ const settings = (over: Partial<JudgeSettingsInput>): JudgeSettingsInput => ({
   ...over,
 });
 
-async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]["q"], concurrency = 2) {
+/** `factory`: the suite factory the worker gets (default the scripted one, `suites`). */
+async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]["q"], concurrency = 2, factory?: JudgeSuiteFactory) {
   const database = await db.create();
   const { queue, purge } = q.create();
   const recorded = recordingLog();
@@ -120,7 +121,7 @@ async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]
     queue,
     log: recorded.log,
     registry,
-    judgeSuites: suites.factory,
+    judgeSuites: factory ?? suites.factory,
     secretBox: box,
     now: () => clock.now,
     config: { CRUX_WORKER_CONCURRENCY: concurrency, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0, CRUX_JUDGE_BUDGET_RECHECK_MS: 50 },
@@ -136,8 +137,12 @@ async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]
     clock,
     jobs,
     /** Stores a trace and settles it; resolves once its score job completed. */
-    async ingest(o: { success: boolean; saveFails?: boolean }): Promise<string> {
-      const spans = reportTrace({ startMs: clock.now - 60_000, success: o.success, ...(o.saveFails ? { saveFails: true } : {}) });
+    async ingest(o: { success?: boolean; saveFails?: boolean }): Promise<string> {
+      const spans = reportTrace({
+        startMs: clock.now - 60_000,
+        ...(o.success === undefined ? {} : { success: o.success }),
+        ...(o.saveFails ? { saveFails: true } : {}),
+      });
       await insertSpanBatch(database, PROJECT, spans);
       const before = await jobs("trace.score", "completed");
       await queue.enqueue("trace.settle", { projectId: PROJECT, traceId: spans[0]!.traceId }, { delayMs: 0 });
@@ -302,6 +307,41 @@ describe.each(cases)("LLM judges in the worker on $name", ({ db, q }) => {
       expect(await listVerdicts(s.database, PROJECT, traceId)).toHaveLength(1);
     } finally {
       await s.close();
+    }
+  }, 60_000);
+
+  it("grades again when the project's outcome rubric changes, not when it is unchanged (real suite, local provider)", async () => {
+    const grade = { success: false, score: 0.3, step: null, evidence: null, explanation: "No source is cited." };
+    const mock = await startMockLlmServer(() => ({ text: JSON.stringify(grade), inputTokens: 800, outputTokens: 40 }));
+    const s = await setup(db, q, 2, createJudgeSuite);
+    try {
+      const rubric = (text: string) => settings({ kinds: ["outcome-rubric"], rubric: text, baseUrl: mock.openAiBaseUrl, samplingShare: 1 });
+      await putJudgeSettings(s.database, PROJECT, rubric("The report cites its sources."), box);
+      const traceId = await s.ingest({}); // no outcome tag: the rubric judge grades it
+      await until("the first grade", async () => (await listVerdicts(s.database, PROJECT, traceId)).length === 1);
+      const [first] = await listVerdicts(s.database, PROJECT, traceId);
+      expect(first).toMatchObject({ producerId: "judge.outcome-rubric", status: "succeeded", result: { outcome: { success: false, score: 0.3 } } });
+      expect(mock.requests).toHaveLength(1);
+      expect(mock.requests[0]!.prompt).toContain("The report cites its sources.");
+
+      // Same rubric, a re-score: the judge job finds the grade current and calls nothing.
+      const judged = await s.jobs("trace.judge", "completed");
+      await s.rescore(traceId);
+      await judgedCompletions(s, judged + 1);
+      expect(mock.requests).toHaveLength(1);
+
+      // A new rubric: a new verdict key, graded again against it; the first grade is kept.
+      await putJudgeSettings(s.database, PROJECT, rubric("The report is under 500 words."), box);
+      await s.rescore(traceId);
+      await until("the second grade", async () => (await listVerdicts(s.database, PROJECT, traceId)).length === 2);
+      expect(mock.requests).toHaveLength(2);
+      expect(mock.requests[1]!.prompt).toContain("The report is under 500 words.");
+      const rows = await listVerdicts(s.database, PROJECT, traceId);
+      expect(new Set(rows.map((v) => v.inputHash)).size).toBe(2);
+      expect(await s.jobs("trace.judge", "failed")).toBe(0);
+    } finally {
+      await s.close();
+      await mock.close();
     }
   }, 60_000);
 });

@@ -47,9 +47,17 @@ export type JudgeInput = "spans" | "outcome";
 
 export const judgeInputs: readonly JudgeInput[] = ["spans", "outcome"];
 
-/** A judge's input hash: only the inputs it declared, so a change to another one does not run it again. */
-export function judgeInputHash(declared: readonly JudgeInput[], values: { spanSetHash: string; outcomeOverride: RunTagsOverride | null }): string {
+/**
+ * A judge's input hash: only the inputs it declared, so a change to another one does not run it
+ * again; and `settings`, the project settings its verdict also depends on (the outcome judge's
+ * rubric), when it has any (a producer without them keeps the hash it always had).
+ */
+export function judgeInputHash(
+  declared: readonly JudgeInput[],
+  values: { spanSetHash: string; outcomeOverride: RunTagsOverride | null; settings?: string | null },
+): string {
   const parts: Record<string, unknown> = { stage: "judge" };
+  if (values.settings !== undefined && values.settings !== null) parts.settings = values.settings;
   for (const input of judgeInputs) {
     if (!declared.includes(input)) continue;
     parts[input] = input === "spans" ? values.spanSetHash : values.outcomeOverride;

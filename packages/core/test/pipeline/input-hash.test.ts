@@ -44,4 +44,12 @@ describe("input hashes", () => {
     expect(judgeInputHash(["spans", "outcome"], outcomeChanged)).not.toBe(judgeInputHash(["spans", "outcome"], before));
     expect(judgeInputHash(["outcome", "spans"], before)).toBe(judgeInputHash(["spans", "outcome"], before));
   });
+
+  it("hash the settings a judge reads (its rubric) when it has any; none keeps the hash", () => {
+    const before = { spanSetHash: spanSetHash(["a"]), outcomeOverride: null };
+    expect(judgeInputHash(["spans"], { ...before, settings: null })).toBe(judgeInputHash(["spans"], before));
+    const graded = judgeInputHash(["spans"], { ...before, settings: "cites its sources" });
+    expect(graded).not.toBe(judgeInputHash(["spans"], before));
+    expect(judgeInputHash(["spans"], { ...before, settings: "under 500 words" })).not.toBe(graded);
+  });
 });

@@ -42,6 +42,8 @@ export interface JudgeDefinition {
   /** The prompt's version: bump when the prompt or the reading of its reply changes. */
   version: number;
   inputs: readonly JudgeInput[];
+  /** Grades by the project's outcome rubric: a changed rubric must judge again (the suite keys its verdicts by it). */
+  readsRubric?: boolean;
   run(ctx: JudgeContext): Promise<JudgeRun>;
 }
 

@@ -18,6 +18,7 @@ export const outcomeRubric: JudgeDefinition = {
   kind: "outcome-rubric",
   version: 1,
   inputs: ["spans", "outcome"],
+  readsRubric: true,
   async run(ctx) {
     if (ctx.rubric === null || ctx.rubric.trim() === "") return skip("no outcome rubric configured for the project");
     const tags = ctx.input.runTags;
