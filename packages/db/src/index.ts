@@ -49,3 +49,4 @@ export * as schema from "./schema.ts";
 export * from "./scores/index.ts";
 export * from "./alerts/index.ts";
 export * from "./judges/index.ts";
+export { createSecretBox, type SecretBox } from "./secret-box.ts";

@@ -12,4 +12,3 @@ export { isPrivateAddress } from "./address.ts";
 export { decideRetry, defaultRetryPolicy, isRetryable, parseRetryAfter, type RetryDecision, type RetryPolicy } from "./retry.ts";
 export { slackBody, type SlackBlock, type SlackBody, type WebhookEvent } from "./slack.ts";
 export { alertEventBody, deliveryBody, metricsQueryUrl, testEventBody, type AlertEventBody, type AlertEventInput } from "./events.ts";
-export { openSecret, sealSecret, secretForStorage, SecretUnreadableError, webhookSecretKey } from "./secret-box.ts";

@@ -63,14 +63,14 @@ export async function composeCrux(deps: {
   queue: JobQueue;
   config: AllInOneConfig;
   log: Logger;
-  /** Seals the judge provider keys projects store; default: from CRUX_SECRET_KEY, else none. */
+  /** Seals the secrets projects store (judge provider keys, webhook signing secrets); default: from CRUX_SECRET_KEY, else none. */
   secretBox?: SecretBox | null;
   /** Builds the projects' LLM judges; default packages/judges' createJudgeSuite (tests pass a scripted one). */
   judgeSuites?: JudgeSuiteFactory;
 }): Promise<RunningCrux> {
   const { database, queue, config, log } = deps;
   const secretBox = deps.secretBox !== undefined ? deps.secretBox : config.CRUX_SECRET_KEY ? createSecretBox(config.CRUX_SECRET_KEY) : null;
-  const judges = { defaults: { model: judgeServiceDefaultOf(config), ...judgePolicyDefaultsOf(config) }, secretBox };
+  const judges = { defaults: { model: judgeServiceDefaultOf(config), ...judgePolicyDefaultsOf(config) } };
   const shutdown = createShutdown({ deadlineMs: 15_000, log });
 
   // One registry: the API's /metrics (and the receiver's) show all three services of this process.
@@ -93,7 +93,7 @@ export async function composeCrux(deps: {
     registry,
     judges,
     validationBar: validationBarOf(config),
-    webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY,
+    secretBox,
   });
 
   // Order matters: stop intake, let in-flight writes commit, drain jobs, then close storage.

@@ -131,7 +131,7 @@ describe.each(backends())("alerts over REST and OTLP on $name", (backend) => {
         CRUX_SETTLE_ROOT_DELAY_MS: "50",
         CRUX_PUBLIC_URL: "https://crux.example.test",
         CRUX_WEBHOOK_RETRY_BASE_MS: "30",
-        CRUX_WEBHOOK_SECRET_KEY: "an operator key for the secrets",
+        CRUX_SECRET_KEY: "the service secret of this test, 32+ characters",
       },
       own.queue,
     );
@@ -181,7 +181,7 @@ describe.each(backends())("alerts over REST and OTLP on $name", (backend) => {
     const fetched = await getJson(api(`/webhooks/${hookId}`));
     expect(fetched.body).not.toHaveProperty("secret");
     expect(secret.startsWith(fetched.body.secretPrefix)).toBe(true);
-    // Stored encrypted (CRUX_WEBHOOK_SECRET_KEY is set): the row holds no part of the secret after its prefix.
+    // Stored encrypted (CRUX_SECRET_KEY is set): the row holds no part of the secret after its prefix.
     const row = (await crux.database.db.select().from(schema.webhooks)).find((w) => w.id === hookId);
     expect(row!.secret).toMatch(/^enc1:/);
     expect(row!.secret).not.toContain(secret.slice(12));

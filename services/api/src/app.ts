@@ -13,7 +13,6 @@ import { apiKeyFromHeaders, type Authenticator } from "@crux/auth";
 import { createLogger, type Logger } from "@crux/runtime";
 import Fastify from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
-import { webhookSecretKey } from "@crux/webhooks";
 import { z } from "zod";
 import { apiErrorHandler } from "./error-handler.ts";
 import { ApiError } from "./errors.ts";
@@ -53,15 +52,15 @@ export interface ApiDeps {
    * says why. Always started when omitted.
    */
   started?: () => boolean;
-  /** CRUX_WEBHOOK_SECRET_KEY: webhook signing secrets are stored encrypted with it; unset, as they are. */
-  webhookSecretKey?: string | undefined;
+  /**
+   * Seals the secrets Crux stores (CRUX_SECRET_KEY): judge provider keys (none can be stored
+   * without it) and webhook signing secrets (stored as they are without it). Default: none.
+   */
+  secretBox?: SecretBox | null;
   /** Kappa bar and minimum labels for judge validation (CRUX_VALIDATION_*); .6 and 20 when omitted. */
   validationBar?: ValidationBar;
-  /**
-   * The judges' service default (env) and the box that seals the provider keys projects store.
-   * Default: no service default model, sampling 0.1, a $5 daily budget, and no box (a key cannot be stored).
-   */
-  judges?: { defaults: JudgeServiceDefaults; secretBox: SecretBox | null };
+  /** The judges' service default (env). Default: no service default model, sampling 0.1, a $5 daily budget. */
+  judges?: { defaults: JudgeServiceDefaults };
 }
 
 const noJudgeDefaults: JudgeServiceDefaults = { model: null, samplingShare: 0.1, dailyBudgetUsd: 5 };
@@ -117,14 +116,14 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(validationRoutes({ database: deps.database, validationBar }), { prefix: "/api/v1" });
   await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
   await app.register(alertsRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretKey: webhookSecretKey(deps.webhookSecretKey) }), {
+  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox: deps.secretBox ?? null }), {
     prefix: "/api/v1",
   });
   await app.register(
     judgeRoutes({
       database: deps.database,
       defaults: deps.judges?.defaults ?? noJudgeDefaults,
-      secretBox: deps.judges?.secretBox ?? null,
+      secretBox: deps.secretBox ?? null,
       queue: deps.queue,
       now: deps.now ?? Date.now,
     }),

@@ -6,8 +6,6 @@ export const apiConfigSchema = z
     CRUX_HOST: z.string().default("0.0.0.0"),
     CRUX_API_PORT: envPort(8080),
     CRUX_DEFAULT_PROJECT: z.string().default("default"),
-    /** Webhook signing secrets are stored encrypted with it (the worker needs the same); unset: stored as they are. */
-    CRUX_WEBHOOK_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
     /** Lowest Cohen's kappa against human labels at which a judge counts as validated for a mode. */
     CRUX_VALIDATION_KAPPA_BAR: z.coerce.number().min(-1).max(1).default(0.6),
     /** Fewest labelled traces a judge's kappa on a mode must rest on. */

@@ -31,10 +31,8 @@ if (!queue) log.warn("REDIS_URL is not set: outcome changes are re-scored by the
 if (!config.CRUX_AUTH) log.warn("auth is OFF (CRUX_AUTH=false): the API serves the default project to anyone");
 const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
 if (!config.CRUX_SECRET_KEY) log.warn("CRUX_SECRET_KEY is not set: projects cannot store a judge provider key (PUT /judge-settings with apiKey answers 409)");
-const judges = {
-  defaults: { model: judgeServiceDefaultOf(config), ...judgePolicyDefaultsOf(config) },
-  secretBox: config.CRUX_SECRET_KEY ? createSecretBox(config.CRUX_SECRET_KEY) : null,
-};
+const judges = { defaults: { model: judgeServiceDefaultOf(config), ...judgePolicyDefaultsOf(config) } };
+const secretBox = config.CRUX_SECRET_KEY ? createSecretBox(config.CRUX_SECRET_KEY) : null;
 let started = false;
 const app = await buildApiApp({
   database,
@@ -44,7 +42,7 @@ const app = await buildApiApp({
   judges,
   started: () => started,
   validationBar: validationBarOf(config),
-  webhookSecretKey: config.CRUX_WEBHOOK_SECRET_KEY,
+  secretBox,
 });
 
 const startup = new AbortController();

@@ -8,7 +8,18 @@
  */
 import { Writable } from "node:stream";
 import { normalizedSpan } from "@crux/core/testing";
-import { createSecretBox, insertJudgeCalls, insertSpanBatch, insertVerdict, persistTraceScores, schema, type Database, type JudgeCallInput } from "@crux/db";
+import {
+  createSecretBox,
+  insertJudgeCalls,
+  insertSpanBatch,
+  insertVerdict,
+  persistTraceScores,
+  schema,
+  type Database,
+  type JudgeCallInput,
+  type JudgeServiceDefaults,
+  type SecretBox,
+} from "@crux/db";
 import { createInProcessQueue } from "@crux/queue";
 import { createLogger } from "@crux/runtime";
 import { testDatabases } from "@crux/testkit";
@@ -61,10 +72,14 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
     close = undefined;
   });
 
-  async function app(judges?: ApiDeps["judges"], extra: Partial<ApiDeps> = {}) {
+  async function app(judges?: { defaults: JudgeServiceDefaults; secretBox: SecretBox | null }, extra: Partial<ApiDeps> = {}) {
     const database = await db.create();
     const logs = traceLogger();
-    const api = await buildTestApp(database, { log: logs.log, ...(judges ? { judges } : {}), ...extra });
+    const api = await buildTestApp(database, {
+      log: logs.log,
+      ...(judges ? { judges: { defaults: judges.defaults }, secretBox: judges.secretBox } : {}),
+      ...extra,
+    });
     close = async () => {
       await api.close();
       await database.close();

@@ -36,8 +36,6 @@ export const workerConfigSchema = z
     CRUX_WEBHOOK_RETRY_BASE_MS: envInt(5_000, 1, 86_400_000),
     /** Longest wait between attempts, also the cap on a receiver's Retry-After, ms. */
     CRUX_WEBHOOK_RETRY_MAX_MS: envInt(3_600_000, 1, 86_400_000),
-    /** The key webhook signing secrets are stored encrypted with (the API's CRUX_WEBHOOK_SECRET_KEY); unset: stored as they are. */
-    CRUX_WEBHOOK_SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
     /** One attempt: connect, send and read the response (at most 64 KiB), ms. */
     CRUX_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100, 120_000),
   })
@@ -56,8 +54,7 @@ type OptionalJudgeSettings =
   | "ANTHROPIC_API_KEY"
   | "OPENAI_API_KEY"
   | "OPENAI_BASE_URL"
-  | "CRUX_SECRET_KEY"
-  | "CRUX_WEBHOOK_SECRET_KEY";
+  | "CRUX_SECRET_KEY";
 
 export interface ResolvedWorkerConfig
   extends Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY" | OptionalJudgeSettings>>, Pick<WorkerSettings, OptionalJudgeSettings> {

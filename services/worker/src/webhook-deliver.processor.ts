@@ -8,18 +8,18 @@
  * private target), the delivery is failed. The event id is the webhook-id
  * header of every attempt: at-least-once, deduplicated by the receiver.
  */
-import { getDelivery, getWebhookForDelivery, recordDeliveryAttempt, type Database } from "@crux/db";
+import { getDelivery, getWebhookForDelivery, openWebhookSecret, recordDeliveryAttempt, SecretUnreadableError, type Database, type SecretBox } from "@crux/db";
 import { JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
-import { decideRetry, deliverWebhook, openSecret, SecretUnreadableError, type Resolver, type RetryPolicy } from "@crux/webhooks";
+import { decideRetry, deliverWebhook, type Resolver, type RetryPolicy } from "@crux/webhooks";
 
 export interface WebhookDeliverDeps {
   database: Database;
   log: Logger;
   retryPolicy: RetryPolicy;
   timeoutMs: number;
-  /** The operator key sealed secrets are opened with (CRUX_WEBHOOK_SECRET_KEY), or null. */
-  secretKey: Buffer | null;
+  /** Opens the signing secrets the API sealed (CRUX_SECRET_KEY), or null. */
+  secretBox: SecretBox | null;
   now?: () => number;
   /** [0, 1) for the backoff jitter. */
   random?: () => number;
@@ -51,7 +51,7 @@ export function createWebhookDeliverProcessor(deps: WebhookDeliverDeps) {
     const startedAt = new Date(now());
     let secret: string;
     try {
-      secret = openSecret(webhook.secret, deps.secretKey);
+      secret = openWebhookSecret(webhook.secret, deps.secretBox);
     } catch (err) {
       if (!(err instanceof SecretUnreadableError)) throw err;
       // Nothing was sent: failed until the operator sets the right key and the delivery is retried by hand.

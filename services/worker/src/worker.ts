@@ -17,7 +17,7 @@ import { createSettleProcessor } from "./settle.processor.ts";
 import { createSweeper } from "./sweeper.ts";
 import { createAlertsEvaluateProcessor } from "./alerts-evaluate.processor.ts";
 import { createWebhookDeliverProcessor } from "./webhook-deliver.processor.ts";
-import { webhookSecretKey, type Resolver } from "@crux/webhooks";
+import type { Resolver } from "@crux/webhooks";
 
 export interface WorkerDeps {
   database: Database;
@@ -82,6 +82,8 @@ export function createWorker(deps: WorkerDeps) {
       projectBudgetMs: config.CRUX_MILESTONE_PROJECT_BUDGET_MS,
       metrics,
     });
+  // One box opens what the API sealed: judge provider keys and webhook signing secrets.
+  const secretBox = deps.secretBox !== undefined ? deps.secretBox : config.CRUX_SECRET_KEY ? createSecretBox(config.CRUX_SECRET_KEY) : null;
   const judges = deps.judges ?? [];
   assertJudgeProducers(judges);
   const policy = deps.judgeSuites
@@ -89,7 +91,7 @@ export function createWorker(deps: WorkerDeps) {
         database: deps.database,
         factory: deps.judgeSuites,
         defaults: { model: judgeServiceDefaultOf(config), ...judgePolicyDefaultsOf(config) },
-        secretBox: deps.secretBox !== undefined ? deps.secretBox : config.CRUX_SECRET_KEY ? createSecretBox(config.CRUX_SECRET_KEY) : null,
+        secretBox,
         now: deps.now ?? Date.now,
         budgetRecheckMs: config.CRUX_JUDGE_BUDGET_RECHECK_MS,
         limits: { timeoutMs: config.CRUX_JUDGE_TIMEOUT_MS },
@@ -109,7 +111,7 @@ export function createWorker(deps: WorkerDeps) {
     database: deps.database,
     log: deps.log,
     timeoutMs: config.CRUX_WEBHOOK_TIMEOUT_MS,
-    secretKey: webhookSecretKey(config.CRUX_WEBHOOK_SECRET_KEY),
+    secretBox,
     retryPolicy: {
       maxAttempts: config.CRUX_WEBHOOK_MAX_ATTEMPTS,
       baseDelayMs: config.CRUX_WEBHOOK_RETRY_BASE_MS,

@@ -21,10 +21,12 @@ import {
   retryDelivery,
   type AlertRuleInput,
   type Database,
+  createSecretBox,
+  webhookSecretForStorage,
 } from "@crux/db";
 import { createBullmqQueue, createInProcessQueue, purgeQueuePrefix, queueRegistry, withScheduleEvery, type JobQueue } from "@crux/queue";
 import { testDatabases } from "@crux/testkit";
-import { generateWebhookSecret, secretForStorage, testEventBody, webhookSecretKey } from "@crux/webhooks";
+import { generateWebhookSecret, testEventBody } from "@crux/webhooks";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAlertsEvaluateProcessor } from "../src/alerts-evaluate.processor.ts";
@@ -34,7 +36,7 @@ import { closedPort, startWebhookReceiver } from "./webhook-receiver.ts";
 
 const PROJECT = "p-alerts";
 const EVALUATE_EVERY_MS = 150;
-const SECRET_KEY = "operator-key-for-webhook-secrets";
+const SECRET_KEY = "the service secret that seals webhook secrets";
 const registry = withScheduleEvery(queueRegistry, "alerts.evaluate", EVALUATE_EVERY_MS);
 
 interface QueueCase {
@@ -92,7 +94,7 @@ async function setup(c: (typeof cases)[number], workers = 1) {
         // Long enough that a loaded machine does not time out an attempt (a retry would be a second request).
         CRUX_WEBHOOK_TIMEOUT_MS: 10_000,
         CRUX_PUBLIC_URL: "https://crux.example.test",
-        CRUX_WEBHOOK_SECRET_KEY: SECRET_KEY,
+        CRUX_SECRET_KEY: SECRET_KEY,
       },
     }),
   );
@@ -127,8 +129,8 @@ async function setup(c: (typeof cases)[number], workers = 1) {
 
 async function webhookFor(database: Database, url: string, allowPrivateTargets = true, key = SECRET_KEY) {
   const secret = generateWebhookSecret();
-  // Sealed with the workers' key (SECRET_KEY), as the API stores it when CRUX_WEBHOOK_SECRET_KEY is set.
-  const stored = secretForStorage(secret, webhookSecretKey(key));
+  // Sealed with the workers' secret (SECRET_KEY), as the API stores it when CRUX_SECRET_KEY is set.
+  const stored = webhookSecretForStorage(secret, createSecretBox(key));
   const webhook = await createWebhook(database, PROJECT, { url, description: "", enabled: true, slack: false, allowPrivateTargets }, stored);
   return { ...webhook, secret };
 }
@@ -327,7 +329,7 @@ describe.each(cases)("alerts on $name", (c) => {
     const { delivery } = await sendTestDelivery(t, await webhookFor(t.database, receiver.url, true, "a key the workers do not have"));
     expect(delivery.status).toBe("failed");
     expect(delivery.attempts.map((a) => a.failureKind)).toEqual(["secret_unreadable"]);
-    expect(delivery.lastError).toMatch(/another CRUX_WEBHOOK_SECRET_KEY/);
+    expect(delivery.lastError).toMatch(/another CRUX_SECRET_KEY/);
     expect(receiver.requests).toHaveLength(0);
   });
 });

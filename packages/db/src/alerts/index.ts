@@ -39,3 +39,4 @@ export {
   type AttemptOutcome,
 } from "./deliveries.repository.ts";
 export { readAlertMetric, exampleTraceIds } from "./metrics.query.ts";
+export { openWebhookSecret, SecretUnreadableError, webhookSecretForStorage } from "./webhook-secret.ts";

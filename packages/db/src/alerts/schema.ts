@@ -80,8 +80,8 @@ export const webhooks = pgTable(
     /** Loopback, link-local and private targets allowed for this webhook (set explicitly by the project). */
     allowPrivateTargets: boolean().notNull(),
     /**
-     * The whsec_ signing secret, encrypted when the operator set CRUX_WEBHOOK_SECRET_KEY (sealSecret,
-     * packages/webhooks); never served after the answer that created or rotated it.
+     * The whsec_ signing secret, sealed when the service has CRUX_SECRET_KEY (webhook-secret.ts), as it
+     * is without; never served after the answer that created or rotated it.
      */
     secret: text().notNull(),
     /** Its first 12 characters (whsec_ + 6), to tell secrets apart. */

@@ -51,7 +51,7 @@ export async function getWebhook(database: Database, projectId: string, id: stri
   return row ?? null;
 }
 
-/** With the secret as stored (openSecret reads it): for signing a delivery only. */
+/** With the secret as stored (openWebhookSecret reads it): for signing a delivery only. */
 export async function getWebhookForDelivery(database: Database, id: string): Promise<(StoredWebhook & { secret: string }) | null> {
   const [row] = await database.db
     .select({ ...selected, secret: webhooks.secret })

@@ -1,4 +1,3 @@
-export { createSecretBox, type SecretBox } from "./secret-box.ts";
 export {
   getJudgeSettingsRow,
   putJudgeSettings,

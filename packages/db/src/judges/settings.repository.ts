@@ -10,7 +10,7 @@ import { PermanentError } from "@crux/core";
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { judgeSettings, type JudgeSettingsRow } from "./schema.ts";
-import type { SecretBox } from "./secret-box.ts";
+import type { SecretBox } from "../secret-box.ts";
 
 type Provider = "anthropic" | "openai";
 

@@ -22,10 +22,12 @@ import {
   type StoredDelivery,
   type StoredDeliveryAttempt,
   type StoredWebhook,
+  type SecretBox,
+  webhookSecretForStorage,
 } from "@crux/db";
 import type { JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
-import { deliveryBody, generateWebhookSecret, isPrivateAddress, secretForStorage, testEventBody } from "@crux/webhooks";
+import { deliveryBody, generateWebhookSecret, isPrivateAddress, testEventBody } from "@crux/webhooks";
 import { isIP } from "node:net";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -79,8 +81,8 @@ export function webhooksRoutes(deps: {
   database: Database;
   queue?: JobQueue | undefined;
   log: Logger;
-  /** The operator key secrets are sealed with (CRUX_WEBHOOK_SECRET_KEY), or null to store them as they are. */
-  secretKey: Buffer | null;
+  /** Seals the signing secrets (CRUX_SECRET_KEY), or null to store them as they are. */
+  secretBox: SecretBox | null;
 }): FastifyPluginAsync {
   return async (app) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
@@ -123,7 +125,7 @@ export function webhooksRoutes(deps: {
       async (req, reply) => {
         assertReachable(req.body);
         const secret = generateWebhookSecret();
-        const webhook = await createWebhook(db, req.projectId, req.body, secretForStorage(secret, deps.secretKey));
+        const webhook = await createWebhook(db, req.projectId, req.body, webhookSecretForStorage(secret, deps.secretBox));
         return reply.code(201).send({ ...webhookView(webhook), secret });
       },
     );
@@ -181,7 +183,7 @@ export function webhooksRoutes(deps: {
       },
       async (req) => {
         const secret = generateWebhookSecret();
-        const webhook = await rotateWebhookSecret(db, req.projectId, req.params.id, secretForStorage(secret, deps.secretKey));
+        const webhook = await rotateWebhookSecret(db, req.projectId, req.params.id, webhookSecretForStorage(secret, deps.secretBox));
         if (!webhook) throw notFound("webhook", req.params.id);
         return { ...webhookView(webhook), secret };
       },

@@ -1,7 +1,8 @@
 /**
- * Encryption at rest of the provider keys a project stores (AES-256-GCM,
- * node:crypto). The 256-bit key is derived from the service secret with HKDF,
- * so any long random string works as CRUX_SECRET_KEY. A sealed value is
+ * Encryption at rest of the secrets Crux stores (AES-256-GCM, node:crypto):
+ * the judge provider keys projects set and the webhook signing secrets. One
+ * service secret, CRUX_SECRET_KEY; the 256-bit key is derived from it with
+ * HKDF, so any long random string works. A sealed value is
  * `v1.<iv>.<tag>.<ciphertext>` in base64url; a value sealed with another
  * secret, or altered, fails to open (GCM authenticates it).
  */
@@ -15,7 +16,7 @@ export interface SecretBox {
 
 export function createSecretBox(secret: string): SecretBox {
   if (secret.length < 32) throw new RangeError("the secret must be at least 32 characters");
-  const key = Buffer.from(hkdfSync("sha256", secret, "crux", "crux judge provider keys v1", 32));
+  const key = Buffer.from(hkdfSync("sha256", secret, "crux", "crux secrets at rest v1", 32));
   return {
     seal(plaintext) {
       const iv = randomBytes(12);
