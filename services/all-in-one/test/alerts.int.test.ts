@@ -183,7 +183,7 @@ describe.each(backends())("alerts over REST and OTLP on $name", (backend) => {
     expect(secret.startsWith(fetched.body.secretPrefix)).toBe(true);
     // Stored encrypted (CRUX_SECRET_KEY is set): the row holds no part of the secret after its prefix.
     const row = (await crux.database.db.select().from(schema.webhooks)).find((w) => w.id === hookId);
-    expect(row!.secret).toMatch(/^enc1:/);
+    expect(row!.secret).toMatch(/^v1\./);
     expect(row!.secret).not.toContain(secret.slice(12));
 
     const rule = await send("POST", "/alert-rules", {

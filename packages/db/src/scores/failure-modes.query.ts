@@ -24,7 +24,7 @@ import {
   type ModeCoverage,
 } from "@crux/core";
 import { eq, sql, type SQL } from "drizzle-orm";
-import { rowsOf, type Database } from "../client.ts";
+import { inReadSnapshot, rowsOf, type Database } from "../client.ts";
 import { agentContracts, handoffContracts, milestoneSets } from "../schema.ts";
 import { clampLimit, type MetricsFilter } from "./metrics-filter.ts";
 import { agentScope, rollupRows } from "./rollup-source.ts";
@@ -194,7 +194,12 @@ function categoryMeasurement(modes: Map<string, Measurement>, category: string, 
   };
 }
 
+/** GET /metrics/failure-modes over one snapshot (its counts come from several queries). */
 export async function failureModeMetrics(database: Database, projectId: string, filter: MetricsFilter, opts: FailureModeOptions): Promise<FailureModesResult> {
+  return inReadSnapshot(database, (snapshot) => failureModeMetricsIn(snapshot, projectId, filter, opts));
+}
+
+async function failureModeMetricsIn(database: Database, projectId: string, filter: MetricsFilter, opts: FailureModeOptions): Promise<FailureModesResult> {
   const source = opts.source ?? "all";
   const db = database.db;
   const findings = rollupRows(findingRollup, projectId, filter);

@@ -17,7 +17,7 @@
  */
 import { ratioOrNull, type SuccessInputs } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
-import { rowsOf, type Database } from "../client.ts";
+import { inReadSnapshot, rowsOf, type Database } from "../client.ts";
 import { outcomeJudgeId } from "../judge-findings.ts";
 import type { FindingSourceFilter } from "./judge-rates.ts";
 import { clampLimit, traceScopeWhere, type MetricsFilter } from "./metrics-filter.ts";
@@ -208,6 +208,16 @@ export async function successInputs(
   projectId: string,
   filter: MetricsFilter,
   opts: { source?: FindingSourceFilter | undefined } = {},
+): Promise<SuccessInputs & { outcomeSources: OutcomeSourceCounts }> {
+  // Several queries: one snapshot, so they count the same traces.
+  return inReadSnapshot(database, (snapshot) => successInputsIn(snapshot, projectId, filter, opts));
+}
+
+async function successInputsIn(
+  database: Database,
+  projectId: string,
+  filter: MetricsFilter,
+  opts: { source?: FindingSourceFilter | undefined },
 ): Promise<SuccessInputs & { outcomeSources: OutcomeSourceCounts }> {
   const db = database.db;
   const source = opts.source ?? "all";
