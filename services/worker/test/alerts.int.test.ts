@@ -326,7 +326,10 @@ describe.each(cases)("alerts on $name", (c) => {
     const receiver = await startWebhookReceiver();
     cleanups.push(receiver.close);
     t.start();
-    const { delivery } = await sendTestDelivery(t, await webhookFor(t.database, receiver.url, true, "a service secret the workers do not have, 32+ characters"));
+    const { delivery } = await sendTestDelivery(
+      t,
+      await webhookFor(t.database, receiver.url, true, "a service secret the workers do not have, 32+ characters"),
+    );
     expect(delivery.status).toBe("failed");
     expect(delivery.attempts.map((a) => a.failureKind)).toEqual(["secret_unreadable"]);
     expect(delivery.lastError).toMatch(/another CRUX_SECRET_KEY/);
