@@ -37,6 +37,13 @@ const services = compose.services;
 const scripts = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
 const crux = Object.entries(services).filter(([, s]) => s.build !== undefined);
 
+/** A service's environment as compose passes it: `${NAME:-default}` from the shell's variables, else the default. */
+function interpolated(env: Record<string, string> = {}, shell: Record<string, string> = {}): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{(\w+):-([^}]*)\}/g, (_, name: string, fallback: string) => shell[name] ?? fallback)]),
+  );
+}
+
 /** What each Crux service's script reads its environment with. */
 const schemaOf: Record<string, z.ZodObject | "admin"> = {
   "start:receiver": receiverMainConfigSchema,
@@ -91,7 +98,7 @@ describe("docker-compose.yml", () => {
   it("sets only variables the service's config schema reads, and enough for it to start", () => {
     const adminSource = readFileSync(join(repoRoot, "services/admin/src/main.ts"), "utf8");
     for (const [name, service] of crux) {
-      const env = service.environment ?? {};
+      const env = interpolated(service.environment);
       const schema = schemaOf[service.command![1]!];
       if (schema === undefined) throw new Error(`${name}: no config schema known for ${service.command![1]}`);
       if (schema === "admin") {
@@ -101,16 +108,18 @@ describe("docker-compose.yml", () => {
       }
       for (const key of Object.keys(env)) expect(Object.keys(schema.shape), `${name}: ${key}`).toContain(key);
       expect(() => loadConfig(schema, env), name).not.toThrow();
+      // With the variables a user sets in the shell or .env (the service secret) too.
+      expect(() => loadConfig(schema, interpolated(service.environment, { CRUX_SECRET_KEY: "s".repeat(32) })), name).not.toThrow();
     }
   });
 
   it("publishes the ports the services listen on", () => {
-    const receiver = loadConfig(receiverMainConfigSchema, services.receiver!.environment!);
+    const receiver = loadConfig(receiverMainConfigSchema, interpolated(services.receiver!.environment));
     expect(services.receiver!.ports).toEqual([
       `${receiver.CRUX_OTLP_HTTP_PORT}:${receiver.CRUX_OTLP_HTTP_PORT}`,
       `${receiver.CRUX_OTLP_GRPC_PORT}:${receiver.CRUX_OTLP_GRPC_PORT}`,
     ]);
-    const api = loadConfig(apiMainConfigSchema, services.api!.environment!);
+    const api = loadConfig(apiMainConfigSchema, interpolated(services.api!.environment));
     expect(services.api!.ports).toEqual([`${api.CRUX_API_PORT}:${api.CRUX_API_PORT}`]);
   });
 
