@@ -42,3 +42,4 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
 }
 
 export { judgeConfigSchema, judgeServiceDefaultOf, judgePolicyDefaultsOf, checkJudgeConfig, type JudgeConfig } from "./judge.ts";
+export { validationBarOf, validationConfigSchema, type ValidationConfig } from "./validation.ts";

@@ -3,8 +3,8 @@
  * by end-to-end tests, which start it on ephemeral ports.
  */
 import { randomBytes } from "node:crypto";
-import { buildApiApp, validationBarOf } from "@crux/api";
-import { judgePolicyDefaultsOf, judgeServiceDefaultOf } from "@crux/config";
+import { buildApiApp } from "@crux/api";
+import { judgePolicyDefaultsOf, judgeServiceDefaultOf, validationBarOf } from "@crux/config";
 import { createDatabase, createSecretBox, describeStorageError, ensureProject, migrate, type Database, type SecretBox } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
 import { createJudgeSuite } from "@crux/judges";

@@ -1,23 +1,15 @@
 import { z } from "zod";
-import { checkJudgeConfig, envBoolean, envInt, envPort, judgeConfigSchema, queuePrefixSetting } from "@crux/config";
+import { checkJudgeConfig, envBoolean, envPort, judgeConfigSchema, queuePrefixSetting, validationConfigSchema } from "@crux/config";
 
 export const apiConfigSchema = z
   .object({
     CRUX_HOST: z.string().default("0.0.0.0"),
     CRUX_API_PORT: envPort(8080),
     CRUX_DEFAULT_PROJECT: z.string().default("default"),
-    /** Lowest Cohen's kappa against human labels at which a judge counts as validated for a mode. */
-    CRUX_VALIDATION_KAPPA_BAR: z.coerce.number().min(-1).max(1).default(0.6),
-    /** Fewest labelled traces a judge's kappa on a mode must rest on. */
-    CRUX_VALIDATION_MIN_LABELS: envInt(20, 1, 1_000_000),
   })
-  .extend(judgeConfigSchema.shape);
+  .extend(judgeConfigSchema.shape)
+  .extend(validationConfigSchema.shape);
 export type ApiConfig = z.infer<typeof apiConfigSchema>;
-
-/** The validation bar of the API's config (GET /validation, the rates' validated flags). */
-export function validationBarOf(config: Pick<ApiConfig, "CRUX_VALIDATION_KAPPA_BAR" | "CRUX_VALIDATION_MIN_LABELS">): { kappaBar: number; minLabels: number } {
-  return { kappaBar: config.CRUX_VALIDATION_KAPPA_BAR, minLabels: config.CRUX_VALIDATION_MIN_LABELS };
-}
 
 export const apiMainConfigSchema = apiConfigSchema
   .extend({

@@ -1,2 +1,2 @@
 export { buildApiApp, type ApiDeps } from "./app.ts";
-export { apiConfigSchema, validationBarOf, type ApiConfig } from "./config.ts";
+export { apiConfigSchema, type ApiConfig } from "./config.ts";

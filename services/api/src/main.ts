@@ -5,13 +5,13 @@
  * serves. Only a configuration error (invalid environment, a stale or missing
  * schema) exits, non-zero, with one line saying what to fix.
  */
-import { ConfigError, judgePolicyDefaultsOf, judgeServiceDefaultOf, loadConfig } from "@crux/config";
+import { ConfigError, judgePolicyDefaultsOf, judgeServiceDefaultOf, loadConfig, validationBarOf } from "@crux/config";
 import { createDatabase, createSecretBox, describeStorageError, waitForDatabase } from "@crux/db";
 import { createBullmqQueue } from "@crux/queue";
 import { createAuthenticator } from "@crux/auth";
 import { createLogger, createShutdown, onSignals } from "@crux/runtime";
 import { buildApiApp } from "./app.ts";
-import { apiMainConfigSchema, validationBarOf } from "./config.ts";
+import { apiMainConfigSchema } from "./config.ts";
 
 let config;
 try {

@@ -7,7 +7,7 @@
  * Postgres whose time has come: a lost delivery job, or one not enqueued
  * because the queue was down, is sent on the next tick.
  */
-import { alertWindows, evaluateAlertRule } from "@crux/core";
+import { alertWindows, evaluateAlertRule, type ValidationBar } from "@crux/core";
 import {
   describeStorageError,
   exampleTraceIds,
@@ -30,6 +30,8 @@ export interface AlertsEvaluateDeps {
   log: Logger;
   /** Base URL of the API for the links in payloads (CRUX_PUBLIC_URL). */
   publicUrl: string;
+  /** The API's validation bar (CRUX_VALIDATION_*), for rules with validatedOnly; default kappa .6 on 20 labels. */
+  validationBar?: ValidationBar;
   now?: () => number;
   /** Told each recorded event (the worker's metrics). */
   onEvent?: (type: "alert.firing" | "alert.resolved") => void;
@@ -67,8 +69,11 @@ export function createAlertsEvaluateProcessor(deps: AlertsEvaluateDeps) {
 
   async function evaluateRule(rule: StoredAlertRule, atMs: number): Promise<"fired" | "resolved" | null> {
     const windows = alertWindows(rule.windowMs, atMs);
-    const current = await readAlertMetric(deps.database, rule.projectId, rule.metric, rule.scope, windows.current);
-    const previous = rule.condition.kind === "change" ? await readAlertMetric(deps.database, rule.projectId, rule.metric, rule.scope, windows.previous) : null;
+    const current = await readAlertMetric(deps.database, rule.projectId, rule.metric, rule.scope, windows.current, deps.validationBar);
+    const previous =
+      rule.condition.kind === "change"
+        ? await readAlertMetric(deps.database, rule.projectId, rule.metric, rule.scope, windows.previous, deps.validationBar)
+        : null;
     const decision = evaluateAlertRule(rule, current, previous, rule.state);
     await markAlertRuleEvaluated(deps.database, rule.id, new Date(atMs));
     if (decision.action === "none") return null;

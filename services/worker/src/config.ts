@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkJudgeConfig, envInt, envPort, judgeConfigSchema, queuePrefixSetting } from "@crux/config";
+import { checkJudgeConfig, envInt, envPort, judgeConfigSchema, queuePrefixSetting, validationConfigSchema } from "@crux/config";
 
 export const workerConfigSchema = z
   .object({
@@ -39,7 +39,9 @@ export const workerConfigSchema = z
     /** One attempt: connect, send and read the response (at most 64 KiB), ms. */
     CRUX_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100, 120_000),
   })
-  .extend(judgeConfigSchema.shape);
+  .extend(judgeConfigSchema.shape)
+  // Alert rules with validatedOnly judge validation with the API's bar.
+  .extend(validationConfigSchema.shape);
 type WorkerSettings = z.infer<typeof workerConfigSchema>;
 /** What createWorker takes: the three basics, every other setting optional (its default applies). */
 export type WorkerConfig = Pick<WorkerSettings, "CRUX_WORKER_CONCURRENCY" | "CRUX_SWEEP_INTERVAL_MS" | "CRUX_SWEEP_QUIET_MS"> & Partial<WorkerSettings>;

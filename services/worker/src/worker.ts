@@ -1,5 +1,5 @@
 /** The worker as a unit: queue processors plus the sweeper, from explicit dependencies. */
-import { judgePolicyDefaultsOf, judgeServiceDefaultOf } from "@crux/config";
+import { judgePolicyDefaultsOf, judgeServiceDefaultOf, validationBarOf } from "@crux/config";
 import { createSecretBox, describeStorageError, type Database, type SecretBox } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
 import type { JobHandlers, JobOutcomeEvent, JobQueue, JobRunnerOptions } from "@crux/queue";
@@ -105,6 +105,7 @@ export function createWorker(deps: WorkerDeps) {
     queue: deps.queue,
     log: deps.log,
     publicUrl: config.CRUX_PUBLIC_URL,
+    validationBar: validationBarOf(config),
     onEvent: (type) => metrics.alertEvents.inc({ type }),
   });
   const deliverWebhook = createWebhookDeliverProcessor({

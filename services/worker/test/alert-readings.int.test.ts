@@ -4,7 +4,8 @@
  * (planner 4, writer 3, reviewer 2), 1,800 input and 530 output tokens of gpt-4o-mini; a failing run's
  * save fails (1 writer span in error) and the reviewer approves anyway (FM-3.3, with FM-3.1: both FC3).
  */
-import { ensureProject, exampleTraceIds, insertSpanBatch, readAlertMetric, type Database } from "@crux/db";
+import { JudgeVerdictResult } from "@crux/contracts";
+import { ensureProject, exampleTraceIds, insertSpanBatch, insertVerdict, putTraceLabels, readAlertMetric, type Database } from "@crux/db";
 import type { AlertMetric, AlertScope } from "@crux/core";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,6 +69,62 @@ describe.each(testDatabases())("alert readings on $name", (db) => {
 
   it("validatedOnly reads a code-only rate as it is: it is validated", async () => {
     expect(await read({ kind: "failure_mode_rate", mode: "FM-3.3", validatedOnly: true })).toEqual({ value: 3 / 5, numerator: 3, denominator: 5, samples: 5 });
+  });
+
+  it("validatedOnly decides on a judged rate only once the judge clears the configured bar", async () => {
+    // Another project: 3 failing and 2 passing runs; a MAST checklist judge agrees with a person's labels on all 5
+    // (FM-3.3 on the failing ones: kappa 1). Five labels are under the default minimum (20), not under a bar of 5.
+    const judged = "p-readings-judged";
+    await ensureProject(database, judged, judged);
+    const stages = directStages(database);
+    for (let i = 0; i < 5; i++) {
+      const spans = reportTrace({ startMs: now - 30 * 60_000 + i * 1_000, success: i >= 3, saveFails: i < 3 });
+      const traceId = spans[0]!.traceId;
+      await insertSpanBatch(database, judged, spans);
+      await stages.run({ projectId: judged, traceId });
+      const findings =
+        i < 3
+          ? [
+              {
+                mode: "FM-3.3",
+                agent: "reviewer",
+                spanId: spans[1]!.spanId,
+                stepIndex: 1,
+                evidence: "approved",
+                explanation: "approved a failed save",
+                confidence: 0.8,
+              },
+            ]
+          : [];
+      const result = JudgeVerdictResult.parse({
+        kind: "mast-checklist",
+        promptVersion: 1,
+        provider: "openai",
+        model: "judge-model",
+        findings,
+        attribution: null,
+        outcome: null,
+        omitted: [],
+        rejected: [],
+        selfPreferenceWarning: null,
+      });
+      await insertVerdict(database, judged, traceId, {
+        producerId: "judge.mast-checklist",
+        producerVersion: 1,
+        model: "judge-model",
+        inputHash: "h",
+        status: "succeeded",
+        result,
+      });
+      const labels = { modes: { "FM-3.3": i < 3 }, decisiveAgent: null, decisiveSpanId: null, decisiveStepIndex: null, note: null, labeller: "ana" };
+      await putTraceLabels(database, judged, traceId, labels);
+    }
+    await stages.close();
+    const metric: AlertMetric = { kind: "failure_mode_rate", mode: "FM-3.3", validatedOnly: true };
+    const withDefaultBar = await readAlertMetric(database, judged, metric, {}, current);
+    expect(withDefaultBar).toEqual({ value: null, numerator: 3, denominator: 5, samples: 5 });
+    const withBarOfFive = await readAlertMetric(database, judged, metric, {}, current, { kappaBar: 0.6, minLabels: 5 });
+    expect(withBarOfFive).toEqual({ value: 3 / 5, numerator: 3, denominator: 5, samples: 5 });
   });
 
   it("example traces are the ones behind the reading, newest first", async () => {

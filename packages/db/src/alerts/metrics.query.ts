@@ -3,7 +3,7 @@
  * the metrics queries the API serves (so a reading is what the linked query
  * answers for the same window), plus a few example traces behind a reading.
  */
-import type { AlertMetric, AlertScope, MetricReading } from "@crux/core";
+import type { AlertMetric, AlertScope, MetricReading, ValidationBar } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
 import { agentMetrics } from "../scores/agents.query.ts";
@@ -35,6 +35,8 @@ export async function readAlertMetric(
   metric: AlertMetric,
   scope: AlertScope,
   window: { fromMs: number; toMs: number },
+  /** For validatedOnly: the bar a judge counted in the rate must clear (default kappa .6 on 20 labels). */
+  validationBar?: ValidationBar,
 ): Promise<MetricReading> {
   const filter = alertFilter(scope, window);
   switch (metric.kind) {
@@ -43,7 +45,7 @@ export async function readAlertMetric(
       const byMode = metric.kind === "failure_mode_rate";
       const key = byMode ? metric.mode : metric.category;
       // Code and judge findings, as GET /metrics/failure-modes counts them by default (source all).
-      const result = await failureModeMetrics(database, projectId, filter, { groupBy: byMode ? "mode" : "category" });
+      const result = await failureModeMetrics(database, projectId, filter, { groupBy: byMode ? "mode" : "category", validationBar });
       const row = result.rates.find((r) => r.mode === key);
       const reading = ratio(row?.numerator ?? 0, result.scopeTraces, result.scopeTraces);
       // No value (the rule decides nothing): a mode nothing measures in scope (never 0), or, with validatedOnly, a
