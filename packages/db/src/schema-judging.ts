@@ -7,6 +7,7 @@
  * jsonb.
  */
 import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from "drizzle-orm/pg-core";
+import { rollupDeltaTable } from "./rollup-delta-table.ts";
 
 /** A person's labels of one trace (PUT /traces/:id/labels replaces the row). */
 export const traceLabels = pgTable(
@@ -78,21 +79,21 @@ export const judgeFindings = pgTable(
  * kind, k1, k2) findings, traces, and `extra`: traces no code finding of the key has, so a rate over
  * "code or judge" is the code count plus extra. agent null = all agents.
  */
-export const scoreJudgeFindingHourly = pgTable(
-  "score_judge_finding_hourly",
-  {
-    projectId: text().notNull(),
-    hourNs: bigint({ mode: "bigint" }).notNull(),
-    serviceName: text(),
-    agent: text(),
-    kind: text().notNull(),
-    k1: text().notNull(),
-    k2: text().notNull(),
-    findings: bigint({ mode: "number" }).notNull(),
-    traces: bigint({ mode: "number" }).notNull(),
-    extra: bigint({ mode: "number" }).notNull(),
-    failedTraces: bigint({ mode: "number" }).notNull(),
-    extraFailed: bigint({ mode: "number" }).notNull(),
-  },
-  (t) => [unique("score_judge_finding_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.agent, t.kind, t.k1, t.k2).nullsNotDistinct()],
-);
+const scoreJudgeFindingHourlyColumns = () => ({
+  projectId: text().notNull(),
+  hourNs: bigint({ mode: "bigint" }).notNull(),
+  serviceName: text(),
+  agent: text(),
+  kind: text().notNull(),
+  k1: text().notNull(),
+  k2: text().notNull(),
+  findings: bigint({ mode: "number" }).notNull(),
+  traces: bigint({ mode: "number" }).notNull(),
+  extra: bigint({ mode: "number" }).notNull(),
+  failedTraces: bigint({ mode: "number" }).notNull(),
+  extraFailed: bigint({ mode: "number" }).notNull(),
+});
+export const scoreJudgeFindingHourly = pgTable("score_judge_finding_hourly", scoreJudgeFindingHourlyColumns(), (t) => [
+  unique("score_judge_finding_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.agent, t.kind, t.k1, t.k2).nullsNotDistinct(),
+]);
+export const scoreJudgeFindingHourlyDelta = rollupDeltaTable("score_judge_finding_hourly_delta", scoreJudgeFindingHourlyColumns);

@@ -21,6 +21,7 @@ import {
   unique,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { rollupDeltaTable } from "./rollup-delta-table.ts";
 
 export const projects = pgTable("projects", {
   id: text().primaryKey(),
@@ -514,121 +515,119 @@ const rollupSumFrom0 = () => numeric().notNull().default("0");
 const rollupCountFrom0 = () => bigint({ mode: "number" }).notNull().default(0);
 
 /** Per (hour, service, agent): trace_agent_usage sums; scored/failed traces the agent took part in. */
-export const scoreAgentHourly = pgTable(
-  "score_agent_hourly",
-  {
-    projectId: text().notNull(),
-    hourNs: bigint({ mode: "bigint" }).notNull(),
-    serviceName: text(),
-    agent: text().notNull(),
-    usageRows: rollupCount(),
-    inputTokens: rollupSum(),
-    outputTokens: rollupSum(),
-    cachedTokens: rollupSum(),
-    costUsd: rollupSum(),
-    costRows: rollupCount(),
-    llmCalls: rollupSum(),
-    toolCalls: rollupSum(),
-    spans: rollupSum(),
-    errors: rollupSum(),
-    scoredTraces: rollupCount(),
-    failedTraces: rollupCount(),
-  },
-  (t) => [unique("score_agent_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.agent).nullsNotDistinct()],
-);
+const scoreAgentHourlyColumns = () => ({
+  projectId: text().notNull(),
+  hourNs: bigint({ mode: "bigint" }).notNull(),
+  serviceName: text(),
+  agent: text().notNull(),
+  usageRows: rollupCount(),
+  inputTokens: rollupSum(),
+  outputTokens: rollupSum(),
+  cachedTokens: rollupSum(),
+  costUsd: rollupSum(),
+  costRows: rollupCount(),
+  llmCalls: rollupSum(),
+  toolCalls: rollupSum(),
+  spans: rollupSum(),
+  errors: rollupSum(),
+  scoredTraces: rollupCount(),
+  failedTraces: rollupCount(),
+});
+export const scoreAgentHourly = pgTable("score_agent_hourly", scoreAgentHourlyColumns(), (t) => [
+  unique("score_agent_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.agent).nullsNotDistinct(),
+]);
+export const scoreAgentHourlyDelta = rollupDeltaTable("score_agent_hourly_delta", scoreAgentHourlyColumns);
 
 /** Per (hour, service): trace counts, outcomes and milestone aggregates of trace_scores. */
-export const scoreTraceHourly = pgTable(
-  "score_trace_hourly",
-  {
-    projectId: text().notNull(),
-    hourNs: bigint({ mode: "bigint" }).notNull(),
-    serviceName: text(),
-    traces: rollupCount(),
-    failed: rollupCount(),
-    agentTraces: rollupCount(),
-    outcomeRuns: rollupCount(),
-    outcomeOk: rollupCount(),
-    outcomeUnknown: rollupCount(),
-    runs: rollupCount(),
-    baselineRuns: rollupCount(),
-    /** Runs without a task id (their baseline can only be their service's configured figure). */
-    notaskRuns: rollupCountFrom0(),
-    notaskTokenSum: rollupSumFrom0(),
-    notaskCostSum: rollupSumFrom0(),
-    notaskCostN: rollupCountFrom0(),
-    milestoneTraces: rollupCount(),
-    creditSum: rollupSum(),
-    creditN: rollupCount(),
-    fullSum: rollupCount(),
-    fullN: rollupCount(),
-    furthestSum: rollupSum(),
-    furthestN: rollupCount(),
-  },
-  (t) => [unique("score_trace_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName).nullsNotDistinct()],
-);
+const scoreTraceHourlyColumns = () => ({
+  projectId: text().notNull(),
+  hourNs: bigint({ mode: "bigint" }).notNull(),
+  serviceName: text(),
+  traces: rollupCount(),
+  failed: rollupCount(),
+  agentTraces: rollupCount(),
+  outcomeRuns: rollupCount(),
+  outcomeOk: rollupCount(),
+  outcomeUnknown: rollupCount(),
+  runs: rollupCount(),
+  baselineRuns: rollupCount(),
+  /** Runs without a task id (their baseline can only be their service's configured figure). */
+  notaskRuns: rollupCountFrom0(),
+  notaskTokenSum: rollupSumFrom0(),
+  notaskCostSum: rollupSumFrom0(),
+  notaskCostN: rollupCountFrom0(),
+  milestoneTraces: rollupCount(),
+  creditSum: rollupSum(),
+  creditN: rollupCount(),
+  fullSum: rollupCount(),
+  fullN: rollupCount(),
+  furthestSum: rollupSum(),
+  furthestN: rollupCount(),
+});
+export const scoreTraceHourly = pgTable("score_trace_hourly", scoreTraceHourlyColumns(), (t) => [
+  unique("score_trace_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName).nullsNotDistinct(),
+]);
+export const scoreTraceHourlyDelta = rollupDeltaTable("score_trace_hourly_delta", scoreTraceHourlyColumns);
 
 /** Per (hour, service, task): multiplier and success inputs. task_key = task id, or 'trace:' || trace id without one. */
-export const scoreTaskHourly = pgTable(
-  "score_task_hourly",
-  {
-    projectId: text().notNull(),
-    hourNs: bigint({ mode: "bigint" }).notNull(),
-    serviceName: text(),
-    taskKey: text().notNull(),
-    hasTask: boolean().notNull(),
-    traceRows: rollupCount(),
-    runs: rollupCount(),
-    baselineRuns: rollupCount(),
-    /** Sums over the non-baseline runs: total tokens; cost and how many runs have one. */
-    tokenSum: rollupSumFrom0(),
-    costSum: rollupSumFrom0(),
-    costN: rollupCountFrom0(),
-    outcomeN: rollupCount(),
-    outcomeOk: rollupCount(),
-  },
-  (t) => [
-    unique("score_task_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.taskKey, t.hasTask).nullsNotDistinct(),
-    // A page of tasks reads its own cells only.
-    index("score_task_hourly_task_idx").on(t.projectId, t.taskKey, t.hourNs),
-  ],
-);
+const scoreTaskHourlyColumns = () => ({
+  projectId: text().notNull(),
+  hourNs: bigint({ mode: "bigint" }).notNull(),
+  serviceName: text(),
+  taskKey: text().notNull(),
+  hasTask: boolean().notNull(),
+  traceRows: rollupCount(),
+  runs: rollupCount(),
+  baselineRuns: rollupCount(),
+  /** Sums over the non-baseline runs: total tokens; cost and how many runs have one. */
+  tokenSum: rollupSumFrom0(),
+  costSum: rollupSumFrom0(),
+  costN: rollupCountFrom0(),
+  outcomeN: rollupCount(),
+  outcomeOk: rollupCount(),
+});
+export const scoreTaskHourly = pgTable("score_task_hourly", scoreTaskHourlyColumns(), (t) => [
+  unique("score_task_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.taskKey, t.hasTask).nullsNotDistinct(),
+  // A page of tasks reads its own cells only.
+  index("score_task_hourly_task_idx").on(t.projectId, t.taskKey, t.hourNs),
+]);
+export const scoreTaskHourlyDelta = rollupDeltaTable("score_task_hourly_delta", scoreTaskHourlyColumns);
 
 /** Per (hour, service, milestone id): traces that evaluated the milestone and how many passed. */
-export const scoreMilestoneHourly = pgTable(
-  "score_milestone_hourly",
-  {
-    projectId: text().notNull(),
-    hourNs: bigint({ mode: "bigint" }).notNull(),
-    serviceName: text(),
-    milestoneId: text(),
-    traces: rollupCount(),
-    passed: rollupCount(),
-  },
-  (t) => [unique("score_milestone_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.milestoneId).nullsNotDistinct()],
-);
+const scoreMilestoneHourlyColumns = () => ({
+  projectId: text().notNull(),
+  hourNs: bigint({ mode: "bigint" }).notNull(),
+  serviceName: text(),
+  milestoneId: text(),
+  traces: rollupCount(),
+  passed: rollupCount(),
+});
+export const scoreMilestoneHourly = pgTable("score_milestone_hourly", scoreMilestoneHourlyColumns(), (t) => [
+  unique("score_milestone_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.milestoneId).nullsNotDistinct(),
+]);
+export const scoreMilestoneHourlyDelta = rollupDeltaTable("score_milestone_hourly_delta", scoreMilestoneHourlyColumns);
 
 /**
  * Per (hour, service, agent scope, kind, k1, k2) finding facts. agent null = all
  * agents. kind 'mode' (k1 = mode), 'category' (k1 = category), 'source'
  * (k1 = mode, k2 = source); traces = traces with at least one such finding.
  */
-export const scoreFindingHourly = pgTable(
-  "score_finding_hourly",
-  {
-    projectId: text().notNull(),
-    hourNs: bigint({ mode: "bigint" }).notNull(),
-    serviceName: text(),
-    agent: text(),
-    kind: text().notNull(),
-    k1: text().notNull(),
-    k2: text().notNull(),
-    findings: rollupCount(),
-    traces: rollupCount(),
-    failedTraces: rollupCount(),
-  },
-  (t) => [unique("score_finding_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.agent, t.kind, t.k1, t.k2).nullsNotDistinct()],
-);
+const scoreFindingHourlyColumns = () => ({
+  projectId: text().notNull(),
+  hourNs: bigint({ mode: "bigint" }).notNull(),
+  serviceName: text(),
+  agent: text(),
+  kind: text().notNull(),
+  k1: text().notNull(),
+  k2: text().notNull(),
+  findings: rollupCount(),
+  traces: rollupCount(),
+  failedTraces: rollupCount(),
+});
+export const scoreFindingHourly = pgTable("score_finding_hourly", scoreFindingHourlyColumns(), (t) => [
+  unique("score_finding_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.agent, t.kind, t.k1, t.k2).nullsNotDistinct(),
+]);
+export const scoreFindingHourlyDelta = rollupDeltaTable("score_finding_hourly_delta", scoreFindingHourlyColumns);
 
 export type TraceScoreRow = typeof traceScores.$inferSelect;
 export type PriceRow = typeof prices.$inferSelect;
@@ -638,5 +637,5 @@ export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
 export type BaselineRow = typeof baselines.$inferSelect;
 
 export { alertRules, alertEvents, webhooks, webhookDeliveries, webhookDeliveryAttempts } from "./alerts/schema.ts";
-export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly } from "./schema-judging.ts";
+export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly, scoreJudgeFindingHourlyDelta } from "./schema-judging.ts";
 export { judgeSettings, judgeCalls, type JudgeSettingsRow, type JudgeCallRow } from "./judges/schema.ts";

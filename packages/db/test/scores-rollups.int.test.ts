@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "../src/client.ts";
 import {
   agentMetrics,
+  compactScoreRollups,
   failureModeMetrics,
   multiplierMetrics,
   persistTraceScores,
@@ -174,9 +175,22 @@ const specs: Spec[] = [
 // from 00:20 to 05:40: partial hours 0 and 5, whole hours 1..4.
 const window: MetricsFilter = { fromNs: T0 + 20n * MIN, toNs: T0 + 5n * HOUR + 40n * MIN };
 
+const rollupTableNames = ["score_agent_hourly", "score_trace_hourly", "score_task_hourly", "score_milestone_hourly", "score_finding_hourly"];
+
+async function pendingDeltas(database: Database, p: string): Promise<number> {
+  let n = 0;
+  for (const t of [...rollupTableNames, "score_judge_finding_hourly"]) {
+    const [row] = rowsOf(await database.db.execute(sql`SELECT count(*)::int AS n FROM ${sql.identifier(`${t}_delta`)} WHERE project_id = ${p}`));
+    n += Number(row!.n);
+  }
+  return n;
+}
+
+/** The stored cells, after folding the pending deltas into them. */
 async function rollupTables(database: Database, p: string): Promise<Record<string, unknown[]>> {
+  await compactScoreRollups(database);
   const out: Record<string, unknown[]> = {};
-  for (const t of ["score_agent_hourly", "score_trace_hourly", "score_task_hourly", "score_milestone_hourly", "score_finding_hourly"]) {
+  for (const t of rollupTableNames) {
     const rows = rowsOf(await database.db.execute(sql`SELECT * FROM ${sql.identifier(t)} WHERE project_id = ${p}`));
     // Cells a re-score emptied stay as all-zero rows; a rebuild does not create them.
     const nonZero = rows.filter((r) =>
@@ -246,6 +260,35 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     const maintained = await rollupTables(database, p);
     expect(maintained.score_agent_hourly!.length).toBeGreaterThan(5);
     expect(JSON.stringify(maintained)).not.toContain("solo");
+    await rebuildScoreRollups(database, p);
+    expect(await rollupTables(database, p)).toEqual(maintained);
+  });
+
+  it("metrics read the delta rows not folded yet: the same answers before and after compaction, which empties the deltas", async () => {
+    const p = await seeded();
+    expect(await pendingDeltas(database, p)).toBeGreaterThan(10);
+    const before = await allMetrics(database, p, window);
+    const aligned = await allMetrics(database, p, { fromNs: T0, toNs: T0 + 6n * HOUR }); // whole hours only: every cell from storage
+    const result = await compactScoreRollups(database);
+    expect(result.moved).toBeGreaterThan(10);
+    expect(result.pending).toBe(false);
+    expect(await pendingDeltas(database, p)).toBe(0);
+    expect(await allMetrics(database, p, window)).toEqual(before);
+    expect(await allMetrics(database, p, { fromNs: T0, toNs: T0 + 6n * HOUR })).toEqual(aligned);
+    expect(aligned.modes.scopeTraces).toBe(8);
+  });
+
+  it("compaction in small batches, bounded per run and run twice at once, folds every delta row exactly once", async () => {
+    const p = await seeded();
+    const pending = await pendingDeltas(database, p);
+    const bounded = await compactScoreRollups(database, { batchRows: 2, maxRows: 2 });
+    expect(bounded.pending).toBe(true);
+    expect(await pendingDeltas(database, p)).toBeLessThan(pending);
+    expect(await pendingDeltas(database, p)).toBeGreaterThan(0);
+    const [a, b] = await Promise.all([compactScoreRollups(database, { batchRows: 3 }), compactScoreRollups(database, { batchRows: 3 })]);
+    expect(a.moved + b.moved + bounded.moved).toBeGreaterThanOrEqual(pending);
+    expect(await pendingDeltas(database, p)).toBe(0);
+    const maintained = await rollupTables(database, p);
     await rebuildScoreRollups(database, p);
     expect(await rollupTables(database, p)).toEqual(maintained);
   });

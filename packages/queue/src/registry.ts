@@ -113,6 +113,18 @@ export const queueRegistry = {
     defaults: { attempts: 3, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: 100, removeOnFail: 1_000 },
   }),
   /**
+   * Folds the score rollups' delta rows into their cells (packages/db compactScoreRollups), so the
+   * rows a metrics query adds stay few. Once per tick across all workers; the interval is the
+   * worker's CRUX_ROLLUP_COMPACT_INTERVAL_MS. Safe to overlap (rows a run holds are skipped).
+   */
+  "rollups.compact": defineQueue({
+    mode: "scheduled",
+    payload: z.object({}),
+    everyMs: 1_000,
+    data: {},
+    defaults: { attempts: 3, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: 100, removeOnFail: 1_000 },
+  }),
+  /**
    * One webhook delivery, keyed by its id: never two sends of one delivery at once. The handler makes one
    * attempt and defers itself (JobDeferral) to its next one, so the receiver's backoff and Retry-After
    * decide the wait; the queue's own attempts cover storage errors only.

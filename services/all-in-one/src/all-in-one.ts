@@ -8,11 +8,11 @@ import { judgePolicyDefaultsOf, judgeServiceDefaultOf, validationBarOf } from "@
 import { createDatabase, createSecretBox, describeStorageError, ensureProject, migrate, type Database, type SecretBox } from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
 import { createJudgeSuite } from "@crux/judges";
-import { createBullmqQueue, createInProcessQueue, queueRegistry, withScheduleEvery, type JobQueue } from "@crux/queue";
+import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@crux/queue";
 import { createReceiver } from "@crux/receiver";
 import { createAuthenticator } from "@crux/auth";
 import { createShutdown, type Logger } from "@crux/runtime";
-import { createWorker, type JudgeSuiteFactory, type Worker } from "@crux/worker";
+import { createWorker, workerQueueRegistry, type JudgeSuiteFactory, type Worker } from "@crux/worker";
 import type { AllInOneConfig } from "./config.ts";
 import { asPortInUse } from "./ports.ts";
 import { embeddedSecretKey } from "./secret-key.ts";
@@ -50,7 +50,7 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
     if (key.created) log.info({ file: key.file }, "generated the secret that encrypts stored judge provider keys (set CRUX_SECRET_KEY to use your own)");
     secretBox = createSecretBox(key.secret);
   }
-  const registry = withScheduleEvery(queueRegistry, "alerts.evaluate", config.CRUX_ALERTS_EVALUATE_INTERVAL_MS);
+  const registry = workerQueueRegistry(config);
   const queue = config.REDIS_URL
     ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log, registry })
     : createInProcessQueue({ log, registry });

@@ -28,6 +28,8 @@ export const workerConfigSchema = z
     CRUX_JUDGE_BUDGET_RECHECK_MS: envInt(300_000, 10, 86_400_000),
     /** How often alert rules are evaluated (one evaluation per rule per tick across all workers), ms. */
     CRUX_ALERTS_EVALUATE_INTERVAL_MS: envInt(60_000, 100, 86_400_000),
+    /** How often the score rollups' delta rows are folded into their cells (one run per tick across all workers), ms. */
+    CRUX_ROLLUP_COMPACT_INTERVAL_MS: envInt(1_000, 100, 3_600_000),
     /** Base URL of the API as receivers reach it, for the links in webhook payloads. */
     CRUX_PUBLIC_URL: z.string().url().default("http://localhost:8080"),
     /** Attempts per webhook delivery, the first included; then the delivery is marked failed. */

@@ -1,5 +1,6 @@
 export { createWorker, type Worker, type WorkerDeps } from "./worker.ts";
 export { workerConfigSchema, type WorkerConfig } from "./config.ts";
+export { workerQueueRegistry } from "./queue-registry.ts";
 export { createSettleProcessor } from "./settle.processor.ts";
 export { createScoreProcessor } from "./score.processor.ts";
 export { createJudgeProcessor } from "./judge.processor.ts";

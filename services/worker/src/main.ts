@@ -3,10 +3,11 @@ import { loadConfig } from "@crux/config";
 import { createDatabase, describeStorageError, waitForDatabase } from "@crux/db";
 import { createJudgeSuite } from "@crux/judges";
 import { createMetricsRegistry, createReadiness } from "@crux/observability";
-import { createBullmqQueue, queueRegistry, withScheduleEvery } from "@crux/queue";
+import { createBullmqQueue } from "@crux/queue";
 import { createLogger, createShutdown, onSignals } from "@crux/runtime";
 import { workerMainConfigSchema } from "./config.ts";
 import { startWorkerHttpServer } from "./http-server.ts";
+import { workerQueueRegistry } from "./queue-registry.ts";
 import { createWorker } from "./worker.ts";
 
 const config = loadConfig(workerMainConfigSchema, process.env);
@@ -23,7 +24,7 @@ const queue = createBullmqQueue({
   redisUrl: config.REDIS_URL,
   prefix: config.CRUX_QUEUE_PREFIX,
   log,
-  registry: withScheduleEvery(queueRegistry, "alerts.evaluate", config.CRUX_ALERTS_EVALUATE_INTERVAL_MS),
+  registry: workerQueueRegistry(config),
 });
 const registry = createMetricsRegistry({ defaultLabels: { service: "worker" } });
 if (!config.CRUX_SECRET_KEY) log.warn("CRUX_SECRET_KEY is not set: judge provider keys stored by projects cannot be opened (those projects' judges are off)");

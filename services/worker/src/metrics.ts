@@ -61,6 +61,11 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ["result"],
       registers,
     }),
+    rollupDeltasCompacted: new Counter({
+      name: "crux_worker_rollup_deltas_compacted_total",
+      help: "Score rollup delta rows folded into their hourly cells (rollups.compact)",
+      registers,
+    }),
     milestoneThreadsTerminated: new Counter({
       name: "crux_worker_milestone_threads_terminated_total",
       help: "Evaluation threads terminated because an expression overran its limit",

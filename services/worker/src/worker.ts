@@ -1,6 +1,6 @@
 /** The worker as a unit: queue processors plus the sweeper, from explicit dependencies. */
 import { judgePolicyDefaultsOf, judgeServiceDefaultOf, validationBarOf } from "@crux/config";
-import { createSecretBox, describeStorageError, type Database, type SecretBox } from "@crux/db";
+import { compactScoreRollups, createSecretBox, describeStorageError, type Database, type SecretBox } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
 import type { JobHandlers, JobOutcomeEvent, JobQueue, JobRunnerOptions } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
@@ -124,6 +124,12 @@ export function createWorker(deps: WorkerDeps) {
   });
   const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging, metrics });
   const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges, policy });
+  async function compactRollups(): Promise<void> {
+    const result = await compactScoreRollups(deps.database);
+    if (result.moved > 0) metrics.rollupDeltasCompacted.inc(result.moved);
+    // More pending than one run moves: scoring writes faster than a tick folds; the next tick goes on (reads stay right).
+    if (result.pending) deps.log.warn({ moved: result.moved }, "rollup compaction is behind: more delta rows pending than one run moves");
+  }
   const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
   const sweeper = createSweeper({
     database: deps.database,
@@ -149,6 +155,7 @@ export function createWorker(deps: WorkerDeps) {
         // Its interval is the queue's (withScheduleEvery with CRUX_ALERTS_EVALUATE_INTERVAL_MS, where the queue is created).
         "alerts.evaluate": () => evaluateAlerts(),
         "webhook.deliver": deliverWebhook,
+        "rollups.compact": () => compactRollups(),
       } satisfies Required<JobHandlers>;
       deps.queue.start(handlers, {
         concurrency: {
@@ -157,6 +164,7 @@ export function createWorker(deps: WorkerDeps) {
           "trace.judge": concurrency,
           "alerts.evaluate": 1,
           "webhook.deliver": concurrency,
+          "rollups.compact": 1,
         },
         ...jobRunnerHooks(metrics),
       });

@@ -1,6 +1,6 @@
 export { persistTraceScores, persistTraceScoreSets, getStoredScoreInputs, type PersistOptions, type ScoreSetWrite } from "./persist.ts";
 export { readScoreJobState, type ScoreJobState } from "./score-state.ts";
-export { rebuildScoreRollups } from "./rollups.ts";
+export { compactScoreRollups, rebuildScoreRollups, type CompactionResult } from "./rollups.ts";
 export { loadScoringConfig, listEffectivePrices, type EffectivePrice, getOutcomeOverride, setOutcomeOverride, findBaselineRun } from "./scoring-config.ts";
 export {
   priceRepository,

@@ -8,7 +8,8 @@
  * The set is stamped with the hash of the inputs it was computed from (the score
  * stage's scoreInputHash; null = unknown, so the next score job recomputes it).
  * The hourly rollups (rollups.ts) get the traces' new contribution minus their
- * old one, which the locks keep stable from its read to the commit.
+ * old one, which the locks keep stable from its read to the commit, as rows
+ * appended to their delta tables.
  */
 import type { TraceScoreRecord } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
@@ -88,9 +89,7 @@ export async function persistTraceScoreSets(database: Database, projectId: strin
     ].filter((q): q is SQL => q !== null);
     // Different tables, none read by another: one statement. (The deltas below must see these rows: their own statement.)
     if (inserts.length > 0) await tx.execute(withAll("i", inserts));
-    // The rollup cells are shared by every trace of the hour: their row locks are held from here to the commit,
-    // so all deltas go in one statement, last. Every persist runs this same statement (the rollups in one order,
-    // each in key order: see applyTraceDeltaSql), so two writers lock cells in one order and cannot deadlock.
+    // Appended to the rollups' delta tables (rollups.ts): no writer waits on the cells other traces share.
     await tx.execute(
       withAll(
         "r",

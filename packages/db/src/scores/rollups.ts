@@ -3,13 +3,14 @@
  * Each rollup is defined once, as `cells(where)`: the SELECT that aggregates
  * the base rows matching `where` into rollup cells. That same SELECT
  *  - rebuilds a rollup (rebuildScoreRollups),
- *  - computes a trace's old and new contribution (persistTraceScores deltas),
+ *  - computes a trace's old and new contribution (persistTraceScores deltas,
+ *    appended to the rollup's delta table and folded in by compactScoreRollups),
  *  - covers the partial hours at the window edges at query time (rollup-source.ts),
- * so a stored cell is by construction what the base rows give, and summing
- * cells equals aggregating the rows.
+ * so a stored cell plus its pending deltas is by construction what the base
+ * rows give, and summing cells equals aggregating the rows.
  */
 import { sql, type SQL } from "drizzle-orm";
-import type { Database } from "../client.ts";
+import { rowsOf, type Database } from "../client.ts";
 
 export const hourNs = 3_600_000_000_000n;
 
@@ -222,10 +223,13 @@ export function cellsByName(r: Rollup, where: BaseWhere): SQL {
   )} FROM (${r.cells(where)}) n`;
 }
 
+/** The rollup's append-only delta table (rollup-delta-table.ts). */
+export const deltaTableOf = (r: Rollup): string => `${r.table}_delta`;
+
 /**
- * Adds (new contribution − old contribution) of some traces (`where`) to a rollup in one
- * statement whose rows are upserted in key order, so concurrent writers of
- * different traces lock shared cells in the same order and cannot deadlock.
+ * Appends (new contribution − old contribution) of some traces (`where`) to the rollup's delta
+ * table, one row per changed cell (cells whose measures all net to zero are left out). Plain
+ * inserts: no writer waits on the cells other traces of the hour share (compactRollupSql folds them).
  */
 export function applyTraceDeltaSql(r: Rollup, where: BaseWhere, old: Record<string, unknown>[]): SQL {
   const keys = rollupKeyNames(r);
@@ -234,24 +238,83 @@ export function applyTraceDeltaSql(r: Rollup, where: BaseWhere, old: Record<stri
   const recordType = types.map(([n, t]) => `${n} ${t}`).join(", ");
   const oldJson = JSON.stringify(old.map((row) => Object.fromEntries(cols.map((c) => [c, row[c] === null || row[c] === undefined ? null : String(row[c])]))));
   const measureSums = r.measures.map(([n]) => `sum(d.${n}) AS ${n}`).join(", ");
+  const changed = r.measures.map(([n]) => `sum(d.${n}) <> 0`).join(" OR ");
   const negated = r.measures.map(([n]) => `-o.${n}`).join(", ");
-  const keyList = keys.join(", ");
   return sql`
-    INSERT INTO ${sql.identifier(r.table)} (${sql.raw(cols.join(", "))})
+    INSERT INTO ${sql.identifier(deltaTableOf(r))} (${sql.raw(cols.join(", "))})
     SELECT ${sql.raw(keys.map((k) => `d.${k}`).join(", "))}, ${sql.raw(measureSums)} FROM (
       ${cellsByName(r, where)}
       UNION ALL
       SELECT ${sql.raw(keys.map((k) => `o.${k}`).join(", "))}, ${sql.raw(negated)} FROM jsonb_to_recordset(${oldJson}::jsonb) AS o(${sql.raw(recordType)})
-    ) d GROUP BY ${sql.raw(keys.map((k) => `d.${k}`).join(", "))} ORDER BY ${sql.raw(keys.map((k) => `d.${k}`).join(", "))}
-    ON CONFLICT (${sql.raw(keyList)}) DO UPDATE SET
-      ${sql.raw(r.measures.map(([n]) => `${n} = ${r.table}.${n} + excluded.${n}`).join(", "))}`;
+    ) d GROUP BY ${sql.raw(keys.map((k) => `d.${k}`).join(", "))} HAVING ${sql.raw(changed)}`;
+}
+
+/**
+ * Moves up to `limit` of the oldest delta rows into the rollup's cells, in one statement (so a
+ * reader sees them in one place or the other, never both or neither). Rows a concurrent compaction
+ * holds are skipped; cells are upserted in key order, so two compactions lock them in one order.
+ * Returns how many delta rows it moved.
+ */
+function compactRollupSql(r: Rollup, limit: number): SQL {
+  const keys = rollupKeyNames(r).join(", ");
+  const cols = rollupColumnNames(r).join(", ");
+  const delta = sql.identifier(deltaTableOf(r));
+  return sql`WITH batch AS (SELECT id FROM ${delta} ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED),
+    moved AS (DELETE FROM ${delta} d USING batch b WHERE d.id = b.id RETURNING ${sql.raw(
+      cols
+        .split(", ")
+        .map((c) => `d.${c}`)
+        .join(", "),
+    )}),
+    folded AS (
+      INSERT INTO ${sql.identifier(r.table)} (${sql.raw(cols)})
+      SELECT ${sql.raw(keys)}, ${sql.raw(r.measures.map(([n]) => `sum(${n})`).join(", "))} FROM moved GROUP BY ${sql.raw(keys)} ORDER BY ${sql.raw(keys)}
+      ON CONFLICT (${sql.raw(keys)}) DO UPDATE SET ${sql.raw(r.measures.map(([n]) => `${n} = ${r.table}.${n} + excluded.${n}`).join(", "))}
+      RETURNING 1)
+    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM folded)::int AS cells`;
+}
+
+export interface CompactionResult {
+  /** Delta rows folded into the rollups. */
+  moved: number;
+  /** Delta rows still waiting (more than `maxRows` were pending, or written meanwhile). */
+  pending: boolean;
+}
+
+/**
+ * Folds pending delta rows into every rollup, `batchRows` at a time per rollup, until none is
+ * left or `maxRows` have moved (so one run stays short; the next tick goes on). Safe to run from
+ * several processes at once. Metrics are right before and after: readers add the pending rows.
+ */
+export async function compactScoreRollups(database: Database, opts: { batchRows?: number; maxRows?: number } = {}): Promise<CompactionResult> {
+  const batchRows = opts.batchRows ?? 5_000;
+  const maxRows = opts.maxRows ?? 200_000;
+  let moved = 0;
+  let pending = false;
+  for (const r of rollups) {
+    let ofThis = 0;
+    for (;;) {
+      const [row] = rowsOf(await database.db.execute(compactRollupSql(r, batchRows)));
+      const n = Number(row?.moved ?? 0);
+      ofThis += n;
+      if (n < batchRows) break;
+      if (ofThis >= maxRows) {
+        pending = true;
+        break;
+      }
+    }
+    moved += ofThis;
+  }
+  return { moved, pending };
 }
 
 /** Recomputes every rollup of a project (or of all projects) from the base tables. */
 function rebuildRollupSql(r: Rollup, projectId: string | null): SQL[] {
   const where: BaseWhere = (a) => (projectId === null ? sql`true` : sql`${sql.raw(a)}.project_id = ${projectId}`);
   return [
-    projectId === null ? sql`DELETE FROM ${sql.identifier(r.table)}` : sql`DELETE FROM ${sql.identifier(r.table)} WHERE project_id = ${projectId}`,
+    ...[r.table, deltaTableOf(r)].map((t) =>
+      projectId === null ? sql`DELETE FROM ${sql.identifier(t)}` : sql`DELETE FROM ${sql.identifier(t)} WHERE project_id = ${projectId}`,
+    ),
     sql`INSERT INTO ${sql.identifier(r.table)} (${sql.raw(rollupColumnNames(r).join(", "))}) ${cellsByName(r, where)}`,
   ];
 }
