@@ -21,7 +21,8 @@
  * Knobs: BENCH_RATES (spans/s, comma-separated, default 1000,2000,3000,5000),
  * BENCH_SECONDS (per rate, 15), BENCH_DRAIN_OK_SECONDS (5),
  * BENCH_DRAIN_SECONDS (30), BENCH_SATURATED_BATCHES (150), BENCH_CONCURRENCY (4),
- * BENCH_WORKERS (1), BENCH_WORKER_CONCURRENCY (the worker's default).
+ * BENCH_WORKERS (1), BENCH_WORKER_CONCURRENCY (the worker's default), BENCH_WORKER_FLAGS
+ * (node flags of the worker processes, e.g. "--cpu-prof --cpu-prof-dir=prof").
  */
 import { createDatabase, ensureProject, migrate } from "@crux/db";
 import { decodeExportRequest } from "@crux/otlp";
@@ -66,7 +67,8 @@ function slope(samples: { t: number; y: number }[]): number {
 
 /** Starts a service entry point as its own process and waits until its /readyz answers 200. */
 async function startService(entry: string, readyUrl: string, env: Record<string, string>, onLine?: (line: string) => void) {
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+  const flags = entry.includes("worker") && process.env.BENCH_WORKER_FLAGS ? process.env.BENCH_WORKER_FLAGS.split(" ").filter(Boolean) : [];
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", entry], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", onLine ? "pipe" : "inherit", "inherit"],

@@ -1,12 +1,13 @@
 /**
  * Group commit of score sets: the sets the worker's concurrent score jobs
- * finish while a write is in flight go together in the next transaction
+ * finish while writes are in flight go together in the next transaction
  * (persistTraceScoreSets). Most of a set's write is per statement, not per
- * row, and the hourly rollup cells every trace of the hour shares are locked
- * once per transaction; so the more jobs finish at once, the less each pays.
- * One transaction at a time per process; a job waits for the one holding its
- * set. A batch that fails is written again set by set, so one set's failure
- * fails its own job only.
+ * row, so the more jobs finish at once, the less each pays. Up to
+ * `maxInFlight` transactions run at once: writers of different traces share
+ * no row (the rollups take appended deltas), and two sets of one trace are
+ * serialized by persist's advisory lock, the higher version winning. A job
+ * waits for the transaction holding its set. A batch that fails is written
+ * again set by set, so one set's failure fails its own job only.
  */
 import { persistTraceScores, persistTraceScoreSets, type Database, type ScoreSetWrite } from "@crux/db";
 
@@ -17,10 +18,11 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-export function createScoreWriter(database: Database, opts: { maxBatch?: number } = {}) {
+export function createScoreWriter(database: Database, opts: { maxBatch?: number; maxInFlight?: number } = {}) {
   const maxBatch = opts.maxBatch ?? 32;
+  const maxInFlight = opts.maxInFlight ?? 3;
   let pending: Pending[] = [];
-  let flushing = false;
+  let inFlight = 0;
   let batches = 0;
   let sets = 0;
 
@@ -59,12 +61,13 @@ export function createScoreWriter(database: Database, opts: { maxBatch?: number 
     }
   }
 
-  async function flush(): Promise<void> {
-    flushing = true;
+  /** A writing loop: takes batches while sets wait. Started while fewer than maxInFlight run. */
+  async function drain(): Promise<void> {
+    inFlight++;
     try {
       while (pending.length > 0) await writeBatch(take());
     } finally {
-      flushing = false;
+      inFlight--;
     }
   }
 
@@ -73,7 +76,7 @@ export function createScoreWriter(database: Database, opts: { maxBatch?: number 
     write(projectId: string, set: ScoreSetWrite): Promise<boolean> {
       return new Promise<boolean>((resolve, reject) => {
         pending.push({ projectId, set, resolve, reject });
-        if (!flushing) void flush();
+        if (inFlight < maxInFlight) void drain();
       });
     },
     /** Transactions and sets written so far (benches, tests). */
