@@ -89,7 +89,9 @@ const Agreement = z.object({
       '"code" (every code detector of the mode: any code finding of it counts), `code.<detectorId>` (that detector alone, e.g. `code.error-propagation`) or a judge id (`judge.<kind>`)',
     ),
   kind: z.enum(["code", "judge"]),
-  detectors: z.array(z.string()).describe('For code: the detector ids the row measures: every one that reports the mode ("code"), or the one (`code.<detectorId>`)'),
+  detectors: z
+    .array(z.string())
+    .describe('For code: the detector ids the row measures: every one that reports the mode ("code"), or the one (`code.<detectorId>`)'),
   n: z
     .number()
     .describe(

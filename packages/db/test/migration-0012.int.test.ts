@@ -13,10 +13,14 @@ import { rowsOf } from "../src/client.ts";
 import { persistTraceScores, type Database } from "../src/index.ts";
 import { projectId, spanId, traceId } from "./fixtures.ts";
 
-const statements = readFileSync(fileURLToPath(new URL("../../../migrations/0012_finding_detector.sql", import.meta.url)), "utf8").split("--> statement-breakpoint");
+const statements = readFileSync(fileURLToPath(new URL("../../../migrations/0012_finding_detector.sql", import.meta.url)), "utf8").split(
+  "--> statement-breakpoint",
+);
 
 /** The modes the detector list reports, each with its detectors: one finding of each mode, stamped with its first. */
-const reported = mastModeIds.map((mode) => ({ mode, ids: mastDetectors.filter((d) => d.modes.some((m) => m.mode === mode)).map((d) => d.id) })).filter((m) => m.ids.length > 0);
+const reported = mastModeIds
+  .map((mode) => ({ mode, ids: mastDetectors.filter((d) => d.modes.some((m) => m.mode === mode)).map((d) => d.id) }))
+  .filter((m) => m.ids.length > 0);
 
 function record(n: number): TraceScoreRecord {
   const none = { value: null, observed: 10, baseline: null, source: "unknown" as const };

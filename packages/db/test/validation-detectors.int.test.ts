@@ -28,19 +28,17 @@ function record(n: number, findings: [MastModeId, string][]): TraceScoreRecord {
     goalDrift: null,
     milestones: null,
     agents: [],
-    findings: findings.map(
-      ([mode, detector], i): Finding => ({
-        mode,
-        category: categoryOf(mode),
-        agent: "lead",
-        spanId: spanId(10 + i),
-        stepIndex: i,
-        source: "heuristic",
-        detector,
-        confidence: 0.5,
-        evidence: `${detector} says so`,
-      }),
-    ),
+    findings: findings.map(([mode, detector], i): Finding => ({
+      mode,
+      category: categoryOf(mode),
+      agent: "lead",
+      spanId: spanId(10 + i),
+      stepIndex: i,
+      source: "heuristic",
+      detector,
+      confidence: 0.5,
+      evidence: `${detector} says so`,
+    })),
     signals: [],
     errorPaths: [],
     attributions: [],
@@ -58,7 +56,15 @@ const EP = "error-propagation";
  * their detector (their FM-3.2 rows have none); 10 is labelled but not scored.
  */
 const traces: { n: number; label: boolean; findings: [MastModeId, string][]; scored?: false; old?: true }[] = [
-  { n: 1, label: true, findings: [["FM-3.2", IV], ["FM-3.2", EP], ["FM-1.3", "repetition"]] },
+  {
+    n: 1,
+    label: true,
+    findings: [
+      ["FM-3.2", IV],
+      ["FM-3.2", EP],
+      ["FM-1.3", "repetition"],
+    ],
+  },
   { n: 2, label: true, findings: [["FM-3.2", IV]] },
   { n: 3, label: true, findings: [["FM-3.2", EP]] },
   { n: 4, label: false, findings: [["FM-3.2", EP]] },
@@ -84,7 +90,14 @@ describe.each(testDatabases())("validation per code detector on $name", ({ creat
       if (t.scored !== false) await persistTraceScores(database, p, record(t.n, t.findings));
       // FM-1.3 labelled on 1 (present, found) and 5 (absent, not found).
       const modes: Record<string, boolean> = { "FM-3.2": t.label, ...(t.n === 1 || t.n === 5 ? { "FM-1.3": t.n === 1 } : {}) };
-      await putTraceLabels(database, p, traceId(t.n), { modes, decisiveAgent: null, decisiveSpanId: null, decisiveStepIndex: null, note: null, labeller: "ana" });
+      await putTraceLabels(database, p, traceId(t.n), {
+        modes,
+        decisiveAgent: null,
+        decisiveSpanId: null,
+        decisiveStepIndex: null,
+        note: null,
+        labeller: "ana",
+      });
     }
     // 8 and 9 as a build before the detector column stored them (the migration left multi-detector modes null).
     await database.db.execute(sql`UPDATE trace_findings SET detector = NULL WHERE project_id = ${p} AND trace_id IN (${traceId(8)}, ${traceId(9)})`);
@@ -136,12 +149,30 @@ describe.each(testDatabases())("validation per code detector on $name", ({ creat
     // error-propagation disagrees with it on 2, 3 and 4: predicted 1, 3, 4. tp 2 (1, 3), fp 1 (4), fn 2 (2, 7), tn 2 (5, 6).
     // pₒ = 4/7; pₑ = (3·4 + 4·3)/49 = 24/49; κ = (28 − 24)/(49 − 24) = 4/25; precision 2/3, recall 1/2.
     const ep = row("FM-3.2", `code.${EP}`)!;
-    expect(ep).toMatchObject({ detectors: [EP], n: 7, truePositives: 2, falsePositives: 1, falseNegatives: 2, trueNegatives: 2, recall: 0.5, validated: false });
+    expect(ep).toMatchObject({
+      detectors: [EP],
+      n: 7,
+      truePositives: 2,
+      falsePositives: 1,
+      falseNegatives: 2,
+      trueNegatives: 2,
+      recall: 0.5,
+      validated: false,
+    });
     expect(ep.kappa).toBeCloseTo(4 / 25, 12);
     expect(ep.precision).toBeCloseTo(2 / 3, 12);
     expect(ep.reason).toBe("kappa 0.160 is under the bar of 0.4");
     // verification fired nowhere: every prediction absent, so kappa 0 and no precision.
-    expect(row("FM-3.2", "code.verification")).toMatchObject({ n: 7, truePositives: 0, falsePositives: 0, falseNegatives: 4, trueNegatives: 3, kappa: 0, precision: null, recall: 0 });
+    expect(row("FM-3.2", "code.verification")).toMatchObject({
+      n: 7,
+      truePositives: 0,
+      falsePositives: 0,
+      falseNegatives: 4,
+      trueNegatives: 3,
+      kappa: 0,
+      precision: null,
+      recall: 0,
+    });
   });
 
   it("lists the aggregate row, then one per detector of the mode in list order", () => {
