@@ -117,6 +117,12 @@ export const TraceScoresResponse = z.object({ traceId: traceIdField(), scored: s
 /** A finding of either source (GET /traces/:traceId/findings): code findings first, then each judge's. */
 export const TraceFinding = Finding.extend({
   source: z.string().describe("heuristic or contract (code detectors), or judge"),
+  detector: z
+    .string()
+    .nullable()
+    .describe(
+      "The code detector that produced a code finding (an id of the detector list, e.g. repetition); null for a judge finding, and for a code finding stored before findings named their detector, of a mode several detectors report (until the trace is re-scored)",
+    ),
   judge: z.string().nullable().describe("The judge id (`judge.<kind>`) of a judge finding; null for code"),
   explanation: z.string().nullable().describe("The judge's explanation; null for code"),
 });

@@ -83,10 +83,20 @@ export const ValidationQuery = z.strictObject({
 
 const Agreement = z.object({
   mode: z.string(),
-  source: z.string().describe('"code" (the detectors of the mode) or a judge id (`judge.<kind>`)'),
+  source: z
+    .string()
+    .describe(
+      '"code" (every code detector of the mode: any code finding of it counts), `code.<detectorId>` (that detector alone, e.g. `code.error-propagation`) or a judge id (`judge.<kind>`)',
+    ),
   kind: z.enum(["code", "judge"]),
-  detectors: z.array(z.string()).describe("For code: the detector ids that report the mode (stored findings do not say which of them fired)"),
-  n: z.number().describe("Labelled traces (with this mode labelled) that the source has seen: scored, or judged by this judge"),
+  detectors: z
+    .array(z.string())
+    .describe('For code: the detector ids the row measures: every one that reports the mode ("code"), or the one (`code.<detectorId>`)'),
+  n: z
+    .number()
+    .describe(
+      "Labelled traces (with this mode labelled) that the source has seen: scored, or judged by this judge. A detector's row leaves out traces whose stored findings of the mode do not name their detector (scored before findings did; re-scoring fixes it)",
+    ),
   truePositives: z.number(),
   falsePositives: z.number(),
   falseNegatives: z.number(),

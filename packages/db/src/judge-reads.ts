@@ -20,6 +20,8 @@ export interface TraceFindingItem {
   source: string;
   confidence: number;
   evidence: string;
+  /** The code detector's id (packages/core detectors.ts); null for a judge finding, and for a code finding stored before findings named it (of a mode several detectors report). */
+  detector: string | null;
   /** The judge's producer id (`judge.<kind>`); null for a code finding. */
   judge: string | null;
   /** The judge's explanation; null for a code finding. */
@@ -29,7 +31,7 @@ export interface TraceFindingItem {
 /** The fields code and judge findings share, plus what tells them apart. */
 function findingItem(
   f: Pick<TraceFindingItem, "mode" | "category" | "agent" | "spanId" | "stepIndex" | "confidence" | "evidence">,
-  origin: Pick<TraceFindingItem, "source" | "judge" | "explanation">,
+  origin: Pick<TraceFindingItem, "source" | "detector" | "judge" | "explanation">,
 ): TraceFindingItem {
   return {
     mode: f.mode,
@@ -82,7 +84,7 @@ export async function listTraceFindingsWithJudges(
     });
     for (const f of code.items) {
       rows.push({
-        item: findingItem(f, { source: f.source, judge: null, explanation: null }),
+        item: findingItem(f, { source: f.source, detector: f.detector, judge: null, explanation: null }),
         key: [f.ord],
       });
     }
@@ -105,7 +107,7 @@ export async function listTraceFindingsWithJudges(
       .limit(limit + 1 - rows.length);
     for (const f of judged) {
       rows.push({
-        item: findingItem(f, { source: "judge", judge: f.producerId, explanation: f.explanation }),
+        item: findingItem(f, { source: "judge", detector: null, judge: f.producerId, explanation: f.explanation }),
         key: [f.producerId, f.ord],
       });
     }

@@ -261,6 +261,8 @@ export const traceFindings = pgTable(
     spanId: text().notNull(),
     stepIndex: integer(),
     source: text().notNull(),
+    /** Id of the code detector that produced it (packages/core detectors.ts); null on a row scored before findings said so, of a mode several detectors report. */
+    detector: text(),
     confidence: doublePrecision().notNull(),
     evidence: text().notNull(),
     startNs: bigint({ mode: "bigint" }).notNull(),

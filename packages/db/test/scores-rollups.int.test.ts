@@ -100,6 +100,7 @@ function rec(s: Spec): TraceScoreRecord {
       spanId: i.toString(16).padStart(16, "0"),
       stepIndex: i,
       source,
+      detector: "test",
       confidence: 1,
       evidence: "e",
     })),

@@ -57,6 +57,7 @@ function record(
       spanId: "0".repeat(15) + i,
       stepIndex: i,
       source: "heuristic" as const,
+      detector: "repetition",
       confidence: 1,
       evidence: `v${o.version ?? 1}`,
     })),

@@ -221,6 +221,23 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
     expect(code.precision).toBeCloseTo(2 / 3, 12);
     expect(code.recall).toBeCloseTo(2 / 3, 12);
     expect(code).toMatchObject({ validated: false, reason: "kappa 0.333 is under the bar of 0.6" });
+    // Its one detector alone (the findings name it): the same traces and counts, marked against the bar the same way.
+    expect(row("FM-1.3", "code.repetition")).toMatchObject({
+      kind: "code",
+      detectors: ["repetition"],
+      n: 6,
+      truePositives: 2,
+      falsePositives: 1,
+      falseNegatives: 1,
+      trueNegatives: 2,
+      validated: false,
+      reason: "kappa 0.333 is under the bar of 0.6",
+    });
+    expect(body.modes.filter((m: { mode: string }) => m.mode === "FM-1.3").map((m: { source: string }) => m.source)).toEqual([
+      "code",
+      "code.repetition",
+      "judge.mast-checklist",
+    ]);
 
     // Judge FM-1.3 on 1..5 (6 not judged): predicted 1, 2, 4 = labelled: tp 3, tn 2, κ = 1.
     expect(row("FM-1.3", "judge.mast-checklist")).toMatchObject({
@@ -422,9 +439,11 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
 
   it("serves judge findings on the trace with source judge and the judge id, paginated after the code ones", async () => {
     const page1 = await get(`/api/v1/traces/${t(2)}/findings?limit=2`);
-    expect(page1.body.items.map((f: { mode: string; source: string; judge: string | null }) => [f.mode, f.source, f.judge])).toEqual([
-      ["FM-1.3", "heuristic", null],
-      ["FM-1.3", "judge", "judge.mast-checklist"],
+    expect(
+      page1.body.items.map((f: { mode: string; source: string; detector: string | null; judge: string | null }) => [f.mode, f.source, f.detector, f.judge]),
+    ).toEqual([
+      ["FM-1.3", "heuristic", "repetition", null],
+      ["FM-1.3", "judge", null, "judge.mast-checklist"],
     ]);
     expect(page1.body.items[1]).toMatchObject({
       agent: "search",

@@ -1,6 +1,6 @@
 /** Hand-built TraceScoreRecords for the API tests: every number is chosen so the expected metrics can be computed by hand. */
 import type { AgentScoreRow, Finding, MastModeId, TraceScoreRecord } from "@crux/core";
-import { categoryOf } from "@crux/core";
+import { categoryOf, mastDetectors } from "@crux/core";
 
 export function hexTraceId(n: number): string {
   return n.toString(16).padStart(32, "0");
@@ -29,7 +29,8 @@ export interface RecordSpec {
   taskId?: string | null;
   isBaseline?: boolean;
   agents: AgentSpec[];
-  findings?: { mode: MastModeId; agent: string | null; source?: Finding["source"] }[];
+  /** detector: default, the first detector of the list that reports the mode ("test" for a mode none reports). */
+  findings?: { mode: MastModeId; agent: string | null; source?: Finding["source"]; detector?: string }[];
   tokenMultiplier?: { value: number; baseline: number; source: "baseline_run" | "configured" } | null;
   costMultiplier?: { value: number; baseline: number; source: "baseline_run" | "configured" } | null;
   milestones?: { partialCredit: number; fullSuccess: boolean; furthestIndex: number; passed: boolean[] } | null;
@@ -69,6 +70,7 @@ export function scoreRecord(spec: RecordSpec): TraceScoreRecord {
     spanId: hexSpanId(100 + i),
     stepIndex: i,
     source: f.source ?? "heuristic",
+    detector: f.detector ?? mastDetectors.find((d) => d.modes.some((m) => m.mode === f.mode))?.id ?? "test",
     confidence: 0.9,
     evidence: `rule ${f.mode}`,
   }));

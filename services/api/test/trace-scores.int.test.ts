@@ -1,7 +1,7 @@
 import { getOutcomeOverride, getTrace, loadScoringConfig, persistTraceScores, type Database } from "@crux/db";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOUR, NOW, PROJECT, buildTestApp, storeTraceSpan } from "./harness.ts";
+import { HOUR, NOW, PROJECT, buildTestApp, execRaw, storeTraceSpan } from "./harness.ts";
 import { hexTraceId, scoreRecord, type RecordSpec } from "./score-records.ts";
 
 const first: RecordSpec = {
@@ -16,7 +16,7 @@ const first: RecordSpec = {
   findings: [
     { mode: "FM-1.3", agent: "search" },
     { mode: "FM-1.5", agent: "lead" },
-    { mode: "FM-3.2", agent: "lead" },
+    { mode: "FM-3.2", agent: "lead", detector: "error-propagation" },
   ],
 };
 
@@ -53,11 +53,20 @@ describe.each(testDatabases())("per-trace score endpoints on $name", ({ create }
     ]);
     expect(scores.body.scores.findingCount).toBe(3);
 
+    // Each code finding names the detector that produced it.
     const page1 = await get(`/api/v1/traces/${t1}/findings?limit=2`);
-    expect(page1.body.items.map((f: { mode: string }) => f.mode)).toEqual(["FM-1.3", "FM-1.5"]);
+    expect(page1.body.items.map((f: { mode: string; detector: string | null }) => [f.mode, f.detector])).toEqual([
+      ["FM-1.3", "repetition"],
+      ["FM-1.5", "termination"],
+    ]);
     const page2 = await get(`/api/v1/traces/${t1}/findings?limit=2&cursor=${page1.body.nextCursor}`);
-    expect(page2.body.items.map((f: { mode: string }) => f.mode)).toEqual(["FM-3.2"]);
+    expect(page2.body.items.map((f: { mode: string; detector: string | null }) => [f.mode, f.detector])).toEqual([["FM-3.2", "error-propagation"]]);
     expect(page2.body.nextCursor).toBeNull();
+    // A finding stored before findings named their detector (of a mode several detectors report) serves null.
+    await execRaw(database, `UPDATE trace_findings SET detector = NULL WHERE mode = 'FM-3.2' AND trace_id = '${t1}'`);
+    expect((await get(`/api/v1/traces/${t1}/findings?limit=2&cursor=${page1.body.nextCursor}`)).body.items).toEqual([
+      expect.objectContaining({ mode: "FM-3.2", source: "heuristic", detector: null, judge: null }),
+    ]);
 
     const attribution = await get(`/api/v1/traces/${t1}/attribution`);
     expect(attribution.body.items).toEqual([

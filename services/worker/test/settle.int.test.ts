@@ -70,7 +70,9 @@ describe.each(testDatabases())("settle and score stages on $name", ({ create }) 
       const { rows, findings, attributions } = await scoresOf(database, traceId);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ version: 1, success: false, taskId: "heat-pumps", milestoneSetId: expect.any(String), milestonePartialCredit: 1 });
-      expect(findings.map((f) => [f.mode, f.agent])).toContainEqual(["FM-1.1", "planner"]);
+      // Stored with the detector that produced each finding.
+      expect(findings.map((f) => [f.mode, f.agent, f.detector])).toContainEqual(["FM-1.1", "planner", "handoff-contracts"]);
+      expect(findings.every((f) => f.detector !== null)).toBe(true);
       const top = attributions.find((a) => a.rank === 1);
       expect(top).toMatchObject({ method: "first_failed_handoff_contract", agent: "planner" });
     } finally {

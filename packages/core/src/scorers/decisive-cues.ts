@@ -12,7 +12,7 @@
  *   before it failed.
  */
 import type { Step, TraceTrajectories } from "../trajectory/types.ts";
-import type { Finding } from "./finding.ts";
+import type { DetectorFinding } from "./finding.ts";
 import { quote } from "./finding.ts";
 import { turnChains } from "./repetition.ts";
 import { stepSignature } from "./step-signature.ts";
@@ -36,7 +36,7 @@ const FOLLOWED_BELOW = 0.5;
 const speaks = (s: Step): boolean => (s.kind === "llm" || s.kind === "message") && s.outputText !== null;
 
 /** Cues from the run's shape: where loops started. */
-export function loopCues(t: TraceTrajectories, findings: Finding[]): DecisiveCue[] {
+export function loopCues(t: TraceTrajectories, findings: DetectorFinding[]): DecisiveCue[] {
   const cues: DecisiveCue[] = [];
   const repeats = findings.filter((f) => f.mode === "FM-1.3");
   const repeatedAt = new Set(repeats.map((f) => f.spanId));
@@ -55,7 +55,7 @@ export function loopCues(t: TraceTrajectories, findings: Finding[]): DecisiveCue
  * saying) up to the cited one; null for other findings. The first call was
  * work, the second is where the agent stopped making progress.
  */
-export function toolLoop(t: TraceTrajectories, f: Finding): Step[] | null {
+export function toolLoop(t: TraceTrajectories, f: DetectorFinding): Step[] | null {
   const cited = f.mode === "FM-1.3" && f.stepIndex !== null ? t.steps[f.stepIndex] : undefined;
   if (cited === undefined || cited.kind !== "tool" || cited.spanId !== f.spanId) return null;
   const signature = stepSignature(cited);
@@ -64,7 +64,7 @@ export function toolLoop(t: TraceTrajectories, f: Finding): Step[] | null {
 }
 
 /** A turn approving a run that failed, unless a verifier finding (FM-3.3) already cites it. */
-export function approvingTurnCue(t: TraceTrajectories, findings: Finding[]): DecisiveCue | null {
+export function approvingTurnCue(t: TraceTrajectories, findings: DetectorFinding[]): DecisiveCue | null {
   const verified = new Set(findings.filter((f) => f.mode === "FM-3.3").map((f) => f.spanId));
   const turn = [...t.steps].reverse().find((s) => s.kind === "message" && approves(s));
   if (turn === undefined || verified.has(turn.spanId)) return null;
@@ -76,7 +76,7 @@ export function approvingTurnCue(t: TraceTrajectories, findings: Finding[]): Dec
  * origin of what an approval judged (the approval only failed to catch it),
  * and the origin of the final answer.
  */
-export function contentCues(t: TraceTrajectories, findings: Finding[]): DecisiveCue[] {
+export function contentCues(t: TraceTrajectories, findings: DetectorFinding[]): DecisiveCue[] {
   const cues: DecisiveCue[] = [];
   const approvals = findings.filter((f) => f.mode === "FM-3.3").flatMap((f) => (f.stepIndex === null ? [] : [t.steps[f.stepIndex] as Step]));
   const turn = approvingTurnCue(t, findings);

@@ -12,7 +12,7 @@
  */
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { approvingTurnCue, contentCues, loopCues, toolLoop } from "./decisive-cues.ts";
-import type { Finding } from "./finding.ts";
+import type { DetectorFinding } from "./finding.ts";
 import { quote } from "./finding.ts";
 import { unrecoveredErrors } from "./signals.ts";
 
@@ -52,14 +52,14 @@ export interface DecisiveErrorResult {
 export interface DecisiveErrorOptions {
   failed: boolean;
   /** Findings of checkHandoffContracts (FM-1.1 schema failures, FM-2.4 dropped constraints). */
-  handoffFindings?: Finding[];
+  handoffFindings?: DetectorFinding[];
   /** Every other finding of the trace, used to rank suspects when no rule fires. */
-  findings?: Finding[];
+  findings?: DetectorFinding[];
   /** Most suspects listed. Default 5. */
   maxSuspects?: number;
 }
 
-const byStep = (a: Finding, b: Finding): number => (a.stepIndex ?? Number.MAX_SAFE_INTEGER) - (b.stepIndex ?? Number.MAX_SAFE_INTEGER);
+const byStep = (a: DetectorFinding, b: DetectorFinding): number => (a.stepIndex ?? Number.MAX_SAFE_INTEGER) - (b.stepIndex ?? Number.MAX_SAFE_INTEGER);
 
 export function attributeDecisiveError(t: TraceTrajectories, options: DecisiveErrorOptions): DecisiveErrorResult {
   if (!options.failed) return { status: "not_failed", decisive: null, otherRules: [], suspects: [] };
@@ -85,12 +85,12 @@ export function attributeDecisiveError(t: TraceTrajectories, options: DecisiveEr
   return { status: "suspects", decisive: null, otherRules: [], suspects: rankSuspects(t, options.findings ?? [], options.maxSuspects ?? 5) };
 }
 
-function fromFinding(method: DecisiveMethod, f: Finding, confidence: number): DecisiveAttribution {
+function fromFinding(method: DecisiveMethod, f: DetectorFinding, confidence: number): DecisiveAttribution {
   return { method, agent: f.agent, spanId: f.spanId, stepIndex: f.stepIndex, confidence, evidence: f.evidence };
 }
 
 /** Earlier and more confident evidence ranks higher; error steps count as weak evidence. */
-function rankSuspects(t: TraceTrajectories, findings: Finding[], max: number): Suspect[] {
+function rankSuspects(t: TraceTrajectories, findings: DetectorFinding[], max: number): Suspect[] {
   const n = Math.max(t.steps.length, 1);
   const earliness = (stepIndex: number | null): number => (stepIndex === null ? 0.5 : 1 - (0.5 * stepIndex) / n);
   const bySpan = new Map<string, Suspect>();

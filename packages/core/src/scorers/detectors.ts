@@ -7,7 +7,7 @@
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { configuredNeeds, type ConfigNeed } from "./config-needs.ts";
 import type { AgentContract, HandoffContract, SchemaValidator } from "./contracts.ts";
-import type { Finding, MastModeId, Signal, SignalKind } from "./finding.ts";
+import type { DetectorFinding, MastModeId, Signal, SignalKind } from "./finding.ts";
 import { detectErrorPropagation } from "./error-propagation.ts";
 import { checkHandoffContracts, type HandoffContractScore } from "./handoff-contracts.ts";
 import { detectIgnoredInput, type IgnoredInputScore } from "./ignored-input.ts";
@@ -46,7 +46,8 @@ export interface DetectorScores {
 }
 
 export interface DetectorOutput {
-  findings?: Finding[];
+  /** detectMast adds the detector's id to each. */
+  findings?: DetectorFinding[];
   signals?: Signal[];
   scores?: Partial<DetectorScores>;
 }

@@ -9,11 +9,11 @@
  * configuration and no outcome: the failures are in the trace.
  */
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import { finding, quote, type Finding } from "./finding.ts";
+import { finding, quote, type DetectorFinding } from "./finding.ts";
 import { stepsBuildingOn, unrecoveredErrors } from "./signals.ts";
 
-export function detectErrorPropagation(t: TraceTrajectories): Finding[] {
-  const findings: Finding[] = [];
+export function detectErrorPropagation(t: TraceTrajectories): DetectorFinding[] {
+  const findings: DetectorFinding[] = [];
   const inChain = new Set<string>();
   for (const e of unrecoveredErrors(t)) {
     if (inChain.has(e.spanId)) continue;

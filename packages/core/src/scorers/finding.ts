@@ -26,7 +26,8 @@ export type MastCategory = (typeof mastCategories)[number];
 
 export type FindingSource = "heuristic" | "contract";
 
-export interface Finding {
+/** A finding as a detector returns it; detectMast adds the detector's id (Finding). */
+export interface DetectorFinding {
   mode: MastModeId;
   category: MastCategory;
   /** Agent name the finding is attributed to. */
@@ -40,13 +41,18 @@ export interface Finding {
   evidence: string;
 }
 
+/** A finding as detectMast reports it: with the id of the detector (detectors.ts) that produced it. */
+export interface Finding extends DetectorFinding {
+  detector: string;
+}
+
 export function categoryOf(mode: MastModeId): MastCategory {
   if (mode.startsWith("FM-1.")) return "FC1";
   if (mode.startsWith("FM-2.")) return "FC2";
   return "FC3";
 }
 
-export function finding(f: Omit<Finding, "category">): Finding {
+export function finding(f: Omit<DetectorFinding, "category">): DetectorFinding {
   return { ...f, category: categoryOf(f.mode) };
 }
 
@@ -64,7 +70,7 @@ export interface Signal {
 }
 
 /** Order findings by step (nulls last), then mode, for stable output. */
-export function sortFindings(findings: Finding[]): Finding[] {
+export function sortFindings<F extends DetectorFinding>(findings: readonly F[]): F[] {
   return [...findings].sort((a, b) => {
     const sa = a.stepIndex ?? Number.MAX_SAFE_INTEGER;
     const sb = b.stepIndex ?? Number.MAX_SAFE_INTEGER;

@@ -7,7 +7,7 @@
 import type { HandoffRecord, TraceTrajectories } from "../trajectory/types.ts";
 import { parseMaybeJson } from "../trajectory/canonical-json.ts";
 import { citedStepOf, nameMatches, type HandoffContract, type SchemaValidator } from "./contracts.ts";
-import { finding, quote, type Finding } from "./finding.ts";
+import { finding, quote, type DetectorFinding } from "./finding.ts";
 
 export interface HandoffContractOptions {
   validate?: SchemaValidator;
@@ -21,7 +21,7 @@ export interface DroppedConstraints {
 }
 
 export interface HandoffContractScore {
-  findings: Finding[];
+  findings: DetectorFinding[];
   /** Handoffs with a matching contract. */
   checked: number;
   /** Handoffs with at least one violation. */

@@ -7,7 +7,7 @@
  * handoff carrying a message into that turn was already judged above.
  */
 import type { Step, TraceTrajectories } from "../trajectory/types.ts";
-import { finding, quote, type Finding } from "./finding.ts";
+import { finding, quote, type DetectorFinding } from "./finding.ts";
 import { contentWords, sharedContentWords } from "./text.ts";
 
 export interface IgnoredInputOptions {
@@ -16,7 +16,7 @@ export interface IgnoredInputOptions {
 }
 
 export interface IgnoredInputScore {
-  findings: Finding[];
+  findings: DetectorFinding[];
   directed: number;
   ignored: number;
   /** ignored / directed; null when there is no directed handoff. */
@@ -26,7 +26,7 @@ export interface IgnoredInputScore {
 export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOptions = {}): IgnoredInputScore {
   const minWords = options.minMessageWords ?? 3;
   const directed = t.handoffs.filter((h) => h.sender !== null && h.receiver !== null && h.sender !== h.receiver);
-  const findings: Finding[] = [];
+  const findings: DetectorFinding[] = [];
   for (const h of directed) {
     const receiver = h.receiver as string;
     const nextToSame = directed.find((o) => o.receiver === receiver && o.startNs > h.startNs);
@@ -78,8 +78,8 @@ export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOp
   return { findings, directed: total, ignored: findings.length, rate: total === 0 ? null : findings.length / total };
 }
 
-function detectIgnoredTurns(t: TraceTrajectories, minWords: number, judged: Set<string>): { findings: Finding[]; directed: number } {
-  const findings: Finding[] = [];
+function detectIgnoredTurns(t: TraceTrajectories, minWords: number, judged: Set<string>): { findings: DetectorFinding[]; directed: number } {
+  const findings: DetectorFinding[] = [];
   let directed = 0;
   for (const m of t.messages) {
     if (m.kind !== "turn") continue;

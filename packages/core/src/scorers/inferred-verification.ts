@@ -9,7 +9,7 @@
  * verifier (detectors.ts).
  */
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import type { Finding } from "./finding.ts";
+import type { DetectorFinding } from "./finding.ts";
 import { verificationFindings, type VerifierCheckOptions } from "./verification.ts";
 
 /** Words of an agent's name that make it a verifier (whole words: "checkout" or "qatar" are none). */
@@ -43,7 +43,7 @@ export function inferVerifiers(t: TraceTrajectories): Map<string, string> {
   return inferred;
 }
 
-export function detectInferredVerificationFailures(t: TraceTrajectories, options: VerifierCheckOptions): Finding[] {
+export function detectInferredVerificationFailures(t: TraceTrajectories, options: VerifierCheckOptions): DetectorFinding[] {
   const inferredBy = inferVerifiers(t);
   return verificationFindings(t, { names: new Set(inferredBy.keys()), inferredBy }, options);
 }

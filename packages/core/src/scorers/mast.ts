@@ -19,7 +19,8 @@ export function detectMast(t: TraceTrajectories, options: MastOptions = {}, dete
     const silenced = new Set(detector.modes.filter((m) => standsDown(m, configured)).map((m) => m.mode));
     if (silenced.size > 0 && silenced.size === detector.modes.length && detector.signals.length === 0) continue;
     const out = detector.run(t, options);
-    findings.push(...(out.findings ?? []).filter((f) => !silenced.has(f.mode)));
+    // Stamped here, so a detector's file need not know its id in the list.
+    for (const f of out.findings ?? []) if (!silenced.has(f.mode)) findings.push({ ...f, detector: detector.id });
     signals.push(...(out.signals ?? []));
     Object.assign(scores, out.scores);
   }

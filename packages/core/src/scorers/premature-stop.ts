@@ -13,7 +13,7 @@
  * say what "done" is (detectors.ts).
  */
 import type { Step, TraceTrajectories } from "../trajectory/types.ts";
-import { finding, quote, type Finding } from "./finding.ts";
+import { finding, quote, type DetectorFinding } from "./finding.ts";
 import { unrecoveredErrors } from "./signals.ts";
 import { findCap } from "./termination.ts";
 
@@ -40,12 +40,12 @@ function lastSentence(text: string): string {
 
 const isAction = (s: Step): boolean => s.kind === "tool" || s.kind === "handoff";
 
-export function detectPrematureStop(t: TraceTrajectories, options: PrematureStopOptions = {}): Finding[] {
+export function detectPrematureStop(t: TraceTrajectories, options: PrematureStopOptions = {}): DetectorFinding[] {
   if (options.outcomeSuccess !== false || t.steps.length === 0 || findCap(t) !== null) return [];
   const root = t.rootSpanId === null ? undefined : t.spanById.get(t.rootSpanId);
   const last = t.steps[t.steps.length - 1] as Step;
   if (last.isError || root?.isError === true) return []; // a crash is not a decision
-  const stopped = (confidence: number, evidence: string): Finding[] => [
+  const stopped = (confidence: number, evidence: string): DetectorFinding[] => [
     finding({ mode: "FM-3.1", agent: last.agent, spanId: last.spanId, stepIndex: last.index, source: "heuristic", confidence, evidence }),
   ];
 

@@ -5,7 +5,7 @@
  */
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { contractFor, type AgentContract } from "./contracts.ts";
-import { finding, type Finding } from "./finding.ts";
+import { finding, type DetectorFinding } from "./finding.ts";
 import { notEvaluatedReasonOf, type MilestoneEvaluator, type MilestoneScore } from "./milestones.ts";
 import { findCap } from "./termination.ts";
 
@@ -16,12 +16,12 @@ export interface PrematureTerminationOptions {
   evaluate?: MilestoneEvaluator;
 }
 
-export function detectPrematureTermination(t: TraceTrajectories, options: PrematureTerminationOptions = {}): Finding[] {
+export function detectPrematureTermination(t: TraceTrajectories, options: PrematureTerminationOptions = {}): DetectorFinding[] {
   if (t.steps.length === 0 || findCap(t) !== null) return [];
   const root = t.rootSpanId === null ? undefined : t.spanById.get(t.rootSpanId);
   const lastStep = t.steps[t.steps.length - 1];
   if (lastStep === undefined || lastStep.isError || root?.isError === true) return []; // a crash is not a decision
-  const findings: Finding[] = [];
+  const findings: DetectorFinding[] = [];
   // A milestone left not evaluated (budget) is unknown, not unmet.
   const unmet = (options.milestones?.detail ?? []).filter((d) => d.required && !d.passed && d.evaluated);
   if (unmet.length > 0) {

@@ -11,7 +11,7 @@
  * agent used, since its turn did not change.
  */
 import type { AgentTrajectory, Step, TraceTrajectories } from "../trajectory/types.ts";
-import { finding, quote, type Finding } from "./finding.ts";
+import { finding, quote, type DetectorFinding } from "./finding.ts";
 import { describeStep, stepSignature } from "./step-signature.ts";
 import { contentSimilarity, contentWords, normalizeText } from "./text.ts";
 
@@ -35,7 +35,7 @@ interface Chain {
 
 const outputKey = (s: Step): string | null => (s.outputText === null ? null : normalizeText(s.outputText));
 
-export function detectRepetition(t: TraceTrajectories, options: RepetitionOptions = {}): Finding[] {
+export function detectRepetition(t: TraceTrajectories, options: RepetitionOptions = {}): DetectorFinding[] {
   const k = Math.max(2, options.k ?? 3);
   return t.agents.flatMap((agent) => [...detectForAgent(t, agent, k), ...detectRepeatedTurns(agent, k)]);
 }
@@ -57,7 +57,7 @@ export function turnChains(agent: AgentTrajectory): Step[][] {
   return chains;
 }
 
-function detectRepeatedTurns(agent: AgentTrajectory, k: number): Finding[] {
+function detectRepeatedTurns(agent: AgentTrajectory, k: number): DetectorFinding[] {
   return turnChains(agent)
     .filter((chain) => chain.length >= k)
     .map((chain) => {
@@ -75,7 +75,7 @@ function detectRepeatedTurns(agent: AgentTrajectory, k: number): Finding[] {
     });
 }
 
-function detectForAgent(t: TraceTrajectories, agent: AgentTrajectory, k: number): Finding[] {
+function detectForAgent(t: TraceTrajectories, agent: AgentTrajectory, k: number): DetectorFinding[] {
   const steps = agent.steps;
   // Position at which each tool observation (tool, args, result) was first seen.
   const firstSeen = new Map<string, number>();
@@ -92,7 +92,7 @@ function detectForAgent(t: TraceTrajectories, agent: AgentTrajectory, k: number)
   const received = t.messages.filter((m) => m.to === agent.name);
   const receivedBetween = (from: Step, to: Step): boolean => received.some((m) => m.timeNs > from.startNs && m.timeNs <= to.startNs);
 
-  const findings: Finding[] = [];
+  const findings: DetectorFinding[] = [];
   const chains = new Map<string, Chain>();
   steps.forEach((step, pos) => {
     // Turns repeat by near-identity, whatever was said in between (detectRepeatedTurns).

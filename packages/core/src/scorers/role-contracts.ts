@@ -1,10 +1,10 @@
 /** FM-1.2 disobey role specification: steps outside the agent's contract. */
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { contractFor, toolMatches, type AgentContract } from "./contracts.ts";
-import { finding, type Finding } from "./finding.ts";
+import { finding, type DetectorFinding } from "./finding.ts";
 
 export interface RoleContractScore {
-  findings: Finding[];
+  findings: DetectorFinding[];
   /** Steps of agents that have a contract. */
   checkedSteps: number;
   violatingSteps: number;
@@ -13,7 +13,7 @@ export interface RoleContractScore {
 }
 
 export function checkRoleContracts(t: TraceTrajectories, contracts: AgentContract[]): RoleContractScore {
-  const findings: Finding[] = [];
+  const findings: DetectorFinding[] = [];
   let checkedSteps = 0;
   for (const step of t.steps) {
     const contract = contractFor(contracts, step.agent);

@@ -9,7 +9,7 @@
 import type { NormalizedSpan } from "../span.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { agentNameFromKey, compareByStart } from "../trajectory/build.ts";
-import { finding, quote, type Finding } from "./finding.ts";
+import { finding, quote, type DetectorFinding } from "./finding.ts";
 import { normalizeText } from "./text.ts";
 
 export interface TerminationOptions {
@@ -68,8 +68,8 @@ function agentOf(t: TraceTrajectories, spanId: string): string | null {
   return key === null ? null : (t.attribution.agents.find((a) => a.key === key)?.name ?? agentNameFromKey(key));
 }
 
-export function detectTerminationUnawareness(t: TraceTrajectories, options: TerminationOptions = {}): Finding[] {
-  const findings: Finding[] = [];
+export function detectTerminationUnawareness(t: TraceTrajectories, options: TerminationOptions = {}): DetectorFinding[] {
+  const findings: DetectorFinding[] = [];
   const cap = findCap(t);
   if (cap !== null) {
     const lastStep = t.steps[t.steps.length - 1];
@@ -99,7 +99,7 @@ interface Exchange {
   startNs: bigint;
 }
 
-function detectLivelock(t: TraceTrajectories, options: TerminationOptions): Finding[] {
+function detectLivelock(t: TraceTrajectories, options: TerminationOptions): DetectorFinding[] {
   const directed = t.handoffs.filter((h) => h.sender !== null && h.receiver !== null && h.sender !== h.receiver);
   const turns: Exchange[] = t.messages
     .filter((m) => m.kind === "turn")
@@ -107,10 +107,10 @@ function detectLivelock(t: TraceTrajectories, options: TerminationOptions): Find
   return [...livelocks(t, directed, options, "handoffs"), ...livelocks(t, turns, options, "turns")];
 }
 
-function livelocks(t: TraceTrajectories, directed: readonly Exchange[], options: TerminationOptions, what: "handoffs" | "turns"): Finding[] {
+function livelocks(t: TraceTrajectories, directed: readonly Exchange[], options: TerminationOptions, what: "handoffs" | "turns"): DetectorFinding[] {
   const min = Math.max(2, options.livelockMinHandoffs ?? 3);
   const progressTimes = (options.progressSpanIds ?? []).map((id) => t.spanById.get(id)?.startTimeUnixNano).filter((v): v is bigint => v !== undefined);
-  const findings: Finding[] = [];
+  const findings: DetectorFinding[] = [];
   let run: Exchange[] = [];
   const flush = (): void => {
     if (run.length >= min) {

@@ -7,7 +7,7 @@
  */
 import type { Step, TraceTrajectories } from "../trajectory/types.ts";
 import { toolMatches, type AgentContract } from "./contracts.ts";
-import { finding, quote, type Finding } from "./finding.ts";
+import { finding, quote, type DetectorFinding } from "./finding.ts";
 
 export interface VerificationOptions {
   contracts: AgentContract[];
@@ -42,12 +42,12 @@ function verifierNames(contracts: AgentContract[]): Set<string> {
 
 const isVerifierStep = (verifiers: Set<string>, s: Step): boolean => s.agent !== null && verifiers.has(s.agent.toLowerCase());
 
-export function detectVerificationFailures(t: TraceTrajectories, options: VerificationOptions): Finding[] {
+export function detectVerificationFailures(t: TraceTrajectories, options: VerificationOptions): DetectorFinding[] {
   return verificationFindings(t, { names: verifierNames(options.contracts), inferredBy: null }, options);
 }
 
 /** FM-3.2 and FM-3.3 for a set of verifiers, however they are known. */
-export function verificationFindings(t: TraceTrajectories, verifiers: Verifiers, options: VerifierCheckOptions): Finding[] {
+export function verificationFindings(t: TraceTrajectories, verifiers: Verifiers, options: VerifierCheckOptions): DetectorFinding[] {
   if (verifiers.names.size === 0) return [];
   return [...detectMissingVerification(t, verifiers, options), ...detectIncorrectVerification(t, verifiers, options)];
 }
@@ -66,7 +66,7 @@ const shownNames = (t: TraceTrajectories, v: Verifiers): string[] =>
 const MISSING = { configuredTools: 1, contract: 0.6, inferred: 0.4 };
 const INCORRECT = { verdict: { contract: 0.9, inferred: 0.75 }, words: { contract: 0.7, inferred: 0.5 } };
 
-function detectMissingVerification(t: TraceTrajectories, verifierSet: Verifiers, options: VerifierCheckOptions): Finding[] {
+function detectMissingVerification(t: TraceTrajectories, verifierSet: Verifiers, options: VerifierCheckOptions): DetectorFinding[] {
   const verifiers = verifierSet.names;
   const tools = options.artifactTools;
   const producing = t.steps.filter((s) => !isVerifierStep(verifiers, s) && s.agent !== null && !s.isError);
@@ -100,7 +100,7 @@ function detectMissingVerification(t: TraceTrajectories, verifierSet: Verifiers,
   ];
 }
 
-function detectIncorrectVerification(t: TraceTrajectories, verifierSet: Verifiers, options: VerifierCheckOptions): Finding[] {
+function detectIncorrectVerification(t: TraceTrajectories, verifierSet: Verifiers, options: VerifierCheckOptions): DetectorFinding[] {
   if (options.outcomeSuccess !== false) return [];
   const verifiers = verifierSet.names;
   const by = verifierSet.inferredBy === null ? "contract" : "inferred";
@@ -122,6 +122,6 @@ function detectIncorrectVerification(t: TraceTrajectories, verifierSet: Verifier
   return [];
 }
 
-function incorrect(step: Step, evidence: string, confidence: number): Finding {
+function incorrect(step: Step, evidence: string, confidence: number): DetectorFinding {
   return finding({ mode: "FM-3.3", agent: step.agent, spanId: step.spanId, stepIndex: step.index, source: "heuristic", confidence, evidence });
 }

@@ -12,9 +12,10 @@ import {
   detectMast,
   detectPrematureStop,
   inferVerifiers,
+  mastDetectors,
   modeCoverage,
   scoreMilestones,
-  type Finding,
+  type DetectorFinding,
 } from "../../src/scorers/index.ts";
 import type { TraceTrajectories } from "../../src/trajectory/types.ts";
 import { config, input } from "../pipeline/fixtures.ts";
@@ -23,7 +24,8 @@ import { clean, cleanSpecs, traj, withSpecs } from "./fixtures.ts";
 
 const failed = { outcomeSuccess: false } as const;
 const succeeded = { outcomeSuccess: true } as const;
-const brief = (fs: Finding[]) => fs.map((f) => [f.mode, f.agent, f.spanId, f.source, f.confidence]);
+const detectorsOf = (mode: string) => mastDetectors.filter((d) => d.modes.some((m) => m.mode === mode)).map((d) => d.id);
+const brief = (fs: DetectorFinding[]) => fs.map((f) => [f.mode, f.agent, f.spanId, f.source, f.confidence]);
 
 /** The researcher's search throws and nobody retries it; the run goes on to the end. */
 const searchFails: SpanSpec = { ...(cleanSpecs.find((s) => s.id === "res.q") as SpanSpec), error: "ConnectionError", output: "search backend unavailable" };
@@ -181,6 +183,40 @@ describe("a failed run with no configuration", () => {
     expect(none(traj(ignored))).toContain("FM-2.5");
     expect(none(clean())).toEqual(["FM-3.3"]); // the reviewer approved a run that failed
     expect(detectMast(clean(), succeeded).findings).toEqual([]);
+  });
+
+  it("says which detector produced each finding: two detectors of FM-3.2 on one trace, and the contract detector once it is configured", () => {
+    // The artifact rewritten after the (inferred) review, and the researcher's failed search taking the fetch down with it.
+    const both = traj(
+      withSpecs(
+        cleanSpecs,
+        [
+          searchFails,
+          { id: "res.fetch", parent: "res", op: "tool", tool: "fetch_page", start: 62, end: 65, error: "HTTP 404", args: { url: "" } },
+          { ...(cleanSpecs.find((s) => s.id === "wri.save") as SpanSpec), error: "EmptyContent" },
+          { id: "wri.save2", parent: "wri", op: "tool", tool: "write_file", start: 590, end: 595, args: { path: "report.md" } },
+        ],
+        ["rev", "rev.llm"],
+      ).concat([
+        { id: "rev", parent: "lead", op: "agent", agent: "reviewer", start: 500, end: 560 },
+        { id: "rev.llm", parent: "rev", op: "llm", start: 510, end: 550, output: "Approved" },
+      ]),
+    );
+    const of32 = (o: Parameters<typeof detectMast>[1]) =>
+      detectMast(both, { ...succeeded, ...o })
+        .findings.filter((f) => f.mode === "FM-3.2")
+        .map((f) => [f.detector, f.spanId]);
+    expect(of32({})).toEqual([
+      ["error-propagation", "res.q"],
+      ["inferred-verification", "wri.save2"],
+    ]);
+    const reviewer = [{ agent: "reviewer", role: "review", isVerifier: true }];
+    expect(of32({ agentContracts: reviewer })).toEqual([
+      ["error-propagation", "res.q"],
+      ["verification", "wri.save2"],
+    ]);
+    // Every finding that leaves detectMast names a detector of the list that reports its mode.
+    for (const f of detectMast(both, failed).findings) expect(detectorsOf(f.mode), f.mode).toContain(f.detector);
   });
 
   it("has FM-3.1, FM-3.2 and FM-3.3 measured by the heuristics; configured, by the contract detectors only", () => {

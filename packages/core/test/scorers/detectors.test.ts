@@ -19,6 +19,8 @@ import {
   modeCoverage,
   scoreMilestones,
   sortFindings,
+  type DetectorFinding,
+  type Finding,
   type MastOptions,
   type MastResult,
 } from "../../src/scorers/index.ts";
@@ -38,22 +40,30 @@ function handWired(t: TraceTrajectories, options: MastOptions = {}): MastResult 
   const roleContracts = checkRoleContracts(t, agentContracts);
   const ignoredInput = detectIgnoredInput(t);
   const progressSpanIds = (options.milestones?.detail ?? []).filter((d) => d.passed && d.spanId !== null).map((d) => d.spanId as string);
+  // Each detector's findings carry its id, as detectMast stamps them.
+  const by = (detector: string, fs: DetectorFinding[]): Finding[] => fs.map((f) => ({ ...f, detector }));
   const findings = [
-    ...detectRepetition(t, { k: options.repetitionK ?? 3 }),
-    ...detectTerminationUnawareness(t, { livelockMinHandoffs: options.livelockMinHandoffs ?? 3, progressSpanIds }),
-    ...roleContracts.findings,
-    ...handoffContracts.findings,
-    ...ignoredInput.findings,
-    ...detectVerificationFailures(t, {
-      contracts: agentContracts,
-      outcomeSuccess: options.outcomeSuccess ?? null,
-      ...(options.artifactTools === undefined ? {} : { artifactTools: options.artifactTools }),
-    }),
-    ...detectPrematureTermination(t, {
-      milestones: options.milestones ?? null,
-      contracts: agentContracts,
-      ...(options.evaluate === undefined ? {} : { evaluate: options.evaluate }),
-    }),
+    ...by("repetition", detectRepetition(t, { k: options.repetitionK ?? 3 })),
+    ...by("termination", detectTerminationUnawareness(t, { livelockMinHandoffs: options.livelockMinHandoffs ?? 3, progressSpanIds })),
+    ...by("role-contracts", roleContracts.findings),
+    ...by("handoff-contracts", handoffContracts.findings),
+    ...by("ignored-input", ignoredInput.findings),
+    ...by(
+      "verification",
+      detectVerificationFailures(t, {
+        contracts: agentContracts,
+        outcomeSuccess: options.outcomeSuccess ?? null,
+        ...(options.artifactTools === undefined ? {} : { artifactTools: options.artifactTools }),
+      }),
+    ),
+    ...by(
+      "premature-termination",
+      detectPrematureTermination(t, {
+        milestones: options.milestones ?? null,
+        contracts: agentContracts,
+        ...(options.evaluate === undefined ? {} : { evaluate: options.evaluate }),
+      }),
+    ),
   ];
   return { findings: sortFindings(findings), signals: [...detectCascades(t), ...detectRedundantWork(t)], handoffContracts, roleContracts, ignoredInput };
 }

@@ -190,6 +190,7 @@ function findingColumns(r: TraceScoreRecord): Col[] {
     col("span_id", "text", f, (x) => x.spanId),
     col("step_index", "integer", f, (x) => x.stepIndex),
     col("source", "text", f, (x) => x.source),
+    col("detector", "text", f, (x) => x.detector),
     col("confidence", "double precision", f, (x) => x.confidence),
     col("evidence", "text", f, (x) => x.evidence),
     col("start_ns", "bigint", f, () => start),

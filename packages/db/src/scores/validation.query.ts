@@ -1,12 +1,14 @@
 /**
  * Agreement of Crux's raters with human labels (GET /api/v1/validation; docs/metrics.md §12):
- * per mode and source (the code detectors of the mode, each judge) the 2×2 table, Cohen's kappa,
- * precision, recall and n; per attribution method the agent- and step-level accuracy. Labels are
- * few (a person wrote each), so they are read whole and the statistics computed by core.
+ * per mode and source (the code detectors of the mode together, each of them alone, each judge) the
+ * 2×2 table, Cohen's kappa, precision, recall and n; per attribution method the agent- and step-level
+ * accuracy. Labels are few (a person wrote each), so they are read whole and the statistics computed by core.
  *
  * What each rater said is its current output: the stored code findings and rank-1 attribution of
  * the trace's score set; the judge's current verdict (judge-findings.ts). A trace a rater has not
- * seen (not scored, not judged, or a judge verdict that failed) is left out of that rater's n.
+ * seen (not scored, not judged, or a judge verdict that failed) is left out of that rater's n; so is,
+ * for one detector, a trace whose stored findings of the mode do not say which detector produced them
+ * (scored before findings named it): it counts in the mode's aggregate code row only.
  */
 import { binaryAgreement, mastDetectors, mastModeIds, ratioOrNull, validationVerdict, type BinaryAgreement, type ValidationBar } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
@@ -22,10 +24,10 @@ export interface ValidationScope {
 
 export interface ModeAgreement extends BinaryAgreement {
   mode: string;
-  /** "code" (the detectors of the mode, as stored findings do not say which one fired) or the judge's producer id. */
+  /** "code" (every detector of the mode: any code finding of it counts), `code.<detectorId>` (that detector alone) or the judge's producer id. */
   source: string;
   kind: "code" | "judge";
-  /** For code: the detector ids that report the mode (packages/core/src/scorers/detectors.ts). */
+  /** For code: the detector ids the row measures (packages/core/src/scorers/detectors.ts): all that report the mode, or the one. */
   detectors: string[];
   validated: boolean;
   reason: string | null;
@@ -62,7 +64,8 @@ interface LabelledTrace {
   spanId: string | null;
   stepIndex: number | null;
   scored: boolean;
-  codeModes: Set<string>;
+  /** Per mode with a stored code finding, the detectors of its findings (null: a finding stored before findings named it). */
+  codeFindings: Map<string, Set<string | null>>;
   code: { agent: string | null; spanId: string | null; stepIndex: number | null } | null;
 }
 
@@ -92,7 +95,7 @@ async function readLabelled(
   const where = scopeWhere(projectId, scope);
   const [labelRows, judgeRows] = await Promise.all([
     database.db.execute(sql`SELECT l.trace_id, l.modes, l.decisive_agent, l.decisive_span_id, l.decisive_step_index, s.trace_id IS NOT NULL AS scored,
-        ARRAY(SELECT DISTINCT f.mode FROM trace_findings f WHERE f.project_id = l.project_id AND f.trace_id = l.trace_id) AS code_modes,
+        (SELECT jsonb_agg(DISTINCT jsonb_build_array(f.mode, f.detector)) FROM trace_findings f WHERE f.project_id = l.project_id AND f.trace_id = l.trace_id) AS code_findings,
         a.agent AS a_agent, a.span_id AS a_span_id, a.step_index AS a_step_index, a.trace_id IS NOT NULL AS has_code_pick
       FROM trace_labels l JOIN traces t ON t.project_id = l.project_id AND t.trace_id = l.trace_id
       LEFT JOIN trace_scores s ON s.project_id = l.project_id AND s.trace_id = l.trace_id
@@ -113,7 +116,7 @@ async function readLabelled(
     spanId: strOrNull(r.decisive_span_id),
     stepIndex: intOrNull(r.decisive_step_index),
     scored: r.scored === true,
-    codeModes: new Set((r.code_modes as string[] | null) ?? []),
+    codeFindings: codeFindingsOf(r.code_findings),
     code: r.has_code_pick === true ? { agent: strOrNull(r.a_agent), spanId: strOrNull(r.a_span_id), stepIndex: intOrNull(r.a_step_index) } : null,
   }));
   const judges = new Map<string, JudgeView[]>();
@@ -137,6 +140,14 @@ async function readLabelled(
     judges.set(traceId, views);
   }
   return { labels, judges };
+}
+
+/** [mode, detector] pairs of the stored findings (jsonb; a driver may hand it over as text) by mode. */
+function codeFindingsOf(v: unknown): Map<string, Set<string | null>> {
+  const pairs = (typeof v === "string" ? JSON.parse(v) : (v ?? [])) as [string, string | null][];
+  const byMode = new Map<string, Set<string | null>>();
+  for (const [mode, detector] of pairs) byMode.set(mode, (byMode.get(mode) ?? new Set()).add(detector));
+  return byMode;
 }
 
 /** The code detectors that report a mode, from the detector list. */
@@ -199,9 +210,16 @@ export async function validationMetrics(database: Database, projectId: string, s
     const labelled = labels.filter((l) => typeof l.modes[mode] === "boolean");
     const detectors = detectorsOf(mode);
     if (detectors.length > 0) {
-      const pairs = labelled.filter((l) => l.scored).map((l) => ({ label: l.modes[mode] === true, predicted: l.codeModes.has(mode) }));
+      const scored = labelled.filter((l) => l.scored);
+      const pairs = scored.map((l) => ({ label: l.modes[mode] === true, predicted: l.codeFindings.has(mode) }));
       const a = binaryAgreement(pairs);
       rows.push({ mode, source: "code", kind: "code", detectors, ...a, ...validationVerdict(a, bar) });
+      for (const detector of detectors) {
+        // A finding of the mode that does not name its detector could be this one's or another's: the trace cannot be told.
+        const told = scored.filter((l) => !(l.codeFindings.get(mode)?.has(null) ?? false));
+        const own = binaryAgreement(told.map((l) => ({ label: l.modes[mode] === true, predicted: l.codeFindings.get(mode)?.has(detector) ?? false })));
+        rows.push({ mode, source: `code.${detector}`, kind: "code", detectors: [detector], ...own, ...validationVerdict(own, bar) });
+      }
     }
     for (const producerId of producers) {
       if (!judgeAsksAbout(producerId, mode)) continue;

@@ -106,7 +106,8 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
       "/traces/:traceId/findings",
       {
         schema: {
-          summary: "MAST findings of the trace: code findings by step then mode, then each judge's current findings (source judge, with the judge id)",
+          summary:
+            "MAST findings of the trace: code findings by step then mode (each naming its detector), then each judge's current findings (source judge, with the judge id)",
           tags: ["trace scores"],
           params,
           querystring: PageQuery,

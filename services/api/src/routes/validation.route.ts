@@ -78,7 +78,7 @@ export function validationRoutes(deps: { database: Database; validationBar: Vali
         schema: {
           summary: "Agreement of code detectors and judges with human labels: per mode and source kappa, precision, recall, n; attribution accuracy per method",
           description:
-            "Over every labelled trace of the project, or those whose trace start is in [from, to) and of `service`. A judge mode is validated when its kappa reaches the bar (CRUX_VALIDATION_KAPPA_BAR, default 0.6) on at least CRUX_VALIDATION_MIN_LABELS labelled traces (default 20). At most 14 modes × (code + each judge) rows: not paginated.",
+            "Over every labelled trace of the project, or those whose trace start is in [from, to) and of `service`. A judge mode is validated when its kappa reaches the bar (CRUX_VALIDATION_KAPPA_BAR, default 0.6) on at least CRUX_VALIDATION_MIN_LABELS labelled traces (default 20). Per mode, the code row (any code finding of the mode counts), one `code.<detectorId>` row per code detector of the mode (a trace counts as flagged where a finding of the mode names that detector; traces scored before findings named their detector are left out of these rows until re-scored), and one row per judge. At most 14 modes × (code + its detectors + each judge) rows: not paginated.",
           tags: ["validation"],
           querystring: ValidationQuery,
           response: { 200: ValidationResponse, 400: ErrorBody, 401: ErrorBody },
