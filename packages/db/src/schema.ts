@@ -638,5 +638,5 @@ export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
 export type BaselineRow = typeof baselines.$inferSelect;
 
 export { alertRules, alertEvents, webhooks, webhookDeliveries, webhookDeliveryAttempts } from "./alerts/schema.ts";
-export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly } from "./schema-judging.ts";
+export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly, judgeLeases } from "./schema-judging.ts";
 export { judgeSettings, judgeCalls, type JudgeSettingsRow, type JudgeCallRow } from "./judges/schema.ts";
