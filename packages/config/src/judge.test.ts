@@ -11,7 +11,10 @@ describe("judge configuration", () => {
     expect(judgeLimitsOf(config)).toEqual({ ratePerMinute: 60, concurrency: 4 });
   });
   it("reads the limits per provider endpoint, and refuses a rate or concurrency that is not a positive whole number", () => {
-    expect(judgeLimitsOf(loadConfig(schema, { CRUX_JUDGE_RATE_PER_MINUTE: "600", CRUX_JUDGE_CONCURRENCY: "16" }))).toEqual({ ratePerMinute: 600, concurrency: 16 });
+    expect(judgeLimitsOf(loadConfig(schema, { CRUX_JUDGE_RATE_PER_MINUTE: "600", CRUX_JUDGE_CONCURRENCY: "16" }))).toEqual({
+      ratePerMinute: 600,
+      concurrency: 16,
+    });
     expect(() => loadConfig(schema, { CRUX_JUDGE_RATE_PER_MINUTE: "0" })).toThrow(/CRUX_JUDGE_RATE_PER_MINUTE: must be at least 1 judge run per minute/);
     expect(() => loadConfig(schema, { CRUX_JUDGE_RATE_PER_MINUTE: "1.5" })).toThrow(/CRUX_JUDGE_RATE_PER_MINUTE: must be a whole number/);
     expect(() => loadConfig(schema, { CRUX_JUDGE_RATE_PER_MINUTE: "fast" })).toThrow(/CRUX_JUDGE_RATE_PER_MINUTE: must be a whole number/);

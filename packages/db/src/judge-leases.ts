@@ -11,7 +11,7 @@ import { judgeLeases } from "./schema-judging.ts";
 import type { VerdictKey } from "./verdicts.ts";
 
 /** The lease's producer_key: the verdict key it guards, as one text. */
-export function judgeLeaseKey(key: VerdictKey): string {
+function judgeLeaseKey(key: VerdictKey): string {
   return JSON.stringify([key.producerId, key.producerVersion, key.model, key.inputHash]);
 }
 

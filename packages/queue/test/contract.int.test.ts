@@ -497,25 +497,28 @@ describe.each(adapters)("JobQueue contract: $title", (adapter) => {
   });
 
   describe("acquireRate", () => {
-    it.skipIf(adapter.skip)("allows max uses per window per key across processes, then the ms until the window ends; other keys and queues unaffected", async () => {
-      const { queue, secondProcess } = await setup();
-      const second = secondProcess();
-      const limit = { max: 3, windowMs: 1_000 };
-      // Start at the beginning of a window, so all the uses below fall in one.
-      await sleep(limit.windowMs - (Date.now() % limit.windowMs) + 5);
-      const key = `endpoint-${Math.random()}`;
-      const waits = [await queue.acquireRate(key, limit), await second.acquireRate(key, limit), await queue.acquireRate(key, limit)];
-      expect(waits).toEqual([0, 0, 0]);
-      const refused = await second.acquireRate(key, limit);
-      expect(refused).toBeGreaterThan(0);
-      expect(refused).toBeLessThanOrEqual(limit.windowMs);
-      expect(await queue.acquireRate(key, limit)).toBeGreaterThan(0);
-      expect(await queue.acquireRate(`${key}-other`, limit)).toBe(0);
-      // The next window starts afresh.
-      await sleep(refused + 5);
-      expect(await second.acquireRate(key, limit)).toBe(0);
-      await expect(queue.acquireRate(key, { max: 0, windowMs: 1_000 })).rejects.toBeInstanceOf(RangeError);
-    });
+    it.skipIf(adapter.skip)(
+      "allows max uses per window per key across processes, then the ms until the window ends; other keys and queues unaffected",
+      async () => {
+        const { queue, secondProcess } = await setup();
+        const second = secondProcess();
+        const limit = { max: 3, windowMs: 1_000 };
+        // Start at the beginning of a window, so all the uses below fall in one.
+        await sleep(limit.windowMs - (Date.now() % limit.windowMs) + 5);
+        const key = `endpoint-${Math.random()}`;
+        const waits = [await queue.acquireRate(key, limit), await second.acquireRate(key, limit), await queue.acquireRate(key, limit)];
+        expect(waits).toEqual([0, 0, 0]);
+        const refused = await second.acquireRate(key, limit);
+        expect(refused).toBeGreaterThan(0);
+        expect(refused).toBeLessThanOrEqual(limit.windowMs);
+        expect(await queue.acquireRate(key, limit)).toBeGreaterThan(0);
+        expect(await queue.acquireRate(`${key}-other`, limit)).toBe(0);
+        // The next window starts afresh.
+        await sleep(refused + 5);
+        expect(await second.acquireRate(key, limit)).toBe(0);
+        await expect(queue.acquireRate(key, { max: 0, windowMs: 1_000 })).rejects.toBeInstanceOf(RangeError);
+      },
+    );
   });
 
   describe("scheduled", () => {

@@ -62,8 +62,7 @@ export interface JudgePolicyDeps {
  * concurrency in this process.
  */
 export type ProjectJudges =
-  | { producers: JudgeProducer[]; beforeEach: () => Promise<void>; withSlot: <T>(run: () => Promise<T>) => Promise<T> }
-  | { off: string };
+  { producers: JudgeProducer[]; beforeEach: () => Promise<void>; withSlot: <T>(run: () => Promise<T>) => Promise<T> } | { off: string };
 
 /** Bounded: cleared when full (a project's next job resolves its settings again). */
 const maxCachedSettings = 10_000;

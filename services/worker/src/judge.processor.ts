@@ -168,7 +168,10 @@ export function createJudgeProcessor(deps: JudgeDeps) {
     } catch (err) {
       // Another worker may run it now; a release that fails leaves the lease to expire.
       await releaseJudgeLease(deps.database, projectId, traceId, key, holder).catch((releaseError: unknown) =>
-        deps.log.warn({ projectId, traceId, producer: run.producer.id, error: describeStorageError(releaseError).message }, "judge lease not released; it expires"),
+        deps.log.warn(
+          { projectId, traceId, producer: run.producer.id, error: describeStorageError(releaseError).message },
+          "judge lease not released; it expires",
+        ),
       );
       throw err;
     }

@@ -78,7 +78,7 @@ function jobRunnerHooks(metrics: WorkerMetrics): JobRunnerOptions {
 const judgePromptsPerRun = 5;
 const judgeAttempts = 3;
 const judgeRetryWaitMs = 10_000;
-export const judgeLeaseMsOf = (timeoutMs: number) => judgePromptsPerRun * judgeAttempts * (timeoutMs + judgeRetryWaitMs);
+const judgeLeaseMsOf = (timeoutMs: number) => judgePromptsPerRun * judgeAttempts * (timeoutMs + judgeRetryWaitMs);
 
 export function createWorker(deps: WorkerDeps) {
   const config = resolveWorkerConfig(deps.config);
@@ -137,7 +137,13 @@ export function createWorker(deps: WorkerDeps) {
     onAttempt: (result) => metrics.webhookAttempts.inc({ result }),
   });
   const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging, metrics });
-  const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges, policy, leaseMs: judgeLeaseMsOf(config.CRUX_JUDGE_TIMEOUT_MS) });
+  const judge = createJudgeProcessor({
+    database: deps.database,
+    log: deps.log,
+    producers: judges,
+    policy,
+    leaseMs: judgeLeaseMsOf(config.CRUX_JUDGE_TIMEOUT_MS),
+  });
   const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
   const sweeper = createSweeper({
     database: deps.database,

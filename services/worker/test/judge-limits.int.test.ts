@@ -94,9 +94,14 @@ function scriptedSuites(delayMs: number) {
       },
     })),
   });
-  return { factory, runs, maxActive, get maxAll() {
-    return maxAll;
-  } };
+  return {
+    factory,
+    runs,
+    maxActive,
+    get maxAll() {
+      return maxAll;
+    },
+  };
 }
 
 /** Stores `n` failed traces of `projectId` and settles and scores them (no judge job: nothing processes the queue). */
@@ -277,7 +282,11 @@ describe.each(databases)("one paid run per verdict across processes on $name", (
       // A holder that took the lease for 400 ms and never came back.
       const summary = await getTraceSummary(database, PROJECT, crashed!);
       const frozen = await frozenSpanSetHash(database, summary!);
-      const inputHash = judgeInputHash(producer.inputs, { spanSetHash: frozen!, outcomeOverride: await getOutcomeOverride(database, PROJECT, crashed!), settings: null });
+      const inputHash = judgeInputHash(producer.inputs, {
+        spanSetHash: frozen!,
+        outcomeOverride: await getOutcomeOverride(database, PROJECT, crashed!),
+        settings: null,
+      });
       const key = { producerId: "count", producerVersion: 1, model: "", inputHash };
       expect(await takeJudgeLease(database, PROJECT, crashed!, key, "crashed-worker", 400)).toEqual({ taken: true });
       const startedAt = Date.now();
