@@ -41,5 +41,5 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
   throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`));
 }
 
-export { judgeConfigSchema, judgeServiceDefaultOf, judgePolicyDefaultsOf, checkJudgeConfig, type JudgeConfig } from "./judge.ts";
+export { judgeConfigSchema, judgeServiceDefaultOf, judgePolicyDefaultsOf, judgeLimitsOf, checkJudgeConfig, type JudgeConfig } from "./judge.ts";
 export { validationBarOf, validationConfigSchema, type ValidationConfig } from "./validation.ts";

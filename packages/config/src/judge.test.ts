@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkJudgeConfig, judgeConfigSchema, judgePolicyDefaultsOf, judgeServiceDefaultOf, loadConfig } from "./index.ts";
+import { checkJudgeConfig, judgeConfigSchema, judgeLimitsOf, judgePolicyDefaultsOf, judgeServiceDefaultOf, loadConfig } from "./index.ts";
 
 const schema = judgeConfigSchema.superRefine(checkJudgeConfig);
 
@@ -8,6 +8,18 @@ describe("judge configuration", () => {
     const config = loadConfig(schema, {});
     expect(judgeServiceDefaultOf(config)).toBeNull();
     expect(judgePolicyDefaultsOf(config)).toEqual({ samplingShare: 0.1, dailyBudgetUsd: 5 });
+    expect(judgeLimitsOf(config)).toEqual({ ratePerMinute: 60, concurrency: 4 });
+  });
+  it("reads the limits per provider endpoint, and refuses a rate or concurrency that is not a positive whole number", () => {
+    expect(judgeLimitsOf(loadConfig(schema, { CRUX_JUDGE_RATE_PER_MINUTE: "600", CRUX_JUDGE_CONCURRENCY: "16" }))).toEqual({
+      ratePerMinute: 600,
+      concurrency: 16,
+    });
+    expect(() => loadConfig(schema, { CRUX_JUDGE_RATE_PER_MINUTE: "0" })).toThrow(/CRUX_JUDGE_RATE_PER_MINUTE: must be at least 1 judge run per minute/);
+    expect(() => loadConfig(schema, { CRUX_JUDGE_RATE_PER_MINUTE: "1.5" })).toThrow(/CRUX_JUDGE_RATE_PER_MINUTE: must be a whole number/);
+    expect(() => loadConfig(schema, { CRUX_JUDGE_RATE_PER_MINUTE: "fast" })).toThrow(/CRUX_JUDGE_RATE_PER_MINUTE: must be a whole number/);
+    expect(() => loadConfig(schema, { CRUX_JUDGE_CONCURRENCY: "0" })).toThrow(/CRUX_JUDGE_CONCURRENCY: must be at least 1/);
+    expect(() => loadConfig(schema, { CRUX_JUDGE_CONCURRENCY: "1000" })).toThrow(/CRUX_JUDGE_CONCURRENCY: must be at most 256/);
   });
   it("reads the provider's usual variables when the CRUX_JUDGE_ ones are unset", () => {
     expect(

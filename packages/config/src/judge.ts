@@ -24,6 +24,23 @@ export const judgeConfigSchema = z.object({
   /** Dollars a project's judges may spend per UTC day before its judge jobs wait for the next day; a project may set its own. */
   CRUX_JUDGE_DAILY_BUDGET_USD: z.coerce.number().min(0).max(1_000_000).default(5),
   /**
+   * Judge runs per minute per provider endpoint (provider + base URL), counted across every worker
+   * process on the queue's backend; past it judge jobs wait for the next minute (worker).
+   */
+  CRUX_JUDGE_RATE_PER_MINUTE: z.coerce
+    .number({ message: "must be a whole number of judge runs per minute" })
+    .int("must be a whole number of judge runs per minute")
+    .min(1, "must be at least 1 judge run per minute")
+    .max(1_000_000, "must be at most 1000000 judge runs per minute")
+    .default(60),
+  /** Judge runs at once per provider endpoint in one worker process; more wait in the process (worker). */
+  CRUX_JUDGE_CONCURRENCY: z.coerce
+    .number({ message: "must be a whole number of judge runs at once" })
+    .int("must be a whole number of judge runs at once")
+    .min(1, "must be at least 1")
+    .max(256, "must be at most 256")
+    .default(4),
+  /**
    * Secret the project's stored provider keys are encrypted with (AES-256-GCM, key derived with HKDF),
    * at least 32 characters. Unset: the embedded default keeps a generated one in CRUX_DATA_DIR; the
    * production API refuses to store a key and says so.
@@ -66,4 +83,9 @@ export function checkJudgeConfig(config: JudgeConfig, ctx: z.RefinementCtx): voi
 /** Policy defaults every project starts from. */
 export function judgePolicyDefaultsOf(config: JudgeConfig): { samplingShare: number; dailyBudgetUsd: number } {
   return { samplingShare: config.CRUX_JUDGE_SAMPLING, dailyBudgetUsd: config.CRUX_JUDGE_DAILY_BUDGET_USD };
+}
+
+/** The limits per provider endpoint: runs per minute across processes, runs at once per process. */
+export function judgeLimitsOf(config: JudgeConfig): { ratePerMinute: number; concurrency: number } {
+  return { ratePerMinute: config.CRUX_JUDGE_RATE_PER_MINUTE, concurrency: config.CRUX_JUDGE_CONCURRENCY };
 }

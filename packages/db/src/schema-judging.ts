@@ -4,10 +4,29 @@
  * for; judge_current_verdicts and judge_findings hold, per (trace, judge), the
  * newest one only, written in the same transaction as the verdict
  * (judge-findings.ts), so rate queries join small tables instead of unpacking
- * jsonb.
+ * jsonb. judge_leases keeps two workers from paying for one verdict.
  */
 import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from "drizzle-orm/pg-core";
 import { rollupDeltaTable } from "./rollup-delta-table.ts";
+
+/**
+ * Who is running a judge producer on a trace right now (judge-leases.ts): taken with one
+ * compare-and-set before a missing verdict is paid for, deleted in the verdict's transaction or when
+ * the run fails. A lease past expires_at is free (its holder crashed or stalled); another worker takes it.
+ */
+export const judgeLeases = pgTable(
+  "judge_leases",
+  {
+    projectId: text().notNull(),
+    traceId: text().notNull(),
+    /** The verdict's key (producer id, version, model, input hash), as judgeLeaseKey builds it. */
+    producerKey: text().notNull(),
+    /** The judge processor holding it (host, pid, instance). */
+    holder: text().notNull(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.producerKey] })],
+);
 
 /** A person's labels of one trace (PUT /traces/:id/labels replaces the row). */
 export const traceLabels = pgTable(

@@ -639,5 +639,5 @@ export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
 export type BaselineRow = typeof baselines.$inferSelect;
 
 export { alertRules, alertEvents, webhooks, webhookDeliveries, webhookDeliveryAttempts } from "./alerts/schema.ts";
-export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly, scoreJudgeFindingHourlyDelta } from "./schema-judging.ts";
+export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly, scoreJudgeFindingHourlyDelta, judgeLeases } from "./schema-judging.ts";
 export { judgeSettings, judgeCalls, type JudgeSettingsRow, type JudgeCallRow } from "./judges/schema.ts";

@@ -7,6 +7,8 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Database } from "./client.ts";
 import { recordJudgeFindings } from "./judge-findings.ts";
+import { leaseOf } from "./judge-leases.ts";
+import { judgeLeases } from "./schema-judging.ts";
 import { traceVerdicts } from "./schema.ts";
 import { decodeOrdinalCursor, encodeCursor } from "./scores/sql-util.ts";
 
@@ -68,15 +70,19 @@ async function readVerdicts(database: Database, projectId: string, traceId: stri
 /**
  * Stores a verdict; false when one with the same key already exists (it is kept as it was).
  * A judge's verdict (`judge.<kind>`) becomes its current verdict on the trace in the same
- * transaction (judge-findings.ts), so its findings join the rates at once.
+ * transaction (judge-findings.ts), so its findings join the rates at once. `leaseHolder`: the
+ * holder's judge lease of this verdict ends in the same transaction (judge-leases.ts), so no
+ * other worker sees the lease free and the verdict missing.
  */
 export async function insertVerdict(
   database: Database,
   projectId: string,
   traceId: string,
   verdict: VerdictKey & { status: VerdictRow["status"]; result: unknown },
+  opts: { leaseHolder?: string } = {},
 ): Promise<boolean> {
   return database.db.transaction(async (tx) => {
+    if (opts.leaseHolder !== undefined) await tx.delete(judgeLeases).where(leaseOf(projectId, traceId, verdict, opts.leaseHolder));
     const rows = await tx
       .insert(traceVerdicts)
       .values({ projectId, traceId, ...verdict })

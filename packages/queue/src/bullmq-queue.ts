@@ -12,8 +12,9 @@ import {
   type JobQueue,
   type StartOptions,
 } from "./job-queue.ts";
-import { runJob, windowOf, type RateLimiter } from "./job-runner.ts";
+import { customRateScope, runJob, windowOf, type RateLimiter } from "./job-runner.ts";
 import {
+  assertRateLimit,
   definitionOf,
   jobDefaultsFor,
   jobKeyOf,
@@ -120,6 +121,8 @@ export function createBullmqQueue<R extends QueueRegistry = AppQueueRegistry>(op
   let closing: Promise<void> | undefined;
   // The counters live on the worker connection: it waits out a Redis outage like the worker itself.
   const limiter = redisRateLimiter(() => workerConnection!, prefix);
+  // acquireRate outside a started worker: on the producer, failing fast like enqueue.
+  const producerLimiter = redisRateLimiter(() => producer, prefix);
 
   function assertOpen(): void {
     if (closing) throw new QueueClosedError("bullmq");
@@ -295,6 +298,13 @@ export function createBullmqQueue<R extends QueueRegistry = AppQueueRegistry>(op
         workers.push(worker);
         ensureScheduler(name);
       }
+    },
+
+    async acquireRate(key, limit) {
+      assertRateLimit(limit);
+      // Inside a job the worker connection waits out a Redis outage as the job itself would.
+      if (workerConnection) return limiter.acquire(customRateScope, key, limit);
+      return redisCall("acquireRate", () => producerLimiter.acquire(customRateScope, key, limit));
     },
 
     async depth(name) {

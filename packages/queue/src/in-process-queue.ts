@@ -1,8 +1,9 @@
 import { OverloadedError, PermanentError } from "@crux/core";
 import { pino, type Logger } from "pino";
 import { checkStart, defaultCloseTimeoutMs, QueueClosedError, type JobHandler, type JobHandlers, type JobQueue, type StartOptions } from "./job-queue.ts";
-import { runJob, windowOf, type JobRunnerOptions, type RateLimiter } from "./job-runner.ts";
+import { customRateScope, runJob, windowOf, type JobRunnerOptions, type RateLimiter } from "./job-runner.ts";
 import {
+  assertRateLimit,
   backoffDelayMs,
   definitionOf,
   jobDefaultsFor,
@@ -287,6 +288,11 @@ export function createInProcessQueue<R extends QueueRegistry = AppQueueRegistry>
         if (q.definition.mode === "scheduled") tick(q, q.definition.everyMs, q.definition.data);
         pump(q);
       }
+    },
+
+    async acquireRate(key, limit) {
+      assertRateLimit(limit);
+      return limiter.acquire(customRateScope, key, limit);
     },
 
     async depth(name) {

@@ -1,4 +1,4 @@
-import type { AppQueueRegistry, EnqueueableName, Payload, QueueName, QueueRegistry } from "./registry.ts";
+import type { AppQueueRegistry, EnqueueableName, Payload, QueueName, QueueRegistry, RateLimit } from "./registry.ts";
 import type { JobRunnerOptions } from "./job-runner.ts";
 
 /** What a handler is told about the run it is in. */
@@ -72,6 +72,14 @@ export interface JobQueue<R extends QueueRegistry = AppQueueRegistry> {
    * to `opts.onOutcome`.
    */
   start(handlers: JobHandlers<R>, opts?: StartOptions<R>): void;
+  /**
+   * Takes one use of `key` in its current fixed window of `limit` (windows start at multiples of
+   * windowMs), with the counter the rate-limited queues use: shared by every process of the backend
+   * (BullMQ: a Redis counter under the prefix; in-process: this process). Resolves to 0 when the use
+   * is allowed, else to the ms until the window ends (a refused use counts against no later window). For limits a handler
+   * applies itself, e.g. the judges' calls per provider endpoint; keys do not meet the queues' own.
+   */
+  acquireRate(key: string, limit: RateLimit): Promise<number>;
   /** Jobs not yet finished: waiting + delayed + active (backpressure signal). */
   depth(name: QueueName<R>): Promise<number>;
   /** Resolves when the backend answers; rejects fast otherwise. */

@@ -50,6 +50,9 @@ export interface RateLimiter {
   acquire(queue: string, key: string, limit: RateLimit): Promise<number>;
 }
 
+/** The limiter scope of JobQueue.acquireRate's keys, apart from every queue's (queue names hold a dot). */
+export const customRateScope = "limit";
+
 export function windowOf(limit: RateLimit, now: number): { index: number; endsInMs: number } {
   const index = Math.floor(now / limit.windowMs);
   return { index, endsInMs: (index + 1) * limit.windowMs - now };

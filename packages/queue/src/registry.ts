@@ -55,12 +55,17 @@ export type QueueDefinition<S extends z.ZodType = z.ZodType, M extends QueueMode
 export type AnyQueueDefinition = { [M in QueueMode]: QueueDefinition<z.ZodType, M> }[QueueMode];
 export type QueueRegistry = Readonly<Record<string, AnyQueueDefinition>>;
 
+/** Throws a RangeError on a limit no window could hold: max a positive integer, windowMs positive. */
+export function assertRateLimit(limit: RateLimit): void {
+  if (!(Number.isInteger(limit.max) && limit.max > 0 && Number.isFinite(limit.windowMs) && limit.windowMs > 0)) {
+    throw new RangeError(`rateLimit needs a positive integer max and a positive windowMs, got ${JSON.stringify(limit)}`);
+  }
+}
+
 /** Declares one queue; infers the payload type so `key` and `data` are checked against the schema. */
 export function defineQueue<S extends z.ZodType, M extends QueueMode>(definition: QueueDefinition<S, M>): QueueDefinition<S, M> {
   const d = definition as AnyQueueDefinition;
-  if (d.mode === "rate-limited" && !(Number.isInteger(d.rateLimit.max) && d.rateLimit.max > 0 && d.rateLimit.windowMs > 0)) {
-    throw new RangeError(`rateLimit needs a positive integer max and a positive windowMs, got ${JSON.stringify(d.rateLimit)}`);
-  }
+  if (d.mode === "rate-limited") assertRateLimit(d.rateLimit);
   if (d.mode === "scheduled") {
     if (!(Number.isInteger(d.everyMs) && d.everyMs > 0)) throw new RangeError(`everyMs must be a positive integer, got ${d.everyMs}`);
     d.payload.parse(d.data); // a schedule whose data fails its own schema would fail on every tick

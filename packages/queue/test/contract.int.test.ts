@@ -135,7 +135,14 @@ describe.each(adapters)("JobQueue contract: $title", (adapter) => {
       queue.start(handlers);
       second.start(handlers);
     };
-    return { queue, runs, processWith, startTwoWorkers };
+    /** Another process on the same backend (BullMQ), or the queue itself where there is only one (in-process). */
+    const secondProcess = (): TestQueue => {
+      if (!peer) return queue;
+      const second = peer();
+      peers.push(second);
+      return second;
+    };
+    return { queue, runs, processWith, startTwoWorkers, secondProcess };
   }
 
   it.skipIf(adapter.skip)("rejects an invalid payload at enqueue with a PermanentError naming the field", async () => {
@@ -487,6 +494,31 @@ describe.each(adapters)("JobQueue contract: $title", (adapter) => {
       await waitFor(() => notes.length === 2, "both jobs", 5_000);
       expect(notes.sort()).toEqual(["one", "two"]);
     });
+  });
+
+  describe("acquireRate", () => {
+    it.skipIf(adapter.skip)(
+      "allows max uses per window per key across processes, then the ms until the window ends; other keys and queues unaffected",
+      async () => {
+        const { queue, secondProcess } = await setup();
+        const second = secondProcess();
+        const limit = { max: 3, windowMs: 1_000 };
+        // Start at the beginning of a window, so all the uses below fall in one.
+        await sleep(limit.windowMs - (Date.now() % limit.windowMs) + 5);
+        const key = `endpoint-${Math.random()}`;
+        const waits = [await queue.acquireRate(key, limit), await second.acquireRate(key, limit), await queue.acquireRate(key, limit)];
+        expect(waits).toEqual([0, 0, 0]);
+        const refused = await second.acquireRate(key, limit);
+        expect(refused).toBeGreaterThan(0);
+        expect(refused).toBeLessThanOrEqual(limit.windowMs);
+        expect(await queue.acquireRate(key, limit)).toBeGreaterThan(0);
+        expect(await queue.acquireRate(`${key}-other`, limit)).toBe(0);
+        // The next window starts afresh.
+        await sleep(refused + 5);
+        expect(await second.acquireRate(key, limit)).toBe(0);
+        await expect(queue.acquireRate(key, { max: 0, windowMs: 1_000 })).rejects.toBeInstanceOf(RangeError);
+      },
+    );
   });
 
   describe("scheduled", () => {

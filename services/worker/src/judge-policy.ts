@@ -6,10 +6,30 @@
  * its daily budget. A job over budget is deferred (back to the queue, no
  * attempt used) and looks again every `budgetRecheckMs` until the next UTC
  * day or a raised budget lets it run: nothing is dropped.
+ *
+ * Per provider endpoint (judge-limits.ts): at most `ratePerWindow` runs per
+ * window across every worker process (over it: deferred to the next window),
+ * and at most `concurrency` runs at once in this process (the rest wait).
+ *
+ * The settings are read per job as a stamp (version and updated_at, one
+ * primary-key read); the row is resolved, and its sealed key opened, once per
+ * stamp, so a PUT is seen by the next job and the hot path of the score stage
+ * does no decryption.
  */
 import { judgeBudgetDay, judgeSampled } from "@crux/core";
-import { judgeSpendSince, readJudgeSettings, type Database, type JudgeServiceDefaults, type SecretBox } from "@crux/db";
-import { JobDeferral } from "@crux/queue";
+import {
+  getJudgeSettingsRow,
+  judgeSettingsRowStamp,
+  judgeSettingsStamp,
+  judgeSpendSince,
+  resolveJudgeSettings,
+  type Database,
+  type JudgeServiceDefaults,
+  type ResolvedJudgeSettings,
+  type SecretBox,
+} from "@crux/db";
+import { JobDeferral, type JobQueue } from "@crux/queue";
+import { createKeyedSemaphore, judgeEndpointOf } from "./judge-limits.ts";
 import type { JudgeProducer } from "./judge-producer.ts";
 import { createJudgeSuiteCache, type JudgeSuiteFactory, type JudgeSuiteLimits } from "./judge-suite.ts";
 
@@ -23,14 +43,64 @@ export interface JudgePolicyDeps {
   /** Longest a job over budget waits before it looks again. */
   budgetRecheckMs: number;
   limits?: JudgeSuiteLimits;
+  /** The limits per provider endpoint. */
+  endpoints: {
+    /** The queue's rate counter, shared by the worker processes (JobQueue.acquireRate). */
+    counter: Pick<JobQueue, "acquireRate">;
+    /** Runs per window per endpoint across processes (CRUX_JUDGE_RATE_PER_MINUTE). */
+    ratePerWindow: number;
+    /** Default one minute; tests shorten it. */
+    rateWindowMs?: number;
+    /** Runs at once per endpoint in this process (CRUX_JUDGE_CONCURRENCY). */
+    concurrency: number;
+  };
 }
 
-/** The LLM producers of a project, or why there are none. */
-export type ProjectJudges = { producers: JudgeProducer[]; beforeEach: () => Promise<void> } | { off: string };
+/**
+ * The LLM producers of a project, or why there are none. `beforeEach` may throw a JobDeferral
+ * (budget reached, endpoint over its rate); `withSlot` runs one judge within the endpoint's
+ * concurrency in this process.
+ */
+export type ProjectJudges =
+  { producers: JudgeProducer[]; beforeEach: () => Promise<void>; withSlot: <T>(run: () => Promise<T>) => Promise<T> } | { off: string };
+
+/** Bounded: cleared when full (a project's next job resolves its settings again). */
+const maxCachedSettings = 10_000;
 
 export function createJudgePolicy(deps: JudgePolicyDeps) {
   const suites = createJudgeSuiteCache({ factory: deps.factory, database: deps.database, now: deps.now, ...(deps.limits ? { limits: deps.limits } : {}) });
-  const settingsOf = (projectId: string) => readJudgeSettings(deps.database, projectId, deps.defaults, deps.secretBox);
+  const rate = { max: deps.endpoints.ratePerWindow, windowMs: deps.endpoints.rateWindowMs ?? 60_000 };
+  const slots = createKeyedSemaphore(deps.endpoints.concurrency);
+  const settings = new Map<string, { stamp: string; resolved: Promise<ResolvedJudgeSettings> }>();
+
+  /** The project's settings as of now: a stamp read, and the row resolved only when its stamp changed. */
+  async function settingsOf(projectId: string): Promise<ResolvedJudgeSettings> {
+    const stamp = await judgeSettingsStamp(deps.database, projectId);
+    const hit = settings.get(projectId);
+    if (hit?.stamp === stamp) return hit.resolved;
+    if (!hit && settings.size >= maxCachedSettings) settings.clear();
+    const row = getJudgeSettingsRow(deps.database, projectId);
+    const resolved = row.then((r) => resolveJudgeSettings(r, deps.defaults, deps.secretBox));
+    const entry = { stamp, resolved };
+    settings.set(projectId, entry);
+    // Kept under the row's own stamp: a write between the two reads is then seen by the next job.
+    row.then((r) => (entry.stamp = judgeSettingsRowStamp(r))).catch(() => {});
+    // A failed read is not kept: the next job reads again.
+    resolved.catch(() => {
+      if (settings.get(projectId)?.resolved === resolved) settings.delete(projectId);
+    });
+    return resolved;
+  }
+
+  /** Throws JobDeferral while the endpoint has had its runs of the current window (across processes). */
+  async function takeRun(endpoint: string): Promise<void> {
+    const waitMs = await deps.endpoints.counter.acquireRate(`judge:${endpoint}`, rate);
+    if (waitMs === 0) return;
+    throw new JobDeferral(
+      waitMs,
+      `judge endpoint ${endpoint} had its ${rate.max} runs of this ${rate.windowMs / 1000} s window (CRUX_JUDGE_RATE_PER_MINUTE): the job waits ${waitMs} ms`,
+    );
+  }
 
   /** Throws JobDeferral while the project's spend today has reached its budget. */
   async function checkBudget(projectId: string, dailyBudgetUsd: number): Promise<void> {
@@ -48,16 +118,25 @@ export function createJudgePolicy(deps: JudgePolicyDeps) {
     /** For the score stage: should trace.judge be enqueued for this trace? */
     /** `failed`: the trace has an error span or its outcome is a failure (the score stage knows both before it writes). */
     async shouldJudge(projectId: string, traceId: string, failed: boolean): Promise<boolean> {
-      const settings = await settingsOf(projectId);
-      if (!settings.effective.enabled) return false;
-      return failed || judgeSampled(traceId, settings.effective.samplingShare);
+      const current = await settingsOf(projectId);
+      if (!current.effective.enabled) return false;
+      return failed || judgeSampled(traceId, current.effective.samplingShare);
     },
     /** For the judge stage: the project's judges now (settings may have changed since the enqueue). */
     async forProject(projectId: string): Promise<ProjectJudges> {
-      const settings = await settingsOf(projectId);
-      if (!settings.effective.enabled) return { off: settings.effective.reason ?? "judges are off" };
-      const budget = settings.effective.dailyBudgetUsd;
-      return { producers: suites.producersFor(settings), beforeEach: () => checkBudget(projectId, budget) };
+      const current = await settingsOf(projectId);
+      if (!current.effective.enabled) return { off: current.effective.reason ?? "judges are off" };
+      const budget = current.effective.dailyBudgetUsd;
+      const endpoint = current.credentials ? judgeEndpointOf(current.credentials) : "none";
+      return {
+        producers: suites.producersFor(current),
+        // The budget first: a job waiting on it takes none of the endpoint's runs.
+        beforeEach: async () => {
+          await checkBudget(projectId, budget);
+          await takeRun(endpoint);
+        },
+        withSlot: (run) => slots.run(endpoint, run),
+      };
     },
   };
 }

@@ -11,15 +11,36 @@
  *
  * Reads: the trace summary, the outcome override and the trace's verdict keys;
  * the spans only when some producer has to run. Before each LLM judge runs,
- * the project's daily budget is checked: once reached, the job is deferred
- * (verdicts already stored stay; the rest run when it comes back).
+ * the project's daily budget and its provider endpoint's rate are checked:
+ * once reached, the job is deferred (verdicts already stored stay; the rest
+ * run when it comes back); runs over the endpoint's concurrency wait in the
+ * process (judge-policy.ts).
+ *
+ * Paid once across processes: before a missing producer runs, its lease in
+ * judge_leases is taken (packages/db judge-leases.ts); a lease held by another
+ * worker defers the job briefly (then the verdict is stored and the producer
+ * skipped, or the lease expired and this job takes it). The lease ends with
+ * the verdict, in its transaction, or when the run fails.
  */
 import { judgeInputHash, PermanentError, prepareTrace, runTagsOf, spanSetHash } from "@crux/core";
-import { getOutcomeOverride, getTrace, getTraceSummary, insertVerdict, listVerdicts, type Database } from "@crux/db";
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import {
+  describeStorageError,
+  getOutcomeOverride,
+  getTrace,
+  getTraceSummary,
+  insertVerdict,
+  listVerdicts,
+  releaseJudgeLease,
+  takeJudgeLease,
+  type Database,
+  type VerdictKey,
+} from "@crux/db";
 import { JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "./frozen-span-set.ts";
-import type { JudgeProducer, JudgeVerdict } from "./judge-producer.ts";
+import type { JudgeProducer, JudgeProducerInput, JudgeVerdict } from "./judge-producer.ts";
 import type { JudgePolicy } from "./judge-policy.ts";
 import { pure } from "./pure.ts";
 
@@ -30,14 +51,25 @@ export interface JudgeDeps {
   producers: readonly JudgeProducer[];
   /** The projects' LLM judges; none when omitted. */
   policy?: JudgePolicy | undefined;
+  /** How long a lease holds before another worker may take it: longer than any run (the judge timeout × its call bound). */
+  leaseMs: number;
+  /** This processor's name in judge_leases; default host, pid and a random id (two processors are two holders). */
+  holder?: string;
 }
 
-interface Keyed {
+interface Run {
   producer: JudgeProducer;
-  inputHash: string;
-  /** The budget check an LLM judge waits on. */
+  /** The budget and rate check an LLM judge waits on. */
   beforeRun: (() => Promise<void>) | null;
+  /** Runs it within its endpoint's concurrency (LLM judges). */
+  withSlot: (<T>(run: () => Promise<T>) => Promise<T>) | null;
 }
+
+interface Keyed extends Run {
+  inputHash: string;
+}
+
+const direct = <T>(run: () => Promise<T>): Promise<T> => run();
 
 const keyOf = (producerId: string, producerVersion: number, model: string, inputHash: string) =>
   `${producerId}\u0000${producerVersion}\u0000${model}\u0000${inputHash}`;
@@ -52,11 +84,14 @@ function checkedVerdict(producer: JudgeProducer, verdict: JudgeVerdict): JudgeVe
 
 /** A second job of a trace being judged in this process waits this long, then finds the verdicts stored. */
 const sameTraceDeferMs = 1_000;
+/** A job whose producer another worker holds looks again after this long at most (the lease's end, if sooner). */
+const leaseRecheckMs = 2_000;
 
 export function createJudgeProcessor(deps: JudgeDeps) {
   // trace.judge is rate-limited, not keyed per trace: two jobs of one trace (a re-score during a judge
   // run) could both pay for the same verdict. Within a process the second one waits for the first.
   const judging = new Set<string>();
+  const holder = deps.holder ?? `${hostname()}:${process.pid}:${randomUUID()}`;
   return async function judge(payload: Payload<"trace.judge">): Promise<void> {
     const key = `${payload.projectId}:${payload.traceId}`;
     if (judging.has(key)) throw new JobDeferral(sameTraceDeferMs, `trace ${payload.traceId} is being judged by another job`);
@@ -71,9 +106,9 @@ export function createJudgeProcessor(deps: JudgeDeps) {
   async function judgeTrace(payload: Payload<"trace.judge">): Promise<void> {
     const { projectId, traceId } = payload;
     const llm = deps.policy ? await deps.policy.forProject(projectId) : { off: "no LLM judges in this worker" };
-    const runs: { producer: JudgeProducer; beforeRun: Keyed["beforeRun"] }[] = [
-      ...deps.producers.map((producer) => ({ producer, beforeRun: null })),
-      ...("off" in llm ? [] : llm.producers.map((producer) => ({ producer, beforeRun: llm.beforeEach }))),
+    const runs: Run[] = [
+      ...deps.producers.map((producer) => ({ producer, beforeRun: null, withSlot: null })),
+      ...("off" in llm ? [] : llm.producers.map((producer) => ({ producer, beforeRun: llm.beforeEach, withSlot: llm.withSlot }))),
     ];
     if (runs.length === 0) {
       deps.log.debug({ ...payload, reason: "off" in llm ? llm.off : "no judge" }, "judge: judges are off for the project");
@@ -86,10 +121,9 @@ export function createJudgeProcessor(deps: JudgeDeps) {
       return;
     }
     const override = await getOutcomeOverride(deps.database, projectId, traceId);
-    const keyed: Keyed[] = runs.map(({ producer, beforeRun }) => ({
-      producer,
-      beforeRun,
-      inputHash: judgeInputHash(producer.inputs, { spanSetHash: frozen, outcomeOverride: override, settings: producer.settingsKey ?? null }),
+    const keyed: Keyed[] = runs.map((run) => ({
+      ...run,
+      inputHash: judgeInputHash(run.producer.inputs, { spanSetHash: frozen, outcomeOverride: override, settings: run.producer.settingsKey ?? null }),
     }));
     const stored = new Set((await listVerdicts(deps.database, projectId, traceId)).map((v) => keyOf(v.producerId, v.producerVersion, v.model, v.inputHash)));
     const missing = keyed.filter((k) => !stored.has(keyOf(k.producer.id, k.producer.version, k.producer.model ?? "", k.inputHash)));
@@ -105,18 +139,41 @@ export function createJudgeProcessor(deps: JudgeDeps) {
     }
     const trajectories = pure("trajectory build", traceId, () => prepareTrace(found.spans));
     const runTags = pure("run tags", traceId, () => runTagsOf(trajectories, override));
-    for (const { producer, inputHash, beforeRun } of missing) {
-      if (beforeRun) await beforeRun();
-      const verdict = checkedVerdict(producer, await producer.judge({ projectId, traceId, spans: found.spans, trajectories, runTags }));
-      await insertVerdict(deps.database, projectId, traceId, {
-        producerId: producer.id,
-        producerVersion: producer.version,
-        model: producer.model ?? "",
-        inputHash,
-        status: verdict.status,
-        result: verdict.result,
-      });
+    const judged: string[] = [];
+    for (const run of missing) {
+      const key: VerdictKey = { producerId: run.producer.id, producerVersion: run.producer.version, model: run.producer.model ?? "", inputHash: run.inputHash };
+      // The place first, then the lease: a lease never runs out while its holder waits for a place.
+      const paid = await (run.withSlot ?? direct)(() => runLeased(run, key, { projectId, traceId, spans: found.spans, trajectories, runTags }));
+      if (paid) judged.push(run.producer.id);
     }
-    deps.log.info({ ...payload, judged: missing.map((k) => k.producer.id), kept: keyed.length - missing.length }, "trace judged");
+    deps.log.info({ ...payload, judged, kept: keyed.length - judged.length }, "trace judged");
+  }
+
+  /** Runs one missing producer under its lease; false when another worker stored its verdict meanwhile. */
+  async function runLeased(run: Keyed, key: VerdictKey, input: JudgeProducerInput): Promise<boolean> {
+    const { projectId, traceId } = input;
+    const lease = await takeJudgeLease(deps.database, projectId, traceId, key, holder, deps.leaseMs);
+    if (!lease.taken) {
+      if (lease.verdictStored) return false;
+      throw new JobDeferral(
+        Math.max(1, Math.min(lease.expiresInMs, leaseRecheckMs)),
+        `judge ${run.producer.id} of trace ${traceId} is being run by another worker (its lease ends in ${lease.expiresInMs} ms)`,
+      );
+    }
+    try {
+      if (run.beforeRun) await run.beforeRun();
+      const verdict = checkedVerdict(run.producer, await run.producer.judge(input));
+      await insertVerdict(deps.database, projectId, traceId, { ...key, status: verdict.status, result: verdict.result }, { leaseHolder: holder });
+      return true;
+    } catch (err) {
+      // Another worker may run it now; a release that fails leaves the lease to expire.
+      await releaseJudgeLease(deps.database, projectId, traceId, key, holder).catch((releaseError: unknown) =>
+        deps.log.warn(
+          { projectId, traceId, producer: run.producer.id, error: describeStorageError(releaseError).message },
+          "judge lease not released; it expires",
+        ),
+      );
+      throw err;
+    }
   }
 }

@@ -1,5 +1,5 @@
 /** The worker as a unit: queue processors plus the sweeper, from explicit dependencies. */
-import { judgePolicyDefaultsOf, judgeServiceDefaultOf, validationBarOf } from "@crux/config";
+import { judgeLimitsOf, judgePolicyDefaultsOf, judgeServiceDefaultOf, validationBarOf } from "@crux/config";
 import { compactScoreRollups, createSecretBox, describeStorageError, type Database, type SecretBox } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
 import type { JobHandlers, JobOutcomeEvent, JobQueue, JobRunnerOptions } from "@crux/queue";
@@ -68,6 +68,18 @@ function jobRunnerHooks(metrics: WorkerMetrics): JobRunnerOptions {
   };
 }
 
+/**
+ * How long a judge lease holds (judge.processor.ts): past the longest run, so a live holder
+ * never loses it. A run sends at most `judgePromptsPerRun` prompts (the step-by-step walk: five
+ * windows), each at most `judgeAttempts` calls of the judge timeout, with at most
+ * `judgeRetryWaitMs` slept between them (packages/judges' defaults). A holder that crashed
+ * keeps the producer waiting that long.
+ */
+const judgePromptsPerRun = 5;
+const judgeAttempts = 3;
+const judgeRetryWaitMs = 10_000;
+const judgeLeaseMsOf = (timeoutMs: number) => judgePromptsPerRun * judgeAttempts * (timeoutMs + judgeRetryWaitMs);
+
 export function createWorker(deps: WorkerDeps) {
   const config = resolveWorkerConfig(deps.config);
   const registry = deps.registry ?? createMetricsRegistry();
@@ -86,6 +98,7 @@ export function createWorker(deps: WorkerDeps) {
   const secretBox = deps.secretBox !== undefined ? deps.secretBox : config.CRUX_SECRET_KEY ? createSecretBox(config.CRUX_SECRET_KEY) : null;
   const judges = deps.judges ?? [];
   assertJudgeProducers(judges);
+  const judgeLimits = judgeLimitsOf(config);
   const policy = deps.judgeSuites
     ? createJudgePolicy({
         database: deps.database,
@@ -94,7 +107,8 @@ export function createWorker(deps: WorkerDeps) {
         secretBox,
         now: deps.now ?? Date.now,
         budgetRecheckMs: config.CRUX_JUDGE_BUDGET_RECHECK_MS,
-        limits: { timeoutMs: config.CRUX_JUDGE_TIMEOUT_MS },
+        limits: { timeoutMs: config.CRUX_JUDGE_TIMEOUT_MS, maxAttempts: judgeAttempts, maxRetryWaitMs: judgeRetryWaitMs },
+        endpoints: { counter: deps.queue, ratePerWindow: judgeLimits.ratePerMinute, concurrency: judgeLimits.concurrency },
       })
     : undefined;
   // Fixed producers judge every trace; otherwise the policy picks (failed traces, a share of the rest, judges on).
@@ -123,7 +137,13 @@ export function createWorker(deps: WorkerDeps) {
     onAttempt: (result) => metrics.webhookAttempts.inc({ result }),
   });
   const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging, metrics });
-  const judge = createJudgeProcessor({ database: deps.database, log: deps.log, producers: judges, policy });
+  const judge = createJudgeProcessor({
+    database: deps.database,
+    log: deps.log,
+    producers: judges,
+    policy,
+    leaseMs: judgeLeaseMsOf(config.CRUX_JUDGE_TIMEOUT_MS),
+  });
   async function compactRollups(): Promise<void> {
     const result = await compactScoreRollups(deps.database);
     if (result.moved > 0) metrics.rollupDeltasCompacted.inc(result.moved);

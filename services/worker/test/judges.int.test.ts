@@ -5,7 +5,8 @@
  * fails), the sampling policy (failed traces always, the share of the rest),
  * call records (those of a failed, retried run too), the verdict cache keyed
  * by model (a re-score does not pay twice; a new model judges again), and the daily
- * budget (jobs wait, then resume the next UTC day on the injected clock).
+ * budget (jobs wait, then resume the next UTC day on the injected clock), and the runs per
+ * minute per provider endpoint (CRUX_JUDGE_RATE_PER_MINUTE; judge-limits.int.test.ts tests the rest).
  * The suite is a scripted factory with the shape of packages/judges'
  * createJudgeSuite: what is tested is the worker's machinery, not a model.
  */
@@ -17,6 +18,7 @@ import type { QueueName } from "@crux/queue";
 import { startMockLlmServer, testDatabases, testQueues } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
 import type { JudgeSuiteFactory } from "../src/judge-suite.ts";
+import type { WorkerConfig } from "../src/config.ts";
 import { createWorker } from "../src/worker.ts";
 import { jobsCounted, recordingLog, reportTrace, stopTestWorker, until } from "./traces.ts";
 
@@ -109,7 +111,13 @@ const settings = (over: Partial<JudgeSettingsInput>): JudgeSettingsInput => ({
 });
 
 /** `factory`: the suite factory the worker gets (default the scripted one, `suites`). */
-async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]["q"], concurrency = 2, factory?: JudgeSuiteFactory) {
+async function setup(
+  db: (typeof cases)[number]["db"],
+  q: (typeof cases)[number]["q"],
+  concurrency = 2,
+  factory?: JudgeSuiteFactory,
+  config: Partial<WorkerConfig> = {},
+) {
   const database = await db.create();
   const { queue, purge } = q.create();
   const recorded = recordingLog();
@@ -124,7 +132,7 @@ async function setup(db: (typeof cases)[number]["db"], q: (typeof cases)[number]
     judgeSuites: factory ?? suites.factory,
     secretBox: box,
     now: () => clock.now,
-    config: { CRUX_WORKER_CONCURRENCY: concurrency, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0, CRUX_JUDGE_BUDGET_RECHECK_MS: 50 },
+    config: { CRUX_WORKER_CONCURRENCY: concurrency, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0, CRUX_JUDGE_BUDGET_RECHECK_MS: 50, ...config },
   });
   await ensureProject(database, PROJECT, PROJECT);
   worker.start();
@@ -305,6 +313,24 @@ describe.each(cases)("LLM judges in the worker on $name", ({ db, q }) => {
       expect(await s.jobs("trace.judge", "deferred")).toBeGreaterThanOrEqual(1);
       expect(s.suites.runs).toHaveLength(1);
       expect(await listVerdicts(s.database, PROJECT, traceId)).toHaveLength(1);
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
+  it("holds the judges to CRUX_JUDGE_RATE_PER_MINUTE per provider endpoint: the run over it is deferred, not failed", async () => {
+    const s = await setup(db, q, 2, undefined, { CRUX_JUDGE_RATE_PER_MINUTE: 1 });
+    try {
+      // Three judges, one run a minute: however the minute falls, one of them waits for the next.
+      await putJudgeSettings(s.database, PROJECT, settings({ kinds: ["mast-checklist", "handoff-preservation", "decisive-error-all-at-once"] }), box);
+      const traceId = await s.ingest({ success: false });
+      await until("a judge job deferred", async () => (await s.jobs("trace.judge", "deferred")) >= 1);
+      const verdicts = await listVerdicts(s.database, PROJECT, traceId);
+      expect(verdicts.length).toBeGreaterThanOrEqual(1);
+      expect(verdicts.length).toBeLessThan(3);
+      expect(s.suites.runs).toHaveLength(verdicts.length);
+      expect(await s.jobs("trace.judge", "failed")).toBe(0);
+      expect(await s.jobs("trace.judge", "retry")).toBe(0);
     } finally {
       await s.close();
     }

@@ -154,7 +154,7 @@ export function directStages(database: Database, opts: { log?: Logger; validateS
     judging: judges.length > 0,
     ...(opts.validateSchema ? { validateSchema: opts.validateSchema } : {}),
   });
-  const judge = createJudgeProcessor({ database, log, producers: judges });
+  const judge = createJudgeProcessor({ database, log, producers: judges, leaseMs: 60_000 });
   return {
     queue,
     settle,

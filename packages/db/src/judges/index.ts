@@ -1,5 +1,7 @@
 export {
   getJudgeSettingsRow,
+  judgeSettingsStamp,
+  judgeSettingsRowStamp,
   putJudgeSettings,
   readJudgeSettings,
   resolveJudgeSettings,

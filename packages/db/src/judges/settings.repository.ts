@@ -146,6 +146,28 @@ export async function getJudgeSettingsRow(database: Database, projectId: string)
   return row;
 }
 
+/**
+ * What changes with every write of the project's settings row: its version and updated_at (a row
+ * deleted and written again restarts at version 1, but not at the same instant); "none" when the
+ * project has no row. One primary-key read of two small columns: the worker checks it per job and
+ * resolves the row (and opens its key) only when it changed.
+ */
+export async function judgeSettingsStamp(database: Database, projectId: string): Promise<string> {
+  const [row] = await database.db
+    .select({ version: judgeSettings.version, updatedAt: judgeSettings.updatedAt })
+    .from(judgeSettings)
+    .where(eq(judgeSettings.projectId, projectId))
+    .limit(1);
+  return row ? stampOf(row) : "none";
+}
+
+/** The stamp of a row as read whole (judgeSettingsStamp's value for it). */
+export function judgeSettingsRowStamp(row: JudgeSettingsRow | undefined): string {
+  return row ? stampOf(row) : "none";
+}
+
+const stampOf = (row: { version: number; updatedAt: Date }) => `${row.version}@${row.updatedAt.toISOString()}`;
+
 export async function readJudgeSettings(
   database: Database,
   projectId: string,
