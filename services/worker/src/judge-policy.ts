@@ -11,10 +11,11 @@
  * window across every worker process (over it: deferred to the next window),
  * and at most `concurrency` runs at once in this process (the rest wait).
  *
- * The settings are read per job as a stamp (version and updated_at, one
- * primary-key read); the row is resolved, and its sealed key opened, once per
- * stamp, so a PUT is seen by the next job and the hot path of the score stage
- * does no decryption.
+ * The settings are read per job as a stamp (version and updated_at; the score
+ * stage reads it with the job's state, the judge stage with one primary-key
+ * read); the row is resolved, and its sealed key opened, once per stamp, so a
+ * PUT is seen by the next job and the score stage's hot path adds no read and
+ * no decryption.
  */
 import { judgeBudgetDay, judgeSampled } from "@crux/core";
 import {
@@ -74,8 +75,8 @@ export function createJudgePolicy(deps: JudgePolicyDeps) {
   const settings = new Map<string, { stamp: string; resolved: Promise<ResolvedJudgeSettings> }>();
 
   /** The project's settings as of now: a stamp read, and the row resolved only when its stamp changed. */
-  async function settingsOf(projectId: string): Promise<ResolvedJudgeSettings> {
-    const stamp = await judgeSettingsStamp(deps.database, projectId);
+  async function settingsOf(projectId: string, knownStamp?: string): Promise<ResolvedJudgeSettings> {
+    const stamp = knownStamp ?? (await judgeSettingsStamp(deps.database, projectId));
     const hit = settings.get(projectId);
     if (hit?.stamp === stamp) return hit.resolved;
     if (!hit && settings.size >= maxCachedSettings) settings.clear();
@@ -117,8 +118,9 @@ export function createJudgePolicy(deps: JudgePolicyDeps) {
   return {
     /** For the score stage: should trace.judge be enqueued for this trace? */
     /** `failed`: the trace has an error span or its outcome is a failure (the score stage knows both before it writes). */
-    async shouldJudge(projectId: string, traceId: string, failed: boolean): Promise<boolean> {
-      const current = await settingsOf(projectId);
+    /** `settingsStamp`: the stamp read with the job's state (readScoreJobState); unset, it is read here. */
+    async shouldJudge(projectId: string, traceId: string, failed: boolean, settingsStamp?: string): Promise<boolean> {
+      const current = await settingsOf(projectId, settingsStamp);
       if (!current.effective.enabled) return false;
       return failed || judgeSampled(traceId, current.effective.samplingShare);
     },

@@ -54,7 +54,8 @@ export interface ScoreDeps {
   queue: JobQueue;
   log: Logger;
   /** trace.judge is enqueued only when this is true (a fixed producer is registered) or says so for the trace (the judge policy). */
-  judging?: boolean | ((projectId: string, traceId: string, failed: boolean) => Promise<boolean>);
+  /** A function gets the project's judge settings stamp as read with the job's state (JudgePolicy.shouldJudge). */
+  judging?: boolean | ((projectId: string, traceId: string, failed: boolean, settingsStamp: string) => Promise<boolean>);
   /** Injected for tests; default Ajv. */
   validateSchema?: SchemaValidator;
   /** JSONata in worker threads; createWorker passes one configured from its settings (default: the built-in limits). */
@@ -90,9 +91,9 @@ export function createScoreProcessor(deps: ScoreDeps) {
   }
 
   /** Whether this trace goes on to the judge stage; `success` is its outcome (stored or just computed). */
-  async function judgesTrace(trace: TraceSummary, success: boolean | null): Promise<boolean> {
+  async function judgesTrace(trace: TraceSummary, success: boolean | null, settingsStamp: string): Promise<boolean> {
     if (typeof deps.judging !== "function") return deps.judging === true;
-    return deps.judging(trace.projectId, trace.traceId, trace.hasError || success === false);
+    return deps.judging(trace.projectId, trace.traceId, trace.hasError || success === false, settingsStamp);
   }
 
   /** The scores are current: start the judge stage if it is due, then clear the request this job answered. */
@@ -110,13 +111,13 @@ export function createScoreProcessor(deps: ScoreDeps) {
       ms[part] = (ms[part] ?? 0) + (now - mark);
       mark = now;
     };
-    // One round trip: summary, override, stored input hash, config fingerprint.
+    // One round trip: summary, override, stored input hash, config fingerprint, judge settings stamp.
     const state = await readScoreJobState(deps.database, projectId, traceId);
     if (!state) {
       deps.log.warn(payload, "score: trace not found, nothing to do");
       return;
     }
-    const { trace, override, stored, configFingerprint } = state;
+    const { trace, override, stored, configFingerprint, judgeSettingsStamp } = state;
     const frozen = await frozenSpanSetHash(deps.database, trace);
     if (frozen === null) {
       deps.log.debug(payload, "score: the trace is not settled (or was re-opened); its settle requests the score");
@@ -129,7 +130,7 @@ export function createScoreProcessor(deps: ScoreDeps) {
       early = await readInputs(trace, configFingerprint, frozen, override, stored.taskId);
       if (early.hash === stored.inputHash) {
         deps.log.debug({ ...payload, version: stored.version }, "score: inputs unchanged, the stored scores are kept");
-        await done(trace, await judgesTrace(trace, stored.success));
+        await done(trace, await judgesTrace(trace, stored.success, judgeSettingsStamp));
         return;
       }
       lap("read_config");
@@ -150,7 +151,7 @@ export function createScoreProcessor(deps: ScoreDeps) {
     if (inputs.hash === stored?.inputHash) {
       // (The stored set came from the same span set: its agent list is this one.)
       deps.log.debug({ ...payload, version: stored.version }, "score: inputs unchanged, the stored scores are kept");
-      await done(trace, await judgesTrace(trace, stored.success));
+      await done(trace, await judgesTrace(trace, stored.success, judgeSettingsStamp));
       return;
     }
 
@@ -181,7 +182,7 @@ export function createScoreProcessor(deps: ScoreDeps) {
     lap("scorers");
     // Checks cut by an evaluation budget depend on load, not on the inputs: such a set is not stamped, so the next score job recomputes it.
     const complete = (record.milestones?.notEvaluated ?? 0) === 0;
-    const judging = await judgesTrace(trace, record.run.success);
+    const judging = await judgesTrace(trace, record.run.success, judgeSettingsStamp);
     // The agent list and (without a judge stage to start first) the score request go with the set, in its transaction.
     // Written with the sets other jobs finish meanwhile, in one transaction (score-writer.ts).
     await writer.write(projectId, {

@@ -21,6 +21,9 @@ import {
   type Database,
   type JudgeSettingsInput,
   type SecretBox,
+  judgeSettingsStamp,
+  judgeSettingsRowStamp,
+  getJudgeSettingsRow,
 } from "@crux/db";
 import { isJobDeferral, JobDeferral, type JobOutcomeEvent } from "@crux/queue";
 import { testDatabases, testQueues } from "@crux/testkit";
@@ -327,8 +330,17 @@ describe.each(databases)("one paid run per verdict across processes on $name", (
       expect(await policy.shouldJudge(PROJECT, ok, false)).toBe(true);
       expect(opens).toBe(2);
 
+      // The score stage passes the stamp read with its job state (readScoreJobState's SQL, the same value as a row read).
+      const stamp = await judgeSettingsStamp(database, PROJECT);
+      expect(stamp).toBe(judgeSettingsRowStamp(await getJudgeSettingsRow(database, PROJECT)));
+      expect(await policy.shouldJudge(PROJECT, ok, false, stamp)).toBe(true);
       await putJudgeSettings(database, PROJECT, settings({ enabled: false }), box);
-      expect(await policy.shouldJudge(PROJECT, ok, true)).toBe(false);
+      const next = await judgeSettingsStamp(database, PROJECT);
+      expect(next).not.toBe(stamp);
+      expect(next).toBe(judgeSettingsRowStamp(await getJudgeSettingsRow(database, PROJECT)));
+      // A stamp the cache holds answers from the cache (the stale one gives the old settings), the new one reads the change.
+      expect(await policy.shouldJudge(PROJECT, ok, false, stamp)).toBe(true);
+      expect(await policy.shouldJudge(PROJECT, ok, true, next)).toBe(false);
       expect(await policy.forProject(PROJECT)).toEqual({ off: expect.stringMatching(/switched off/) });
       // A project without a row: no key to open, judges off (no service default).
       expect(await policy.shouldJudge("p-none", ok, true)).toBe(false);

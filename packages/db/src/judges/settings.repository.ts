@@ -7,8 +7,8 @@
  * does not ask for the model (the API asks for the view only).
  */
 import { PermanentError } from "@crux/core";
-import { eq, sql } from "drizzle-orm";
-import type { Database } from "../client.ts";
+import { eq, sql, type SQL } from "drizzle-orm";
+import { rowsOf, type Database } from "../client.ts";
 import { judgeSettings, type JudgeSettingsRow } from "./schema.ts";
 import type { SecretBox } from "../secret-box.ts";
 
@@ -153,12 +153,17 @@ export async function getJudgeSettingsRow(database: Database, projectId: string)
  * resolves the row (and opens its key) only when it changed.
  */
 export async function judgeSettingsStamp(database: Database, projectId: string): Promise<string> {
-  const [row] = await database.db
-    .select({ version: judgeSettings.version, updatedAt: judgeSettings.updatedAt })
-    .from(judgeSettings)
-    .where(eq(judgeSettings.projectId, projectId))
-    .limit(1);
-  return row ? stampOf(row) : "none";
+  const [row] = rowsOf(await database.db.execute(sql`SELECT ${judgeSettingsStampSql(projectId)} AS stamp`));
+  return String(row?.stamp ?? "none");
+}
+
+/**
+ * The stamp as an SQL expression, so a read the job makes anyway (readScoreJobState) carries it.
+ * Milliseconds since the epoch, truncated as a JS Date of the column truncates them.
+ */
+export function judgeSettingsStampSql(projectId: string): SQL<string> {
+  return sql<string>`coalesce((SELECT j.version::text || '@' || floor(extract(epoch FROM j.updated_at) * 1000)::bigint::text
+    FROM judge_settings j WHERE j.project_id = ${projectId}), 'none')`;
 }
 
 /** The stamp of a row as read whole (judgeSettingsStamp's value for it). */
@@ -166,7 +171,7 @@ export function judgeSettingsRowStamp(row: JudgeSettingsRow | undefined): string
   return row ? stampOf(row) : "none";
 }
 
-const stampOf = (row: { version: number; updatedAt: Date }) => `${row.version}@${row.updatedAt.toISOString()}`;
+const stampOf = (row: { version: number; updatedAt: Date }) => `${row.version}@${row.updatedAt.getTime()}`;
 
 export async function readJudgeSettings(
   database: Database,

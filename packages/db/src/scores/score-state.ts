@@ -4,12 +4,13 @@
  * the stored set's input hash and task id, and a fingerprint of everything
  * loadScoringConfig and findBaselineRun read for the project, so the worker
  * can keep the scoring configuration between jobs and reload it only when
- * the fingerprint changes.
+ * the fingerprint changes; and the judge settings' stamp, for the same reason.
  */
 import type { RunTagsOverride } from "@crux/core";
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { traces } from "../schema.ts";
+import { judgeSettingsStampSql } from "../judges/settings.repository.ts";
 import type { TraceSummary } from "../traces.ts";
 
 export interface ScoreJobState {
@@ -19,6 +20,8 @@ export interface ScoreJobState {
   stored: { version: number; inputHash: string | null; taskId: string | null; success: boolean | null } | null;
   /** Changes whenever a row scoring's configuration or baseline reads for the project changes. */
   configFingerprint: string;
+  /** The project's judge settings stamp (judgeSettingsStamp), so the judge policy needs no read of its own. */
+  judgeSettingsStamp: string;
 }
 
 /** Every row of a config table for the project, in id order, as text (so any change to any column changes it). */
@@ -46,6 +49,7 @@ export async function readScoreJobState(database: Database, projectId: string, t
       stored: sql<unknown>`(SELECT json_build_array(s.version, s.input_hash, s.task_id, s.success) FROM trace_scores s
         WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId})`,
       configFingerprint: configFingerprintSql(projectId),
+      judgeSettingsStamp: judgeSettingsStampSql(projectId),
     })
     .from(traces)
     .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId)))
@@ -58,5 +62,6 @@ export async function readScoreJobState(database: Database, projectId: string, t
     override: (parse(row.override) as RunTagsOverride | null) ?? null,
     stored: stored ? { version: Number(stored[0]), inputHash: stored[1], taskId: stored[2], success: stored[3] } : null,
     configFingerprint: row.configFingerprint,
+    judgeSettingsStamp: row.judgeSettingsStamp,
   };
 }
