@@ -123,4 +123,11 @@ export const TraceVerdictsResponse = z.object({
   nextCursor: nextCursorField(),
 });
 
-export const JudgeRequestResponse = z.object({ traceId: traceIdField(), enqueued: z.literal(true) });
+export const JudgeRequestResponse = z.object({
+  traceId: traceIdField(),
+  enqueued: z
+    .boolean()
+    .describe(
+      "true: the judge job is queued; false: the queue is unreachable (or this API has none), and the recorded request is started by a worker's sweeper",
+    ),
+});

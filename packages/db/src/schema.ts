@@ -152,6 +152,13 @@ export const traces = pgTable(
      * Millisecond precision so a JS Date round-trips exactly.
      */
     scoreRequestedAt: timestamp({ withTimezone: true, precision: 3 }),
+    /**
+     * Set when the score stage hands the trace to the judges (or POST /traces/:id/judge asks),
+     * before the trace.judge job is enqueued; cleared by the judge stage by compare-and-set once
+     * it is done, moved ahead by a deferral (budget, rate, lease). The sweeper enqueues traces
+     * whose request is past and quiet: a judge job lost with the queue is run again.
+     */
+    judgeRequestedAt: timestamp({ withTimezone: true, precision: 3 }),
   },
   (t) => [
     primaryKey({ columns: [t.projectId, t.traceId] }),
@@ -167,6 +174,9 @@ export const traces = pgTable(
     index("traces_score_requested_idx")
       .on(t.scoreRequestedAt)
       .where(sql`${t.scoreRequestedAt} IS NOT NULL`),
+    index("traces_judge_requested_idx")
+      .on(t.judgeRequestedAt)
+      .where(sql`${t.judgeRequestedAt} IS NOT NULL`),
   ],
 );
 

@@ -96,15 +96,12 @@ export const queueRegistry = {
   "trace.score": defineQueue({ mode: "debounced", payload: tracePayload, key: traceKey, defaults: traceStageDefaults }),
   /**
    * The registered judge producers of a scored trace; each runs only when its verdict for the current
-   * inputs is missing. Rate-limited per project: judges call paid model APIs.
+   * inputs is missing. Debounced per trace like the other stages: the sweeper's re-enqueue of a judge
+   * request whose job still waits is no second job, and a request during a run gets one more run after
+   * it. The paid calls are limited where the provider is known (the worker's judge policy: a rate per
+   * provider endpoint across processes, concurrency per process, the project's daily budget).
    */
-  "trace.judge": defineQueue({
-    mode: "rate-limited",
-    payload: tracePayload,
-    key: (p) => p.projectId,
-    rateLimit: { max: 60, windowMs: 60_000 },
-    defaults: traceStageDefaults,
-  }),
+  "trace.judge": defineQueue({ mode: "debounced", payload: tracePayload, key: traceKey, defaults: traceStageDefaults }),
   /**
    * Evaluates every enabled alert rule over the stored scores and re-enqueues webhook deliveries
    * still pending in Postgres. Once per tick across all workers; the interval is the worker's

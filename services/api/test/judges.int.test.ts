@@ -6,10 +6,12 @@
  * /traces/:id/verdicts and POST /traces/:id/judge (404, judges off, not
  * scored, 202 with the job on a real queue).
  */
+import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import { normalizedSpan } from "@crux/core/testing";
 import {
   createSecretBox,
+  getTraceSummary,
   insertJudgeCalls,
   insertSpanBatch,
   insertVerdict,
@@ -20,7 +22,7 @@ import {
   type JudgeServiceDefaults,
   type SecretBox,
 } from "@crux/db";
-import { createInProcessQueue } from "@crux/queue";
+import { createBullmqQueue, createInProcessQueue } from "@crux/queue";
 import { createLogger } from "@crux/runtime";
 import { testDatabases } from "@crux/testkit";
 import { afterEach, describe, expect, it } from "vitest";
@@ -291,6 +293,9 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
       expect(accepted.statusCode, accepted.body).toBe(202);
       expect(accepted.json()).toEqual({ traceId, enqueued: true });
       await expect.poll(() => jobs).toEqual([{ projectId: PROJECT, traceId }]);
+      // The request is recorded before the enqueue, so a job lost with the queue is swept (the handler here does not clear it).
+      const recorded = (await getTraceSummary(database, PROJECT, traceId))!.judgeRequestedAt;
+      expect(recorded).toBeInstanceOf(Date);
 
       // What the worker stores, as GET /verdicts serves it.
       const warning = "the judge model claude-x is of the claude family, as the agents' claude-sonnet-4-5";
@@ -322,4 +327,27 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
       await queue.close(1_000);
     }
   });
+
+  it("POST /traces/:id/judge with the queue unreachable: 202 enqueued false, the request recorded for the worker's sweeper", async () => {
+    const dead = createBullmqQueue({ redisUrl: "redis://127.0.0.1:1", prefix: `test-${randomUUID()}`, commandTimeoutMs: 500 });
+    try {
+      const { api, database } = await app({ defaults: { model: null, samplingShare: 0.1, dailyBudgetUsd: 5 }, secretBox: box }, { queue: dead });
+      const traceId = hexTraceId(8);
+      await storeSpan(database, 8, "gpt-4.1");
+      await api.inject({
+        method: "PUT",
+        url: "/api/v1/judge-settings",
+        payload: { provider: "openai", model: "gpt-4.1", baseUrl: "http://127.0.0.1:11434/v1" },
+      });
+      await persistTraceScores(database, PROJECT, scoreRecord({ n: 8, startMs: NOW - HOUR, agents: [{ agent: "writer", input: 10, output: 5 }] }), {
+        inputHash: null,
+      });
+      const accepted = await api.inject({ method: "POST", url: `/api/v1/traces/${traceId}/judge` });
+      expect(accepted.statusCode, accepted.body).toBe(202);
+      expect(accepted.json()).toEqual({ traceId, enqueued: false });
+      expect((await getTraceSummary(database, PROJECT, traceId))!.judgeRequestedAt).toBeInstanceOf(Date);
+    } finally {
+      await dead.close(0);
+    }
+  }, 30_000);
 });

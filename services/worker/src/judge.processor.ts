@@ -22,7 +22,7 @@
  * skipped, or the lease expired and this job takes it). The lease ends with
  * the verdict, in its transaction, or when the run fails.
  */
-import { judgeInputHash, PermanentError, prepareTrace, runTagsOf, spanSetHash } from "@crux/core";
+import { isPermanent, judgeInputHash, PermanentError, prepareTrace, runTagsOf, spanSetHash } from "@crux/core";
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import {
@@ -36,8 +36,11 @@ import {
   takeJudgeLease,
   type Database,
   type VerdictKey,
+  clearJudgeRequest,
+  deferJudgeRequest,
+  type TraceSummary,
 } from "@crux/db";
-import { JobDeferral, type Payload } from "@crux/queue";
+import { isJobDeferral, JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "./frozen-span-set.ts";
 import type { JudgeProducer, JudgeProducerInput, JudgeVerdict } from "./judge-producer.ts";
@@ -88,8 +91,8 @@ const sameTraceDeferMs = 1_000;
 const leaseRecheckMs = 2_000;
 
 export function createJudgeProcessor(deps: JudgeDeps) {
-  // trace.judge is rate-limited, not keyed per trace: two jobs of one trace (a re-score during a judge
-  // run) could both pay for the same verdict. Within a process the second one waits for the first.
+  // The queue runs one trace's judge jobs one at a time (debounced per trace); a second run in this process
+  // (a stalled job redelivered, a direct caller) waits for the first, and judge_leases covers other processes.
   const judging = new Set<string>();
   const holder = deps.holder ?? `${hostname()}:${process.pid}:${randomUUID()}`;
   return async function judge(payload: Payload<"trace.judge">): Promise<void> {
@@ -97,13 +100,24 @@ export function createJudgeProcessor(deps: JudgeDeps) {
     if (judging.has(key)) throw new JobDeferral(sameTraceDeferMs, `trace ${payload.traceId} is being judged by another job`);
     judging.add(key);
     try {
-      await judgeTrace(payload);
+      const trace = await getTraceSummary(deps.database, payload.projectId, payload.traceId);
+      const seen = trace?.judgeRequestedAt ?? null;
+      try {
+        await judgeTrace(payload, trace);
+      } catch (err) {
+        // Deferred: the request waits with the job (the sweeper leaves it until then). Permanent: no retry can answer it.
+        if (seen !== null && isJobDeferral(err)) await deferJudgeRequest(deps.database, payload.projectId, payload.traceId, seen, err.delayMs);
+        else if (seen !== null && isPermanent(err)) await clearJudgeRequest(deps.database, payload.projectId, payload.traceId, seen);
+        throw err;
+      }
+      // Answered (or nothing to judge); a request made meanwhile is newer and stays.
+      if (seen !== null) await clearJudgeRequest(deps.database, payload.projectId, payload.traceId, seen);
     } finally {
       judging.delete(key);
     }
   };
 
-  async function judgeTrace(payload: Payload<"trace.judge">): Promise<void> {
+  async function judgeTrace(payload: Payload<"trace.judge">, trace: TraceSummary | null): Promise<void> {
     const { projectId, traceId } = payload;
     const llm = deps.policy ? await deps.policy.forProject(projectId) : { off: "no LLM judges in this worker" };
     const runs: Run[] = [
@@ -114,7 +128,6 @@ export function createJudgeProcessor(deps: JudgeDeps) {
       deps.log.debug({ ...payload, reason: "off" in llm ? llm.off : "no judge" }, "judge: judges are off for the project");
       return;
     }
-    const trace = await getTraceSummary(deps.database, projectId, traceId);
     const frozen = trace ? await frozenSpanSetHash(deps.database, trace) : null;
     if (frozen === null) {
       deps.log.debug(payload, "judge: the trace is unknown or re-opened; its next score job starts the judges");

@@ -37,7 +37,7 @@ import {
   type SchemaValidator,
   type TraceScoreRecord,
 } from "@crux/core";
-import { clearScoreRequest, listTraceSpans, readScoreJobState, type Database, type TraceSummary } from "@crux/db";
+import { clearScoreRequest, listTraceSpans, readScoreJobState, requestJudge, type Database, type TraceSummary } from "@crux/db";
 import type { JobQueue, Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "./frozen-span-set.ts";
@@ -96,10 +96,16 @@ export function createScoreProcessor(deps: ScoreDeps) {
     return deps.judging(trace.projectId, trace.traceId, trace.hasError || success === false, settingsStamp);
   }
 
-  /** The scores are current: start the judge stage if it is due, then clear the request this job answered. */
+  /**
+   * The scores are current: clear the request this job answered and, when the judges are due, record the
+   * judge request in the same statement, then enqueue the judge job (lost or not enqueued, the sweeper
+   * enqueues it again from the request).
+   */
   async function done(trace: TraceSummary, judging: boolean): Promise<void> {
-    if (judging) await deps.queue.enqueue("trace.judge", { projectId: trace.projectId, traceId: trace.traceId });
-    if (trace.scoreRequestedAt !== null) await clearScoreRequest(deps.database, trace.projectId, trace.traceId, trace.scoreRequestedAt);
+    if (judging) {
+      await requestJudge(deps.database, trace.projectId, trace.traceId, { clearScoreRequest: trace.scoreRequestedAt });
+      await deps.queue.enqueue("trace.judge", { projectId: trace.projectId, traceId: trace.traceId }, { delayMs: 0 });
+    } else if (trace.scoreRequestedAt !== null) await clearScoreRequest(deps.database, trace.projectId, trace.traceId, trace.scoreRequestedAt);
   }
 
   return async function score(payload: Payload<"trace.score">): Promise<void> {

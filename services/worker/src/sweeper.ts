@@ -3,9 +3,11 @@
  * long after their last span (their settle job was never enqueued, or was
  * lost) are enqueued to trace.settle again, and settled traces whose score
  * request is as old (a score job lost, or an enqueue that failed in the settle
- * stage or the API) to trace.score. Postgres is the source of truth.
+ * stage or the API) to trace.score, and traces whose judge request is as old
+ * and past (a judge job lost, or its enqueue failed) to trace.judge. Postgres
+ * is the source of truth.
  */
-import { describeStorageError, listDirtyTraces, listScoreRequests, type Database } from "@crux/db";
+import { describeStorageError, listDirtyTraces, listJudgeRequests, listScoreRequests, type Database } from "@crux/db";
 import type { JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 
@@ -25,7 +27,7 @@ export function createSweeper(opts: SweeperOptions) {
   let running: Promise<number> | null = null;
 
   /**
-   * Returns how many traces it enqueued (settles plus scores). `quietMs: 0` takes every dirty
+   * Returns how many traces it enqueued (settles, scores and judges). `quietMs: 0` takes every dirty
    * trace and score request (the all-in-one start-up sweep, when no job of this process exists yet).
    */
   async function sweepOnce(over: { quietMs?: number; limit?: number } = {}): Promise<number> {
@@ -46,10 +48,18 @@ export function createSweeper(opts: SweeperOptions) {
         { delayMs: 0 },
       );
     }
-    const total = dirty.length + requested.length;
+    const judge = await listJudgeRequests(opts.database, bounds);
+    if (judge.length > 0) {
+      await opts.queue.enqueueMany(
+        "trace.judge",
+        judge.map((t) => ({ projectId: t.projectId, traceId: t.traceId })),
+        { delayMs: 0 },
+      );
+    }
+    const total = dirty.length + requested.length + judge.length;
     if (total === 0) return 0;
     opts.onReenqueued?.(total);
-    opts.log.info({ settle: dirty.length, score: requested.length }, "sweeper re-enqueued traces left unsettled or unscored");
+    opts.log.info({ settle: dirty.length, score: requested.length, judge: judge.length }, "sweeper re-enqueued traces left unsettled, unscored or unjudged");
     return total;
   }
 

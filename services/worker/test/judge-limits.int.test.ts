@@ -166,6 +166,7 @@ describe.each(testQueues({ queuePrefix: "test-judge-limits" }))("runs per minute
       await queue.enqueueMany(
         "trace.judge",
         traces.map((traceId) => ({ projectId: PROJECT, traceId })),
+        { delayMs: 0 },
       );
       await until("three runs, then a deferral", async () => suites.runs.length === 3 && outcomes.some((e) => e.outcome === "deferred"));
       const firstWindow = Math.floor(suites.runs[0]!.at / windowMs);

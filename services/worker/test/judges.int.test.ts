@@ -11,7 +11,17 @@
  * createJudgeSuite: what is tested is the worker's machinery, not a model.
  */
 import type { JudgeCallRecord, JudgeKind, JudgeModelSettings, JudgeVerdictResult } from "@crux/contracts";
-import { createSecretBox, ensureProject, insertSpanBatch, listJudgeCalls, listVerdicts, putJudgeSettings, type JudgeSettingsInput } from "@crux/db";
+import {
+  createSecretBox,
+  ensureProject,
+  getTraceSummary,
+  insertSpanBatch,
+  listJudgeCalls,
+  listVerdicts,
+  putJudgeSettings,
+  requestJudge,
+  type JudgeSettingsInput,
+} from "@crux/db";
 import { createJudgeSuite, JudgeUnavailableError } from "@crux/judges";
 import { createMetricsRegistry } from "@crux/observability";
 import type { QueueName } from "@crux/queue";
@@ -35,7 +45,7 @@ function scriptedSuites() {
   const built: JudgeModelSettings[] = [];
   const runs: { kind: JudgeKind; model: string; spans: number }[] = [];
   /** Set by a test: how long each run takes; how many runs fail next (provider unavailable after one rate-limited call, as packages/judges throws it). */
-  const control = { delayMs: 0, failNext: 0 };
+  const control = { delayMs: 0, failNext: 0, started: 0 };
   const factory: JudgeSuiteFactory = (settings, options) => {
     built.push(settings);
     const kinds = options?.kinds ?? (["mast-checklist", "handoff-preservation"] as const);
@@ -47,6 +57,7 @@ function scriptedSuites() {
         model: settings.model,
         inputs: ["spans"] as const,
         async run({ spans }) {
+          control.started++;
           if (control.delayMs > 0) await new Promise((r) => setTimeout(r, control.delayMs));
           if (control.failNext > 0) {
             control.failNext--;
@@ -144,6 +155,7 @@ async function setup(
     suites,
     clock,
     jobs,
+    sweeper: worker.sweeper,
     /** Stores a trace and settles it; resolves once its score job completed. */
     async ingest(o: { success?: boolean; saveFails?: boolean }): Promise<string> {
       const spans = reportTrace({
@@ -186,7 +198,7 @@ describe.each(cases)("LLM judges in the worker on $name", ({ db, q }) => {
       expect(s.suites.built).toEqual([]);
 
       // A judge job anyway (as POST /traces/:id/judge would enqueue it): it completes, says why at debug level.
-      await s.queue.enqueue("trace.judge", { projectId: PROJECT, traceId: failed });
+      await s.queue.enqueue("trace.judge", { projectId: PROJECT, traceId: failed }, { delayMs: 0 });
       await judgedCompletions(s, 1);
       expect(s.recorded.debugs).toContain("judge: judges are off for the project");
       expect(s.suites.runs).toEqual([]);
@@ -260,6 +272,39 @@ describe.each(cases)("LLM judges in the worker on $name", ({ db, q }) => {
     }
   }, 60_000);
 
+  it("a judge request whose job was lost is run by the sweeper; a deferred one waits with its job, left alone by the sweeper", async () => {
+    const s = await setup(db, q, 2, undefined, { CRUX_JUDGE_BUDGET_RECHECK_MS: 60_000 });
+    const requestOf = async (traceId: string) => (await getTraceSummary(s.database, PROJECT, traceId))!.judgeRequestedAt;
+    try {
+      await putJudgeSettings(s.database, PROJECT, settings({}), box);
+      const traceId = await s.ingest({ success: false });
+      await judgedCompletions(s, 1);
+      await until("the judge request answered", async () => (await requestOf(traceId)) === null);
+      expect(s.suites.runs.map((r) => r.model)).toEqual(["gpt-4.1", "gpt-4.1"]);
+
+      // A new model, and a judge request recorded as the score stage records it, its job never enqueued (lost with the queue).
+      await putJudgeSettings(s.database, PROJECT, settings({ model: "gpt-4.1-mini" }), box);
+      expect(await requestJudge(s.database, PROJECT, traceId)).toBeInstanceOf(Date);
+      expect(await s.sweeper.sweepOnce()).toBe(1);
+      await judgedCompletions(s, 2);
+      await until("the swept request answered", async () => (await requestOf(traceId)) === null);
+      expect(s.suites.runs.map((r) => r.model)).toEqual(["gpt-4.1", "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-mini"]);
+      expect(await s.sweeper.sweepOnce()).toBe(0);
+
+      // Over budget ($0.04 spent today): the job defers for the recheck interval and its request moves with it.
+      await putJudgeSettings(s.database, PROJECT, settings({ model: "gpt-5", dailyBudgetUsd: 0.01 }), box);
+      const deferredBefore = await s.jobs("trace.judge", "deferred");
+      await requestJudge(s.database, PROJECT, traceId);
+      await s.queue.enqueue("trace.judge", { projectId: PROJECT, traceId }, { delayMs: 0 });
+      await until("the judge job deferred", async () => (await s.jobs("trace.judge", "deferred")) > deferredBefore);
+      await until("the request moved to the job's return", async () => ((await requestOf(traceId))?.getTime() ?? 0) > Date.now() + 30_000);
+      expect(await s.sweeper.sweepOnce()).toBe(0);
+      expect(s.suites.runs).toHaveLength(4);
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
   it("pauses judge jobs once the daily budget is spent and resumes them the next UTC day; nothing is dropped", async () => {
     const s = await setup(db, q);
     try {
@@ -301,16 +346,16 @@ describe.each(cases)("LLM judges in the worker on $name", ({ db, q }) => {
     }
   }, 60_000);
 
-  it("two judge jobs of one trace at once pay once: the second waits for the first", async () => {
+  it("a judge job enqueued while one of the trace runs is one more run after it, and pays nothing", async () => {
     const s = await setup(db, q, 4);
     try {
       await putJudgeSettings(s.database, PROJECT, settings({ kinds: ["mast-checklist"], samplingShare: 0 }), box);
       const traceId = await s.ingest({ success: true }); // not judged: share 0, not failed
       s.suites.control.delayMs = 500;
-      await s.queue.enqueue("trace.judge", { projectId: PROJECT, traceId });
-      await s.queue.enqueue("trace.judge", { projectId: PROJECT, traceId });
+      await s.queue.enqueue("trace.judge", { projectId: PROJECT, traceId }, { delayMs: 0 });
+      await until("the first judge run started", async () => s.suites.control.started === 1);
+      await s.queue.enqueue("trace.judge", { projectId: PROJECT, traceId }, { delayMs: 0 });
       await until("both judge jobs completed", async () => (await s.jobs("trace.judge", "completed")) === 2);
-      expect(await s.jobs("trace.judge", "deferred")).toBeGreaterThanOrEqual(1);
       expect(s.suites.runs).toHaveLength(1);
       expect(await listVerdicts(s.database, PROJECT, traceId)).toHaveLength(1);
     } finally {

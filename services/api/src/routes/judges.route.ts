@@ -24,6 +24,7 @@ import {
   type Database,
   type JudgeServiceDefaults,
   type SecretBox,
+  requestJudge,
 } from "@crux/db";
 import type { JobQueue } from "@crux/queue";
 import type { FastifyPluginAsync } from "fastify";
@@ -139,7 +140,7 @@ export function judgeRoutes(deps: JudgeRoutesDeps): FastifyPluginAsync {
           summary: "Judge one trace now, whatever the sampling share (the daily budget still applies); its verdicts appear under /verdicts",
           tags: ["judges"],
           params,
-          response: { 202: JudgeRequestResponse, ...errors, 404: ErrorBody, 409: ErrorBody, 503: ErrorBody },
+          response: { 202: JudgeRequestResponse, ...errors, 404: ErrorBody, 409: ErrorBody },
         },
       },
       async (req, reply) => {
@@ -149,14 +150,21 @@ export function judgeRoutes(deps: JudgeRoutesDeps): FastifyPluginAsync {
         const settings = await readJudgeSettings(db, req.projectId, deps.defaults, deps.secretBox);
         if (!settings.effective.enabled) throw new ApiError("judges_off", `judges are off for this project: ${settings.effective.reason}`);
         if (!status.scored) throw new ApiError("conflict", `trace ${traceId} is not scored yet (still in its quiet period): ask again once it is`);
-        if (!deps.queue) throw new ApiError("unavailable", "this API has no job queue (REDIS_URL is not set): it cannot start a judge job");
-        try {
-          await deps.queue.enqueue("trace.judge", { projectId: req.projectId, traceId });
-        } catch {
-          // Redis down or slow (the producer gives up within its command timeout): nothing was queued, say so.
-          throw new ApiError("unavailable", "the job queue is unreachable: the trace was not queued for judging; retry later");
+        // The request is durable first: if the enqueue fails (Redis down, or no queue here), a worker's sweeper starts it.
+        await requestJudge(db, req.projectId, traceId);
+        let enqueued = false;
+        if (deps.queue) {
+          try {
+            await deps.queue.enqueue("trace.judge", { projectId: req.projectId, traceId }, { delayMs: 0 });
+            enqueued = true;
+          } catch (err) {
+            req.log.warn(
+              { traceId, error: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 300) : String(err) },
+              "judge enqueue failed; the judge request is left to the sweeper",
+            );
+          }
         }
-        return reply.code(202).send({ traceId, enqueued: true as const });
+        return reply.code(202).send({ traceId, enqueued });
       },
     );
   };

@@ -1,0 +1,2 @@
+ALTER TABLE "traces" ADD COLUMN "judge_requested_at" timestamp (3) with time zone;--> statement-breakpoint
+CREATE INDEX "traces_judge_requested_idx" ON "traces" USING btree ("judge_requested_at") WHERE "traces"."judge_requested_at" IS NOT NULL;
