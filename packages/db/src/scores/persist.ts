@@ -14,6 +14,7 @@
 import type { TraceScoreRecord } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { applyTraceDeltaSql, cellsByName, rollupColumnNames, rollups, type BaseWhere } from "./rollups.ts";
 import { unnestOf, unnestSelect } from "./sql-util.ts";
 
@@ -75,9 +76,7 @@ export async function persistTraceScoreSets(database: Database, projectId: strin
     if (kept.length === 0) return sets.map(() => false);
     const keptIds = kept.map((s) => s.record.traceId);
     const rescored = keptIds.filter((id) => storedVersion.has(id));
-    const tracesIn = (traceIds: string[]) => (a: string) =>
-      sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ANY(${sql.param(traceIds)}::text[])`;
-    const old = rescored.length === 0 ? rollups.map(() => []) : await oldContributions(tx, tracesIn(rescored));
+    const old = rescored.length === 0 ? rollups.map(() => []) : await oldContributions(tx, projectId, rescored);
     await tx.execute(replaceSummariesSql(projectId, kept));
     const records = kept.map((s) => s.record);
     const inserts = [
@@ -90,12 +89,7 @@ export async function persistTraceScoreSets(database: Database, projectId: strin
     // Different tables, none read by another: one statement. (The deltas below must see these rows: their own statement.)
     if (inserts.length > 0) await tx.execute(withAll("i", inserts));
     // Appended to the rollups' delta tables (rollups.ts): no writer waits on the cells other traces share.
-    await tx.execute(
-      withAll(
-        "r",
-        rollups.map((r, i) => applyTraceDeltaSql(r, tracesIn(keptIds), old[i]!)),
-      ),
-    );
+    await tx.execute(rollupDeltasSql(projectId, keptIds, old));
     const written = new Set(keptIds);
     return sets.map((s) => written.has(s.record.traceId));
   });
@@ -109,19 +103,60 @@ function withAll(prefix: string, statements: SQL[]): SQL {
   )} SELECT 1`;
 }
 
-/** The traces' current contribution to every rollup, in the order of `rollups`, in one read; values as text (exact numerics). */
-async function oldContributions(tx: Tx, where: BaseWhere): Promise<Record<string, unknown>[][]> {
-  const parts = rollups.map((r, i) => {
-    const fields = rollupColumnNames(r)
-      .map((c) => `'${c}', c.${c}::text`)
-      .join(", ");
-    return sql`(SELECT coalesce(json_agg(json_build_object(${sql.raw(fields)})), '[]'::json) FROM (${cellsByName(r, where)}) c) AS ${sql.identifier(`r${i}`)}`;
-  });
-  const [row] = rowsOf(await tx.execute(sql`SELECT ${sql.join(parts, sql`, `)}`));
+/**
+ * The rollup statements of a score write, built once (the SQL builder's cost for these large
+ * statements was a fifth of the worker's CPU): the traces are named through a leading CTE,
+ * `score_write` (project id, trace ids and the old contributions as parameters), so the rest of
+ * the text is fixed. Checked at load: the fixed part takes no parameter of its own.
+ */
+const dialect = new PgDialect();
+const writeScope: BaseWhere = (a) =>
+  sql.raw(`${a}.project_id = (SELECT project_id FROM score_write) AND ${a}.trace_id = ANY((SELECT trace_ids FROM score_write)::text[])`);
+
+function fixedText(q: SQL): string {
+  const built = dialect.sqlToQuery(q);
+  if (built.params.length > 0) throw new Error("a rollup statement's fixed part took a parameter; pass it through score_write");
+  return built.sql;
+}
+
+/** `r0 AS (delta of rollup 0), ... SELECT 1`: the old cells of rollup i are element i of score_write.old. */
+const deltasText = fixedText(
+  withAll(
+    "r",
+    rollups.map((r, i) => applyTraceDeltaSql(r, writeScope, sql.raw(`(SELECT old -> ${i} FROM score_write)`))),
+  ),
+).replace(/^WITH /, "");
+
+/** One column per rollup: the traces' current cells as a json array, values as text (exact numerics). */
+const oldContributionsText = fixedText(
+  sql`SELECT ${sql.join(
+    rollups.map((r, i) => {
+      const fields = rollupColumnNames(r)
+        .map((c) => `'${c}', c.${c}::text`)
+        .join(", ");
+      return sql`(SELECT coalesce(json_agg(json_build_object(${sql.raw(fields)})), '[]'::json) FROM (${cellsByName(r, writeScope)}) c) AS ${sql.identifier(`r${i}`)}`;
+    }),
+    sql`, `,
+  )}`,
+);
+
+const scoreWrite = (projectId: string, traceIds: string[], old: unknown[][] | null) =>
+  old === null
+    ? sql`WITH score_write AS (SELECT ${projectId}::text AS project_id, ${sql.param(traceIds)}::text[] AS trace_ids)`
+    : sql`WITH score_write AS (SELECT ${projectId}::text AS project_id, ${sql.param(traceIds)}::text[] AS trace_ids, ${JSON.stringify(old)}::jsonb AS old)`;
+
+/** The traces' current contribution to every rollup, in the order of `rollups`, in one read. */
+async function oldContributions(tx: Tx, projectId: string, traceIds: string[]): Promise<Record<string, unknown>[][]> {
+  const [row] = rowsOf(await tx.execute(sql`${scoreWrite(projectId, traceIds, null)} ${sql.raw(oldContributionsText)}`));
   return rollups.map((_, i) => {
     const v = row?.[`r${i}`];
     return (typeof v === "string" ? JSON.parse(v) : v) as Record<string, unknown>[];
   });
+}
+
+/** Appends every rollup's (new − old) cells of the traces, in one statement. */
+function rollupDeltasSql(projectId: string, traceIds: string[], old: Record<string, unknown>[][]): SQL {
+  return sql`${scoreWrite(projectId, traceIds, old)}, ${sql.raw(deltasText)}`;
 }
 
 /** The summaries' upsert, the children's deletes and the traces rows' agents and score requests, in one statement. */

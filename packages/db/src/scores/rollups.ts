@@ -231,12 +231,15 @@ export const deltaTableOf = (r: Rollup): string => `${r.table}_delta`;
  * table, one row per changed cell (cells whose measures all net to zero are left out). Plain
  * inserts: no writer waits on the cells other traces of the hour share (compactRollupSql folds them).
  */
-export function applyTraceDeltaSql(r: Rollup, where: BaseWhere, old: Record<string, unknown>[]): SQL {
+export function applyTraceDeltaSql(r: Rollup, where: BaseWhere, old: Record<string, unknown>[] | SQL): SQL {
   const keys = rollupKeyNames(r);
   const cols = rollupColumnNames(r);
   const types: [string, string][] = [["project_id", "text"], ["hour_ns", "bigint"], ["service_name", "text"], ...r.keys, ...r.measures];
   const recordType = types.map(([n, t]) => `${n} ${t}`).join(", ");
-  const oldJson = JSON.stringify(old.map((row) => Object.fromEntries(cols.map((c) => [c, row[c] === null || row[c] === undefined ? null : String(row[c])]))));
+  // The old cells as a jsonb parameter, or an SQL expression yielding them (persist's precompiled statement).
+  const oldRows = Array.isArray(old)
+    ? sql`${JSON.stringify(old.map((row) => Object.fromEntries(cols.map((c) => [c, row[c] === null || row[c] === undefined ? null : String(row[c])]))))}::jsonb`
+    : old;
   const measureSums = r.measures.map(([n]) => `sum(d.${n}) AS ${n}`).join(", ");
   const changed = r.measures.map(([n]) => `sum(d.${n}) <> 0`).join(" OR ");
   const negated = r.measures.map(([n]) => `-o.${n}`).join(", ");
@@ -245,7 +248,7 @@ export function applyTraceDeltaSql(r: Rollup, where: BaseWhere, old: Record<stri
     SELECT ${sql.raw(keys.map((k) => `d.${k}`).join(", "))}, ${sql.raw(measureSums)} FROM (
       ${cellsByName(r, where)}
       UNION ALL
-      SELECT ${sql.raw(keys.map((k) => `o.${k}`).join(", "))}, ${sql.raw(negated)} FROM jsonb_to_recordset(${oldJson}::jsonb) AS o(${sql.raw(recordType)})
+      SELECT ${sql.raw(keys.map((k) => `o.${k}`).join(", "))}, ${sql.raw(negated)} FROM jsonb_to_recordset(${oldRows}) AS o(${sql.raw(recordType)})
     ) d GROUP BY ${sql.raw(keys.map((k) => `d.${k}`).join(", "))} HAVING ${sql.raw(changed)}`;
 }
 
