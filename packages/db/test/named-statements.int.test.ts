@@ -5,8 +5,18 @@
  */
 import { testDatabases } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
-import { createDatabase, ensureProject, insertSpanBatch, insertSpanBatchStatementName, type PostgresDatabase } from "../src/index.ts";
+import {
+  agentMetrics,
+  createDatabase,
+  ensureProject,
+  failureModeMetrics,
+  insertSpanBatch,
+  insertSpanBatchStatementName,
+  persistTraceScores,
+  type PostgresDatabase,
+} from "../src/index.ts";
 import { projectId, traceOf } from "./fixtures.ts";
+import { record } from "./score-record.ts";
 
 const [pglite] = testDatabases({ databaseUrl: undefined });
 const postgres = testDatabases().find((d) => d.name === "postgres");
@@ -51,5 +61,33 @@ if (postgres) {
         await scratch.close();
       }
     });
+
+    it.each([
+      { named: true, prepared: 2 },
+      { named: false, prepared: 0 },
+    ])(
+      "score writes, namedStatements $named: the rollup read and deltas prepared by name ($prepared), the same cells either way",
+      async ({ named, prepared }) => {
+        const scratch = (await postgres.create()) as PostgresDatabase;
+        const database = await createDatabase({ url: scratch.pool.options.connectionString!, poolSize: 1, namedStatements: named });
+        try {
+          const project = projectId();
+          await persistTraceScores(database, project, record(1, { findings: 2 }));
+          await persistTraceScores(database, project, record(1, { version: 2, tokens: 300, findings: 1 })); // a re-score: the old cells are read
+          await persistTraceScores(database, project, record(2));
+          const { rows } = await (database as PostgresDatabase).pool.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name IN ('crux_score_old_cells', 'crux_score_rollup_deltas')",
+          );
+          expect(rows[0]!.n).toBe(prepared);
+          const metrics = await agentMetrics(database, project, { fromNs: 0n, toNs: 10_000n }, {});
+          expect(metrics.agents.map((a) => [a.agent, a.traces, a.totalTokens])).toEqual([["a", 2, 400]]);
+          const modes = await failureModeMetrics(database, project, { fromNs: 0n, toNs: 10_000n }, { groupBy: "mode" });
+          expect(modes.rates.find((r) => r.mode === "FM-1.3")?.numerator).toBe(1);
+        } finally {
+          await database.close();
+          await scratch.close();
+        }
+      },
+    );
   });
 }

@@ -13,7 +13,7 @@
  */
 import type { TraceScoreRecord } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
-import { rowsOf, type Database } from "../client.ts";
+import { executeFixed, rowsOf, type Database } from "../client.ts";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { applyTraceDeltaSql, cellsByName, rollupColumnNames, rollups, type BaseWhere } from "./rollups.ts";
 import { unnestOf, unnestSelect } from "./sql-util.ts";
@@ -76,7 +76,7 @@ export async function persistTraceScoreSets(database: Database, projectId: strin
     if (kept.length === 0) return sets.map(() => false);
     const keptIds = kept.map((s) => s.record.traceId);
     const rescored = keptIds.filter((id) => storedVersion.has(id));
-    const old = rescored.length === 0 ? rollups.map(() => []) : await oldContributions(tx, projectId, rescored);
+    const old = rescored.length === 0 ? rollups.map(() => []) : await oldContributions(database, tx, projectId, rescored);
     await tx.execute(replaceSummariesSql(projectId, kept));
     const records = kept.map((s) => s.record);
     const inserts = [
@@ -89,7 +89,7 @@ export async function persistTraceScoreSets(database: Database, projectId: strin
     // Different tables, none read by another: one statement. (The deltas below must see these rows: their own statement.)
     if (inserts.length > 0) await tx.execute(withAll("i", inserts));
     // Appended to the rollups' delta tables (rollups.ts): no writer waits on the cells other traces share.
-    await tx.execute(rollupDeltasSql(projectId, keptIds, old));
+    await appendRollupDeltas(database, tx, projectId, keptIds, old);
     const written = new Set(keptIds);
     return sets.map((s) => written.has(s.record.traceId));
   });
@@ -140,14 +140,24 @@ const oldContributionsText = fixedText(
   )}`,
 );
 
-const scoreWrite = (projectId: string, traceIds: string[], old: unknown[][] | null) =>
-  old === null
-    ? sql`WITH score_write AS (SELECT ${projectId}::text AS project_id, ${sql.param(traceIds)}::text[] AS trace_ids)`
-    : sql`WITH score_write AS (SELECT ${projectId}::text AS project_id, ${sql.param(traceIds)}::text[] AS trace_ids, ${JSON.stringify(old)}::jsonb AS old)`;
+// Prepared by name where the backend allows (executeFixed): neither is sent, parsed nor planned again per write.
+const oldContributionsStatement = {
+  name: "crux_score_old_cells",
+  text: `WITH score_write AS (SELECT $1::text AS project_id, $2::text[] AS trace_ids) ${oldContributionsText}`,
+};
+const rollupDeltasStatement = {
+  name: "crux_score_rollup_deltas",
+  text: `WITH score_write AS (SELECT $1::text AS project_id, $2::text[] AS trace_ids, $3::jsonb AS old), ${deltasText}`,
+};
 
 /** The traces' current contribution to every rollup, in the order of `rollups`, in one read. */
-async function oldContributions(tx: Tx, projectId: string, traceIds: string[]): Promise<Record<string, unknown>[][]> {
-  const [row] = rowsOf(await tx.execute(sql`${scoreWrite(projectId, traceIds, null)} ${sql.raw(oldContributionsText)}`));
+async function oldContributions(database: Database, tx: Tx, projectId: string, traceIds: string[]): Promise<Record<string, unknown>[][]> {
+  const [row] = await executeFixed(
+    database,
+    tx,
+    { ...oldContributionsStatement, values: [projectId, traceIds] },
+    () => sql`WITH score_write AS (SELECT ${projectId}::text AS project_id, ${sql.param(traceIds)}::text[] AS trace_ids) ${sql.raw(oldContributionsText)}`,
+  );
   return rollups.map((_, i) => {
     const v = row?.[`r${i}`];
     return (typeof v === "string" ? JSON.parse(v) : v) as Record<string, unknown>[];
@@ -155,8 +165,15 @@ async function oldContributions(tx: Tx, projectId: string, traceIds: string[]): 
 }
 
 /** Appends every rollup's (new − old) cells of the traces, in one statement. */
-function rollupDeltasSql(projectId: string, traceIds: string[], old: Record<string, unknown>[][]): SQL {
-  return sql`${scoreWrite(projectId, traceIds, old)}, ${sql.raw(deltasText)}`;
+async function appendRollupDeltas(database: Database, tx: Tx, projectId: string, traceIds: string[], old: Record<string, unknown>[][]): Promise<void> {
+  const oldJson = JSON.stringify(old);
+  await executeFixed(
+    database,
+    tx,
+    { ...rollupDeltasStatement, values: [projectId, traceIds, oldJson] },
+    () =>
+      sql`WITH score_write AS (SELECT ${projectId}::text AS project_id, ${sql.param(traceIds)}::text[] AS trace_ids, ${oldJson}::jsonb AS old), ${sql.raw(deltasText)}`,
+  );
 }
 
 /** The summaries' upsert, the children's deletes and the traces rows' agents and score requests, in one statement. */
