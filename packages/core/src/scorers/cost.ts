@@ -6,7 +6,7 @@
 import type { AgentKey } from "../attribution/types.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { agentNameFromKey } from "../trajectory/build.ts";
-import { defaultPriceTable, matchPrice, priceTokens, type PriceTable } from "./price-table.ts";
+import { defaultPriceTable, matchPrice, priceTokens, type PriceMatch, type PriceTable } from "./price-table.ts";
 
 export type SpanCostSource = "reported" | "price_table" | "unpriced";
 
@@ -76,6 +76,13 @@ export function scoreCost(t: TraceTrajectories, priceTable: PriceTable = default
   const total = emptyAcc();
   const byAgent = new Map<AgentKey | null, Acc>();
   const unpriced = new Map<string | null, UnpricedModel>();
+  // A trace uses a handful of models over many spans: match each model against the table once.
+  const matches = new Map<string, PriceMatch | null>();
+  const matchOf = (model: string): PriceMatch | null => {
+    let match = matches.get(model);
+    if (match === undefined) matches.set(model, (match = matchPrice(model, priceTable)));
+    return match;
+  };
   const ordered = [...t.attribution.bySpan.values()].sort((a, b) => (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0));
   for (const attr of ordered) {
     const { inputTokens, outputTokens, cachedTokens, cost } = attr.counted;
@@ -90,7 +97,7 @@ export function scoreCost(t: TraceTrajectories, priceTable: PriceTable = default
       acc.reportedUsd += cost;
       continue;
     }
-    const match = model === null ? null : matchPrice(model, priceTable);
+    const match = model === null ? null : matchOf(model);
     if (match !== null) {
       const usd = priceTokens(match.price, attr.counted);
       spans.push({ ...base, matchedModel: match.price.model, usd, source: "price_table" });
