@@ -178,13 +178,23 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     agentSpansByKey.set(key, list);
   }
   const agentKeys: AgentKey[] = attribution.agents.map((a) => a.key);
-  for (const step of steps) if (step.agentKey !== null && !agentKeys.includes(step.agentKey)) agentKeys.push(step.agentKey);
+  // Each agent's steps in one pass (in step order), not one filter over all steps per agent.
+  const stepsByKey = new Map<AgentKey, Step[]>(agentKeys.map((key) => [key, []]));
+  for (const step of steps) {
+    if (step.agentKey === null) continue;
+    const own = stepsByKey.get(step.agentKey);
+    if (own !== undefined) own.push(step);
+    else {
+      agentKeys.push(step.agentKey);
+      stepsByKey.set(step.agentKey, [step]);
+    }
+  }
   const agents: AgentTrajectory[] = agentKeys.map((key) => {
     const usage = usageByKey.get(key);
     const agentSpans = (agentSpansByKey.get(key) ?? []).sort((a, b) =>
       compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }),
     );
-    const own = steps.filter((s) => s.agentKey === key);
+    const own = stepsByKey.get(key) ?? [];
     const first = agentSpans[0];
     const last = agentSpans[agentSpans.length - 1];
     const starts = [...agentSpans.map((s) => s.startTimeUnixNano), ...own.map((s) => s.startNs)];
