@@ -155,15 +155,18 @@ function sparseCosinesToFirst(texts: string[], wordNs: number[], charNs: number[
     return doc;
   };
   const byText = new Map<string, SparseDoc>();
+  /** How many of the texts each distinct doc stands for: its features' document frequency counts it that often. */
+  const copies = new Map<SparseDoc, number>();
   const docs = texts.map((t) => {
     let doc = byText.get(t);
     if (doc === undefined) byText.set(t, (doc = docOf(t)));
+    copies.set(doc, (copies.get(doc) ?? 0) + 1);
     return doc;
   });
-  const df = new Array<number>(ids.size).fill(0);
-  for (const doc of docs) for (const id of doc.ids) df[id]!++;
+  const df = new Float64Array(ids.size);
+  for (const [doc, k] of copies) for (const id of doc.ids) df[id] += k;
   const n = docs.length;
-  const idf = df.map((d) => Math.log((1 + n) / (1 + d)) + 1);
+  const idf = Array.from(df, (d) => Math.log((1 + n) / (1 + d)) + 1);
   /** Weights aligned with doc.ids, and their L2 norm. */
   const weigh = (doc: SparseDoc): { w: number[]; norm: number } => {
     const w = new Array<number>(doc.ids.length);

@@ -57,6 +57,7 @@ function foldsInto(child: StepKind, ancestor: StepKind): boolean {
 // Module level, not inline: makeStep runs per step and would create (and name) each reader anew.
 const inputOf = (s: NormalizedSpan): string | null => s.content.text().input;
 const outputOf = (s: NormalizedSpan): string | null => s.content.text().output;
+const modelOf = (s: NormalizedSpan): string | null => s.model;
 
 export function agentNameFromKey(key: AgentKey): string {
   return key.startsWith("name:") ? key.slice("name:".length) : key;
@@ -117,9 +118,11 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
   }
 
   function makeStep(span: NormalizedSpan, index: number): Step {
-    const folded = (foldedInto.get(span.spanId) ?? []).map((id) => spanById.get(id)).filter((s): s is NormalizedSpan => s !== undefined);
-    folded.sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }));
-    const all = [span, ...folded];
+    const foldedIds = foldedInto.get(span.spanId);
+    // Most steps fold nothing: skip building and sorting an empty list.
+    const folded = foldedIds === undefined ? [] : foldedIds.map((id) => spanById.get(id)).filter((s): s is NormalizedSpan => s !== undefined);
+    if (folded.length > 1) folded.sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }));
+    const all = folded.length === 0 ? [span] : [span, ...folded];
     let inputTokens = 0;
     let outputTokens = 0;
     let cachedTokens = 0;
@@ -143,7 +146,9 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       }
       return null;
     };
-    const finishReasons = [...new Set(all.flatMap((s) => s.content.finishReasons))];
+    const reasons = new Set<string>();
+    for (const s of all) for (const r of s.content.finishReasons) reasons.add(r);
+    const finishReasons = [...reasons];
     return {
       index,
       spanId: span.spanId,
@@ -155,7 +160,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       args: kind === "llm" || kind === "message" ? null : span.content.text().toolArgs,
       inputText: firstWith(inputOf),
       outputText: firstWith(outputOf),
-      model: firstWith((s) => s.model),
+      model: firstWith(modelOf),
       finishReasons,
       tokens: { inputTokens, outputTokens, cachedTokens },
       reportedCost,
