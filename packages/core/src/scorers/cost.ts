@@ -89,10 +89,12 @@ export function scoreCost(t: TraceTrajectories, priceTable: PriceTable = default
     if (match === undefined) matches.set(model, (match = matchPrice(model, priceTable)));
     return match;
   };
-  const ordered = [...t.attribution.bySpan.values()].sort((a, b) => (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0));
+  // Only spans with a cost or tokens count; they are sorted after that filter (the same order, fewer to sort).
+  const ordered = [...t.attribution.bySpan.values()]
+    .filter(({ counted }) => counted.cost !== null || counted.inputTokens !== 0 || counted.outputTokens !== 0)
+    .sort((a, b) => (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0));
   for (const attr of ordered) {
     const { inputTokens, outputTokens, cachedTokens, cost } = attr.counted;
-    if (cost === null && inputTokens === 0 && outputTokens === 0) continue;
     const model = t.spanById.get(attr.spanId)?.model ?? null;
     const acc = byAgent.get(attr.agentKey) ?? emptyAcc();
     byAgent.set(attr.agentKey, acc);

@@ -73,12 +73,18 @@ export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOp
     if (h.message === null) continue;
     const said = contentWords(h.message);
     if (said.size < minWords) continue;
-    const outputs = [...steps.flatMap((s) => [s.outputText, s.args]), ...agentSpans.map((s) => (s === undefined ? null : s.content.text().output))].filter(
-      (x): x is string => x !== null,
-    );
-    if (outputs.length === 0) continue; // content not captured: cannot judge
-    // Output by output, stopping at the first shared word (same answer as one pass over the joined outputs).
-    if (outputs.some((o) => sharesContentWord(said, o))) continue;
+    // Text by text, stopping at the first shared word (the same answer as one pass over all of it).
+    let captured = false;
+    let shared = false;
+    for (const text of producedTexts(steps, agentSpans)) {
+      captured = true;
+      if (sharesContentWord(said, text)) {
+        shared = true;
+        break;
+      }
+    }
+    if (!captured) continue; // content not captured: cannot judge
+    if (shared) continue;
     const first = steps[0] as Step | undefined;
     findings.push(
       finding({
@@ -96,6 +102,18 @@ export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOp
   findings.push(...turns.findings);
   const total = directed.length + turns.directed;
   return { findings, directed: total, ignored: findings.length, rate: total === 0 ? null : findings.length / total };
+}
+
+/** What a receiver produced after a handoff: its steps' outputs and arguments, then its agent spans' outputs. */
+function* producedTexts(steps: Step[], agentSpans: Array<NormalizedSpan | undefined>): Generator<string> {
+  for (const s of steps) {
+    if (s.outputText !== null) yield s.outputText;
+    if (s.args !== null) yield s.args;
+  }
+  for (const s of agentSpans) {
+    const output = s === undefined ? null : s.content.text().output;
+    if (output !== null) yield output;
+  }
 }
 
 function detectIgnoredTurns(t: TraceTrajectories, minWords: number, judged: Set<string>): { findings: DetectorFinding[]; directed: number } {

@@ -8,7 +8,7 @@
  */
 import type { NormalizedSpan } from "../span.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import { agentNameFromKey, compareByStart } from "../trajectory/build.ts";
+import { agentNameFromKey, compareSpansByStart } from "../trajectory/build.ts";
 import { finding, quote, type DetectorFinding } from "./finding.ts";
 import { normalizeText } from "./text.ts";
 
@@ -38,9 +38,7 @@ function errorText(span: NormalizedSpan): string {
 
 /** The cap the run ended on, if any (used by FM-1.5 and, negated, by FM-3.1). */
 export function findCap(t: TraceTrajectories): CapHit | null {
-  const ordered = [...t.spans].sort((a, b) =>
-    compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }),
-  );
+  const ordered = [...t.spans].sort(compareSpansByStart);
   for (const span of ordered) {
     const text = errorText(span);
     if (CAP_ERROR.test(text)) return { span, reason: `error "${quote(text.trim(), 60)}"`, confidence: 0.9 };

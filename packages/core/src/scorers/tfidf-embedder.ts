@@ -164,7 +164,7 @@ function sparseCosinesToFirst(texts: string[], wordNs: number[], charNs: number[
     return doc;
   });
   const df = new Float64Array(ids.size);
-  for (const [doc, k] of copies) for (const id of doc.ids) df[id] += k;
+  for (const [doc, k] of copies) for (const id of doc.ids) df[id]! += k;
   const n = docs.length;
   const idf = Array.from(df, (d) => Math.log((1 + n) / (1 + d)) + 1);
   /** Weights aligned with doc.ids, and their L2 norm. */

@@ -5,7 +5,7 @@
  */
 import type { AgentKey } from "../attribution/types.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import { compareByStart } from "../trajectory/build.ts";
+import { compareSpansByStart } from "../trajectory/build.ts";
 
 export interface AgentUsageScore {
   key: AgentKey;
@@ -73,9 +73,7 @@ export function scoreUsage(t: TraceTrajectories): UsageScore {
       wallTimeNs: u.lastEndNs > u.firstStartNs ? u.lastEndNs - u.firstStartNs : 0n,
     };
   });
-  const errorSpans = t.spans
-    .filter((s) => s.isError)
-    .sort((x, y) => compareByStart({ startNs: x.startTimeUnixNano, spanId: x.spanId }, { startNs: y.startTimeUnixNano, spanId: y.spanId }));
+  const errorSpans = t.spans.filter((s) => s.isError).sort(compareSpansByStart);
   const errorPaths = errorSpans.map((s): ErrorPath => {
     const attr = a.bySpan.get(s.spanId);
     const chain = attr?.agentPath ?? [];

@@ -15,6 +15,12 @@ export function compareByStart(a: { startNs: bigint; spanId: string }, b: { star
   return a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
 }
 
+/** compareByStart on spans, without building the two keys per comparison (sorts of whole traces run it n log n times). */
+export function compareSpansByStart(a: NormalizedSpan, b: NormalizedSpan): number {
+  if (a.startTimeUnixNano !== b.startTimeUnixNano) return a.startTimeUnixNano < b.startTimeUnixNano ? -1 : 1;
+  return a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
+}
+
 /** Span operations that are steps by themselves (agent spans become "message" steps only as turns, see turnSpanIds). */
 function isStepKind(op: NormalizedSpan["operation"]): op is "llm" | "tool" | "handoff" {
   return op === "llm" || op === "tool" || op === "handoff";
@@ -109,7 +115,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
   // 2. Steps, globally ordered: llm/tool/handoff spans not folded, and agent turns.
   const turns = turnSpanIds(spans, spanById, (id) => ownerOf(id) !== null);
   const stepSpans = spans.filter((s) => (isStepKind(s.operation) && !foldTarget.has(s.spanId)) || turns.has(s.spanId));
-  stepSpans.sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }));
+  stepSpans.sort(compareSpansByStart);
   const steps: Step[] = stepSpans.map((span, index) => makeStep(span, index));
   const stepIndexBySpan = new Map<string, number>();
   for (const step of steps) {
@@ -121,7 +127,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     const foldedIds = foldedInto.get(span.spanId);
     // Most steps fold nothing: skip building and sorting an empty list.
     const folded = foldedIds === undefined ? [] : foldedIds.map((id) => spanById.get(id)).filter((s): s is NormalizedSpan => s !== undefined);
-    if (folded.length > 1) folded.sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }));
+    if (folded.length > 1) folded.sort(compareSpansByStart);
     const all = folded.length === 0 ? [span] : [span, ...folded];
     let inputTokens = 0;
     let outputTokens = 0;
@@ -196,9 +202,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
   }
   const agents: AgentTrajectory[] = agentKeys.map((key) => {
     const usage = usageByKey.get(key);
-    const agentSpans = (agentSpansByKey.get(key) ?? []).sort((a, b) =>
-      compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }),
-    );
+    const agentSpans = (agentSpansByKey.get(key) ?? []).sort((a, b) => compareSpansByStart(a, b));
     const own = stepsByKey.get(key) ?? [];
     const first = agentSpans[0];
     const last = agentSpans[agentSpans.length - 1];
@@ -234,7 +238,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     if (message === null && edge.to !== null) {
       const receiverSpan = spans
         .filter((s) => s.operation === "agent" && nameOf(ownerOf(s.spanId)) === edge.to && s.startTimeUnixNano >= edge.startNs)
-        .sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }))[0];
+        .sort(compareSpansByStart)[0];
       message = receiverSpan === undefined ? null : receiverSpan.content.text().input;
       if (message !== null) messageSource = "receiver_input";
     }
@@ -277,7 +281,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     .sort((a, b) => {
       const orphanOrder = Number(orphanSet.has(a.spanId)) - Number(orphanSet.has(b.spanId));
       if (orphanOrder !== 0) return orphanOrder;
-      return compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId });
+      return compareSpansByStart(a, b);
     });
   const root = rootCandidates[0] ?? null;
   const firstAgent = [...agents].sort((a, b) => (a.firstStartNs < b.firstStartNs ? -1 : a.firstStartNs > b.firstStartNs ? 1 : 0))[0];
