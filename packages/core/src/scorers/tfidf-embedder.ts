@@ -110,47 +110,58 @@ function sparseCosinesToFirst(texts: string[], wordNs: number[], charNs: number[
     if (id === undefined) ids.set(feature, (id = ids.size));
     return id;
   };
-  const byWord = new Map<string, { word: number; chars: number[] }>();
-  const wordOf = (w: string) => {
+  /** A distinct word: its text, its unigram id and its character-gram ids. */
+  interface Word {
+    text: string;
+    word: number;
+    chars: number[];
+  }
+  const byWord = new Map<string, Word>();
+  const wordOf = (w: string): Word => {
     let hit = byWord.get(w);
     if (hit === undefined) {
       const padded = ` ${w} `;
       const chars: number[] = [];
       for (const n of charNs) for (let i = 0; i + n <= padded.length; i++) chars.push(idOf(`c:${padded.slice(i, i + n)}`));
-      hit = { word: idOf(`w:${w}`), chars };
+      hit = { text: w, word: idOf(`w:${w}`), chars };
       byWord.set(w, hit);
     }
     return hit;
   };
   const bigrams = new Map<number, Map<number, number>>();
-  const bigramOf = (a: string, b: string): number => {
-    const x = wordOf(a).word;
-    const y = wordOf(b).word;
-    let row = bigrams.get(x);
-    if (row === undefined) bigrams.set(x, (row = new Map()));
-    let id = row.get(y);
-    if (id === undefined) row.set(y, (id = idOf(`w:${a} ${b}`)));
+  const bigramOf = (a: Word, b: Word): number => {
+    let row = bigrams.get(a.word);
+    if (row === undefined) bigrams.set(a.word, (row = new Map()));
+    let id = row.get(b.word);
+    if (id === undefined) row.set(b.word, (id = idOf(`w:${a.text} ${b.text}`)));
     return id;
   };
-  // slot[id] = 1 + position of id in the doc being built (0: not in it); reset after each doc.
-  const slot: number[] = [];
+  // slot[id] = 1 + position of id in the doc being built (0: not in it); reset after each doc. Grown as ids are added.
+  let slot = new Int32Array(1024);
   const docOf = (text: string): SparseDoc => {
     const doc: SparseDoc = { ids: [], counts: [] };
     const add = (id: number): void => {
-      const at = slot[id] ?? 0;
+      if (id >= slot.length) {
+        const grown = new Int32Array(Math.max(2 * slot.length, id + 1));
+        grown.set(slot);
+        slot = grown;
+      }
+      const at = slot[id]!;
       if (at === 0) {
         doc.ids.push(id);
         doc.counts.push(1);
         slot[id] = doc.ids.length;
       } else doc.counts[at - 1]!++;
     };
-    const words = wordTokens(text);
+    const tokens = wordTokens(text);
+    // Each token's word looked up once, for its unigram, its bigrams and its character grams.
+    const words = tokens.map(wordOf);
     for (const n of wordNs) {
-      if (n === 1) for (const w of words) add(wordOf(w).word);
+      if (n === 1) for (const w of words) add(w.word);
       else if (n === 2) for (let i = 0; i + 2 <= words.length; i++) add(bigramOf(words[i]!, words[i + 1]!));
-      else for (let i = 0; i + n <= words.length; i++) add(idOf(`w:${words.slice(i, i + n).join(" ")}`));
+      else for (let i = 0; i + n <= tokens.length; i++) add(idOf(`w:${tokens.slice(i, i + n).join(" ")}`));
     }
-    if (charNs.length > 0) for (const w of words) for (const id of wordOf(w).chars) add(id);
+    if (charNs.length > 0) for (const w of words) for (const id of w.chars) add(id);
     for (const id of doc.ids) slot[id] = 0;
     return doc;
   };
@@ -166,7 +177,8 @@ function sparseCosinesToFirst(texts: string[], wordNs: number[], charNs: number[
   const df = new Float64Array(ids.size);
   for (const [doc, k] of copies) for (const id of doc.ids) df[id]! += k;
   const n = docs.length;
-  const idf = Array.from(df, (d) => Math.log((1 + n) / (1 + d)) + 1);
+  const idf = new Float64Array(df.length);
+  for (let id = 0; id < df.length; id++) idf[id] = Math.log((1 + n) / (1 + df[id]!)) + 1;
   /** Weights aligned with doc.ids, and their L2 norm. */
   const weigh = (doc: SparseDoc): { w: number[]; norm: number } => {
     const w = new Array<number>(doc.ids.length);
