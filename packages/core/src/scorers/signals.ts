@@ -51,7 +51,9 @@ export function detectRedundantWork(t: TraceTrajectories): Signal[] {
     if (s.kind !== "tool" || s.agent === null) continue;
     const sig = stepSignature(s);
     if (sig === null) continue;
-    groups.set(sig, [...(groups.get(sig) ?? []), s]);
+    const group = groups.get(sig);
+    if (group === undefined) groups.set(sig, [s]);
+    else group.push(s);
   }
   const signals: Signal[] = [];
   for (const steps of groups.values()) {
