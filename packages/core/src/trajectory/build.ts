@@ -85,10 +85,17 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     if (!isStepKind(span.operation)) continue;
     const owner = ownerOf(span.spanId);
     let top: string | null = null;
-    const seen = new Set<string>([span.spanId]);
+    // Spans walked so far (a cycle guard), created only when the walk goes past the parent: most stop at it.
+    let seen: Set<string> | null = null;
     let parent = span.parentSpanId === null ? undefined : spanById.get(span.parentSpanId);
-    while (parent !== undefined && !seen.has(parent.spanId) && parent.operation !== "agent" && ownerOf(parent.spanId) === owner) {
-      seen.add(parent.spanId);
+    while (
+      parent !== undefined &&
+      parent.spanId !== span.spanId &&
+      !(seen?.has(parent.spanId) ?? false) &&
+      parent.operation !== "agent" &&
+      ownerOf(parent.spanId) === owner
+    ) {
+      (seen ??= new Set<string>()).add(parent.spanId);
       if (isStepKind(parent.operation) && foldsInto(span.operation, parent.operation)) top = parent.spanId;
       parent = parent.parentSpanId === null ? undefined : spanById.get(parent.parentSpanId);
     }
