@@ -153,14 +153,9 @@ function cpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
-/**
- * Runs fn until at least MIN_CPU_MS of CPU (and minIterations) have passed, after a warm-up of at least a tenth of
- * that CPU time: the worker is a long-running process, and without it the first figure of the run carried the JIT's
- * background compilation (process CPU time counts those threads).
- */
+/** Runs fn until at least MIN_CPU_MS of CPU (and minIterations) have passed, after a short warm-up. */
 function measure(fn: () => void, minIterations: number, minCpuMs = MIN_CPU_MS): { cpuMsPerOp: number; wallMsPerOp: number; iterations: number } {
-  const warm = cpuMs();
-  for (let i = 0; i < Math.max(3, minIterations / 10) || cpuMs() - warm < minCpuMs / 10; i++) fn();
+  for (let i = 0; i < Math.max(3, minIterations / 10); i++) fn();
   const c0 = cpuMs();
   const w0 = performance.now();
   let n = 0;
