@@ -3,10 +3,10 @@
  * tokens are priced from the table by model; a model the table does not know
  * is reported as unpriced, never as 0.
  */
-import type { AgentKey } from "../attribution/types.ts";
+import type { AgentKey, SpanAttribution } from "../attribution/types.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { agentNameFromKey } from "../trajectory/build.ts";
-import { defaultPriceTable, matchPrice, priceTokens, type PriceTable } from "./price-table.ts";
+import { defaultPriceTable, matchPrice, priceTokens, type PriceMatch, type PriceTable } from "./price-table.ts";
 
 export type SpanCostSource = "reported" | "price_table" | "unpriced";
 
@@ -71,34 +71,48 @@ function toBreakdown(acc: Acc): CostBreakdown {
   };
 }
 
+/** One literal per span: spreading a shared base object per span was the most expensive line of scoring. */
+function spanCost(attr: SpanAttribution, model: string | null, matchedModel: string | null, usd: number | null, source: SpanCostSource): SpanCost {
+  const { inputTokens, outputTokens, cachedTokens } = attr.counted;
+  return { spanId: attr.spanId, agentKey: attr.agentKey, model, inputTokens, outputTokens, cachedTokens, matchedModel, usd, source };
+}
+
 export function scoreCost(t: TraceTrajectories, priceTable: PriceTable = defaultPriceTable): CostScore {
   const spans: SpanCost[] = [];
   const total = emptyAcc();
   const byAgent = new Map<AgentKey | null, Acc>();
   const unpriced = new Map<string | null, UnpricedModel>();
-  const ordered = [...t.attribution.bySpan.values()].sort((a, b) => (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0));
+  // A trace uses a handful of models over many spans: match each model against the table once.
+  const matches = new Map<string, PriceMatch | null>();
+  const matchOf = (model: string): PriceMatch | null => {
+    let match = matches.get(model);
+    if (match === undefined) matches.set(model, (match = matchPrice(model, priceTable)));
+    return match;
+  };
+  // Only spans with a cost or tokens count; they are sorted after that filter (the same order, fewer to sort).
+  const ordered = [...t.attribution.bySpan.values()]
+    .filter(({ counted }) => counted.cost !== null || counted.inputTokens !== 0 || counted.outputTokens !== 0)
+    .sort((a, b) => (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0));
   for (const attr of ordered) {
     const { inputTokens, outputTokens, cachedTokens, cost } = attr.counted;
-    if (cost === null && inputTokens === 0 && outputTokens === 0) continue;
     const model = t.spanById.get(attr.spanId)?.model ?? null;
     const acc = byAgent.get(attr.agentKey) ?? emptyAcc();
     byAgent.set(attr.agentKey, acc);
-    const base = { spanId: attr.spanId, agentKey: attr.agentKey, model, inputTokens, outputTokens, cachedTokens };
     if (cost !== null) {
-      spans.push({ ...base, matchedModel: null, usd: cost, source: "reported" });
+      spans.push(spanCost(attr, model, null, cost, "reported"));
       total.reportedUsd += cost;
       acc.reportedUsd += cost;
       continue;
     }
-    const match = model === null ? null : matchPrice(model, priceTable);
+    const match = model === null ? null : matchOf(model);
     if (match !== null) {
       const usd = priceTokens(match.price, attr.counted);
-      spans.push({ ...base, matchedModel: match.price.model, usd, source: "price_table" });
+      spans.push(spanCost(attr, model, match.price.model, usd, "price_table"));
       total.pricedUsd += usd;
       acc.pricedUsd += usd;
       continue;
     }
-    spans.push({ ...base, matchedModel: null, usd: null, source: "unpriced" });
+    spans.push(spanCost(attr, model, null, null, "unpriced"));
     total.unpricedTokens += inputTokens + outputTokens;
     acc.unpricedTokens += inputTokens + outputTokens;
     const u = unpriced.get(model) ?? { model, spans: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0 };

@@ -16,7 +16,7 @@ import type { DetectorFinding } from "./finding.ts";
 import { quote } from "./finding.ts";
 import { turnChains } from "./repetition.ts";
 import { stepSignature } from "./step-signature.ts";
-import { contentSimilarity, contentWords } from "./text.ts";
+import { contentSimilarity, contentWords, wordTokens } from "./text.ts";
 import { APPROVAL_PATTERN, REJECTION_PATTERN } from "./verification.ts";
 
 export interface DecisiveCue {
@@ -128,10 +128,17 @@ function contentOrigin(t: TraceTrajectories, result: Step, skipAgent: string | n
   const words = [...contentWords(result.outputText ?? "")].filter((w) => !goal.has(w));
   if (words.length === 0) return null;
   const earlier = t.steps.filter((s) => s.index <= result.index && (skipAgent === null || s.agent !== skipAgent));
-  const said = new Map(earlier.map((s) => [s.index, contentWords(`${s.outputText ?? ""} ${s.args ?? ""}`)]));
+  // The first earlier step saying each word, in one pass that stops once every word is placed. The words are
+  // content words already, so a step says one when it is among the step's tokens.
+  const wanted = new Set(words);
+  const firstSaid = new Map<string, Step>();
+  for (const s of earlier) {
+    if (firstSaid.size === wanted.size) break;
+    for (const w of wordTokens(`${s.outputText ?? ""} ${s.args ?? ""}`)) if (wanted.has(w) && !firstSaid.has(w)) firstSaid.set(w, s);
+  }
   const score = new Map<number, { step: Step; weight: number; words: string[] }>();
   for (const w of words) {
-    const from = earlier.find((s) => said.get(s.index)?.has(w)) ?? result;
+    const from = firstSaid.get(w) ?? result;
     const entry = score.get(from.index) ?? { step: from, weight: 0, words: [] };
     entry.weight += /\p{N}/u.test(w) ? FIGURE_WEIGHT : 1;
     entry.words.push(w);

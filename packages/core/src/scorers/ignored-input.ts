@@ -8,7 +8,8 @@
  */
 import type { Step, TraceTrajectories } from "../trajectory/types.ts";
 import { finding, quote, type DetectorFinding } from "./finding.ts";
-import { contentWords, sharedContentWords } from "./text.ts";
+import type { NormalizedSpan } from "../span.ts";
+import { contentWords, sharesContentWord } from "./text.ts";
 
 export interface IgnoredInputOptions {
   /** Messages with fewer content words than this are too short to judge lexically. Default 3. */
@@ -27,16 +28,32 @@ export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOp
   const minWords = options.minMessageWords ?? 3;
   const directed = t.handoffs.filter((h) => h.sender !== null && h.receiver !== null && h.sender !== h.receiver);
   const findings: DetectorFinding[] = [];
+  // Each receiver's steps (in step order) and agent spans, gathered once rather than per handoff.
+  const stepsOf = new Map<string, Step[]>();
+  for (const s of t.steps) {
+    if (s.agent === null) continue;
+    const own = stepsOf.get(s.agent);
+    if (own === undefined) stepsOf.set(s.agent, [s]);
+    else own.push(s);
+  }
+  const spansOf = new Map<string, Array<NormalizedSpan | undefined>>();
+  const agentSpansOf = (receiver: string): Array<NormalizedSpan | undefined> => {
+    let spans = spansOf.get(receiver);
+    if (spans === undefined) {
+      spans = t.agents
+        .filter((a) => a.name === receiver)
+        .flatMap((a) => a.agentSpanIds)
+        .map((id) => t.spanById.get(id));
+      spansOf.set(receiver, spans);
+    }
+    return spans;
+  };
   for (const h of directed) {
     const receiver = h.receiver as string;
     const nextToSame = directed.find((o) => o.receiver === receiver && o.startNs > h.startNs);
     const inWindow = (ns: bigint): boolean => ns >= h.startNs && (nextToSame === undefined || ns < nextToSame.startNs);
-    const steps = t.steps.filter((s) => s.agent === receiver && inWindow(s.startNs));
-    const agentSpans = t.agents
-      .filter((a) => a.name === receiver)
-      .flatMap((a) => a.agentSpanIds)
-      .map((id) => t.spanById.get(id))
-      .filter((s) => s !== undefined && inWindow(s.startTimeUnixNano));
+    const steps = (stepsOf.get(receiver) ?? []).filter((s) => inWindow(s.startNs));
+    const agentSpans = agentSpansOf(receiver).filter((s) => s !== undefined && inWindow(s.startTimeUnixNano));
     const base = { agent: receiver, spanId: h.spanId, source: "heuristic" as const };
     if (steps.length === 0 && agentSpans.length === 0) {
       const present = t.agents.some((a) => a.name === receiver);
@@ -53,12 +70,21 @@ export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOp
       );
       continue;
     }
-    if (h.message === null || contentWords(h.message).size < minWords) continue;
-    const outputs = [...steps.flatMap((s) => [s.outputText, s.args]), ...agentSpans.map((s) => (s === undefined ? null : s.content.text().output))].filter(
-      (x): x is string => x !== null,
-    );
-    if (outputs.length === 0) continue; // content not captured: cannot judge
-    if (sharedContentWords(h.message, outputs.join("\n")).length > 0) continue;
+    if (h.message === null) continue;
+    const said = contentWords(h.message);
+    if (said.size < minWords) continue;
+    // Text by text, stopping at the first shared word (the same answer as one pass over all of it).
+    let captured = false;
+    let shared = false;
+    for (const text of producedTexts(steps, agentSpans)) {
+      captured = true;
+      if (sharesContentWord(said, text)) {
+        shared = true;
+        break;
+      }
+    }
+    if (!captured) continue; // content not captured: cannot judge
+    if (shared) continue;
     const first = steps[0] as Step | undefined;
     findings.push(
       finding({
@@ -78,6 +104,18 @@ export function detectIgnoredInput(t: TraceTrajectories, options: IgnoredInputOp
   return { findings, directed: total, ignored: findings.length, rate: total === 0 ? null : findings.length / total };
 }
 
+/** What a receiver produced after a handoff: its steps' outputs and arguments, then its agent spans' outputs. */
+function* producedTexts(steps: Step[], agentSpans: Array<NormalizedSpan | undefined>): Generator<string> {
+  for (const s of steps) {
+    if (s.outputText !== null) yield s.outputText;
+    if (s.args !== null) yield s.args;
+  }
+  for (const s of agentSpans) {
+    const output = s === undefined ? null : s.content.text().output;
+    if (output !== null) yield output;
+  }
+}
+
 function detectIgnoredTurns(t: TraceTrajectories, minWords: number, judged: Set<string>): { findings: DetectorFinding[]; directed: number } {
   const findings: DetectorFinding[] = [];
   let directed = 0;
@@ -88,8 +126,9 @@ function detectIgnoredTurns(t: TraceTrajectories, minWords: number, judged: Set<
     const reply = t.steps.find((s) => s.kind === "message" && s.index > sent);
     if (reply === undefined || judged.has(reply.spanId)) continue;
     directed++;
-    if (reply.outputText === null || contentWords(m.text).size < minWords) continue;
-    if (sharedContentWords(m.text, reply.outputText).length > 0) continue;
+    if (reply.outputText === null) continue;
+    const said = contentWords(m.text);
+    if (said.size < minWords || sharesContentWord(said, reply.outputText)) continue;
     findings.push(
       finding({
         mode: "FM-2.5",

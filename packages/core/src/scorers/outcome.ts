@@ -5,7 +5,7 @@
  */
 import type { NormalizedSpan, SpanRunTags } from "../span.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import { compareByStart } from "../trajectory/build.ts";
+import { compareSpansByStart } from "../trajectory/build.ts";
 
 /** A run's tags: the span tags less the goal (a trajectory's); isBaseline is crux.baseline, else true when the variant is literally "baseline". */
 export type RunTags = Omit<SpanRunTags, "goal">;
@@ -21,9 +21,7 @@ const FIELDS: ReadonlyArray<keyof RunTags> = ["success", "score", "taskId", "var
 
 export function readRunTags(t: Pick<TraceTrajectories, "spans" | "rootSpanId">, override: RunTagsOverride = {}): RunTagsResult {
   const root = t.rootSpanId === null ? undefined : t.spans.find((s) => s.spanId === t.rootSpanId);
-  const others = t.spans
-    .filter((s) => s.spanId !== t.rootSpanId)
-    .sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }));
+  const others = t.spans.filter((s) => s.spanId !== t.rootSpanId).sort(compareSpansByStart);
   const ordered: Array<[NormalizedSpan, TagSource]> = [
     ...(root === undefined ? [] : [[root, "root_span"] as [NormalizedSpan, TagSource]]),
     ...others.map((s) => [s, "span"] as [NormalizedSpan, TagSource]),

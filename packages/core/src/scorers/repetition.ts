@@ -77,18 +77,18 @@ function detectRepeatedTurns(agent: AgentTrajectory, k: number): DetectorFinding
 
 function detectForAgent(t: TraceTrajectories, agent: AgentTrajectory, k: number): DetectorFinding[] {
   const steps = agent.steps;
-  // Position at which each tool observation (tool, args, result) was first seen.
+  // Signature and normalized output of each step, computed once: the chain checks below revisit steps.
+  const sigAt = steps.map((s) => (s.kind === "message" ? null : stepSignature(s)));
+  const outAt = steps.map(outputKey);
+  // Position at which each tool observation (tool, args, result) was first seen; isNewInfo[pos]: the step at pos is one.
   const firstSeen = new Map<string, number>();
-  steps.forEach((s, pos) => {
-    if (s.kind === "llm" || s.kind === "message") return;
-    const key = `${stepSignature(s) ?? `${s.spanId}`}|${outputKey(s) ?? ""}`;
-    if (!firstSeen.has(key)) firstSeen.set(key, pos);
+  const isNewInfo = steps.map((s, pos) => {
+    if (s.kind === "llm" || s.kind === "message") return false;
+    const key = `${sigAt[pos] ?? `${s.spanId}`}|${outAt[pos] ?? ""}`;
+    if (firstSeen.has(key)) return false;
+    firstSeen.set(key, pos);
+    return true;
   });
-  const isNewInfoAt = (pos: number): boolean => {
-    const s = steps[pos];
-    if (s === undefined || s.kind === "llm" || s.kind === "message") return false;
-    return firstSeen.get(`${stepSignature(s) ?? `${s.spanId}`}|${outputKey(s) ?? ""}`) === pos;
-  };
   const received = t.messages.filter((m) => m.to === agent.name);
   const receivedBetween = (from: Step, to: Step): boolean => received.some((m) => m.timeNs > from.startNs && m.timeNs <= to.startNs);
 
@@ -96,17 +96,17 @@ function detectForAgent(t: TraceTrajectories, agent: AgentTrajectory, k: number)
   const chains = new Map<string, Chain>();
   steps.forEach((step, pos) => {
     // Turns repeat by near-identity, whatever was said in between (detectRepeatedTurns).
-    const sig = step.kind === "message" ? null : stepSignature(step);
+    const sig = sigAt[pos] ?? null;
     if (sig === null) return;
     const chain = chains.get(sig);
     let continues = chain !== undefined;
     if (chain !== undefined) {
-      const prevOut = outputKey(chain.last);
-      const out = outputKey(step);
+      const prevOut = outAt[chain.lastPos] ?? null;
+      const out = outAt[pos] ?? null;
       if (prevOut !== null && out !== null && prevOut !== out) continues = false;
       // A call that succeeds after failed tries of itself is a retry that worked, not a repetition (a run of identical failures still is).
       if (chain.last.isError && !step.isError) continues = false;
-      for (let j = chain.lastPos + 1; j < pos && continues; j++) if (isNewInfoAt(j)) continues = false;
+      for (let j = chain.lastPos + 1; j < pos && continues; j++) if (isNewInfo[j]) continues = false;
       if (continues && receivedBetween(chain.last, step)) continues = false;
     }
     if (chain === undefined || !continues) {

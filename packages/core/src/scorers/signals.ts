@@ -9,11 +9,14 @@ import { stepSignature } from "./step-signature.ts";
 
 /** Error steps with no later successful step of the same agent and tool (an LLM error: same agent, any later LLM success). */
 export function unrecoveredErrors(t: TraceTrajectories, kinds: Array<Step["kind"]> = ["tool", "llm"]): Step[] {
-  return t.steps.filter((e) => {
+  return t.steps.filter((e, pos) => {
     if (!e.isError || !kinds.includes(e.kind)) return false;
-    return !t.steps.some(
-      (s) => s.index > e.index && !s.isError && s.agentKey === e.agentKey && s.kind === e.kind && (e.kind === "llm" || s.toolName === e.toolName),
-    );
+    const recovers = (s: Step): boolean =>
+      s.index > e.index && !s.isError && s.agentKey === e.agentKey && s.kind === e.kind && (e.kind === "llm" || s.toolName === e.toolName);
+    // Steps after the error first: a retry usually follows it closely (which steps are checked first changes no answer).
+    for (let i = pos + 1; i < t.steps.length; i++) if (recovers(t.steps[i]!)) return false;
+    for (let i = 0; i < pos; i++) if (recovers(t.steps[i]!)) return false;
+    return true;
   });
 }
 
@@ -48,7 +51,9 @@ export function detectRedundantWork(t: TraceTrajectories): Signal[] {
     if (s.kind !== "tool" || s.agent === null) continue;
     const sig = stepSignature(s);
     if (sig === null) continue;
-    groups.set(sig, [...(groups.get(sig) ?? []), s]);
+    const group = groups.get(sig);
+    if (group === undefined) groups.set(sig, [s]);
+    else group.push(s);
   }
   const signals: Signal[] = [];
   for (const steps of groups.values()) {

@@ -8,7 +8,7 @@
  */
 import type { NormalizedSpan } from "../span.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import { agentNameFromKey, compareByStart } from "../trajectory/build.ts";
+import { agentNameFromKey, compareSpansByStart } from "../trajectory/build.ts";
 import { finding, quote, type DetectorFinding } from "./finding.ts";
 import { normalizeText } from "./text.ts";
 
@@ -32,28 +32,38 @@ export interface CapHit {
 }
 
 function errorText(span: NormalizedSpan): string {
+  // Most spans have no error at all: their text is the join of two empty strings.
+  if (span.errorType === null && span.status.message === "" && span.content.exceptions.length === 0) return " ";
   const exceptionTypes = span.content.exceptions.map((e) => `${e.type} ${e.message}`);
   return [span.errorType ?? "", span.status.message, ...exceptionTypes].join(" ");
 }
 
-/** The cap the run ended on, if any (used by FM-1.5 and, negated, by FM-3.1). */
-export function findCap(t: TraceTrajectories): CapHit | null {
-  const ordered = [...t.spans].sort((a, b) =>
-    compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }),
-  );
-  for (const span of ordered) {
-    const text = errorText(span);
-    if (CAP_ERROR.test(text)) return { span, reason: `error "${quote(text.trim(), 60)}"`, confidence: 0.9 };
-    // A tool call timing out is an infrastructure error; a run-level timeout is a time budget.
-    if ((span.operation === "agent" || span.operation === "other") && TIME_CAP.test(text)) {
-      return { span, reason: `time budget: "${quote(text.trim(), 60)}"`, confidence: 0.8 };
-    }
-    if (span.operation !== "llm") {
-      for (const { key, value } of span.content.endReasons) {
-        if (CAP_END_REASON.test(value)) return { span, reason: `${key}=${value}`, confidence: 0.9 };
-      }
+/** The cap a span reports, if any. */
+function capOf(span: NormalizedSpan): CapHit | null {
+  const text = errorText(span);
+  if (CAP_ERROR.test(text)) return { span, reason: `error "${quote(text.trim(), 60)}"`, confidence: 0.9 };
+  // A tool call timing out is an infrastructure error; a run-level timeout is a time budget.
+  if ((span.operation === "agent" || span.operation === "other") && TIME_CAP.test(text)) {
+    return { span, reason: `time budget: "${quote(text.trim(), 60)}"`, confidence: 0.8 };
+  }
+  if (span.operation !== "llm") {
+    for (const { key, value } of span.content.endReasons) {
+      if (CAP_END_REASON.test(value)) return { span, reason: `${key}=${value}`, confidence: 0.9 };
     }
   }
+  return null;
+}
+
+/** The cap the run ended on, if any (used by FM-1.5 and, negated, by FM-3.1). */
+export function findCap(t: TraceTrajectories): CapHit | null {
+  // The earliest span (by start, then span id) reporting a cap, in one pass rather than a sort: spans that cannot be
+  // earlier than the one found are not read (on a tie, the first in trace order wins, as a stable sort keeps it).
+  let earliest: CapHit | null = null;
+  for (const span of t.spans) {
+    if (earliest !== null && compareSpansByStart(span, earliest.span) >= 0) continue;
+    earliest = capOf(span) ?? earliest;
+  }
+  if (earliest !== null) return earliest;
   const lastLlm = [...t.steps].reverse().find((s) => s.kind === "llm");
   if (lastLlm !== undefined) {
     const capped = lastLlm.finishReasons.find((r) => LENGTH_FINISH.has(r));

@@ -15,11 +15,18 @@ export function wordTokens(text: string): string[] {
 /** Words that carry content: not stopwords, at least 3 characters or a number. */
 export function contentWords(text: string): Set<string> {
   const out = new Set<string>();
-  for (const w of wordTokens(text)) {
-    if (STOPWORDS.has(w)) continue;
-    if (w.length >= 3 || /^\p{N}+$/u.test(w)) out.add(w);
-  }
+  for (const w of wordTokens(text)) if (isContentWord(w)) out.add(w);
   return out;
+}
+
+function isContentWord(w: string): boolean {
+  return !STOPWORDS.has(w) && (w.length >= 3 || /^\p{N}+$/u.test(w));
+}
+
+/** Whether `text` has a content word in `words` (contentWords of another text); stops at the first. */
+export function sharesContentWord(words: ReadonlySet<string>, text: string): boolean {
+  for (const w of wordTokens(text)) if (words.has(w) && isContentWord(w)) return true;
+  return false;
 }
 
 export function sharedContentWords(a: string, b: string): string[] {
@@ -31,8 +38,13 @@ export function sharedContentWords(a: string, b: string): string[] {
 
 /** Whitespace-normalized lowercase text, for "same message" comparisons. */
 export function normalizeText(text: string): string {
-  return text.replace(/\s+/g, " ").trim().toLowerCase();
+  // Most texts have only single spaces: then the replace changes nothing, and testing is cheaper than rebuilding the string.
+  const collapsed = SPACE_TO_COLLAPSE.test(text) ? text.replace(/\s+/g, " ") : text;
+  return collapsed.trim().toLowerCase();
 }
+
+/** Whitespace that /\s+/ → " " would change: any whitespace but a space, or two in a row. */
+const SPACE_TO_COLLAPSE = /[^\S ]|\s\s/;
 
 /** Rough token count (about 4 characters per token) when no tokenizer is injected. */
 export function estimateTokens(text: string): number {

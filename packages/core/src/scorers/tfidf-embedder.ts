@@ -90,17 +90,18 @@ export function createTfidfEmbedder(options: TfidfOptions = {}): Embedder {
   };
 }
 
-/** A doc's features in first-seen order (as `features` lists them) and their counts. */
+/** A doc's distinct features in first-seen order (as `features` lists them), with their counts. */
 interface SparseDoc {
   ids: number[];
-  counts: Map<number, number>;
+  counts: number[];
 }
 
 /**
  * cosinesToFirst on interned features: the same features as `features` (word n-grams `w:…`,
  * character n-grams `c:…`), so the same weights and cosines, without building their strings for
  * every occurrence: each distinct word gets its unigram and character-gram ids once, each distinct
- * bigram its id once.
+ * bigram its id once. Counts and weights live in arrays indexed by feature id (no Map per doc); sums
+ * run in the same order as on Maps (a doc's features in first-seen order), so results are bit-identical.
  */
 function sparseCosinesToFirst(texts: string[], wordNs: number[], charNs: number[]): number[] {
   const ids = new Map<string, number>();
@@ -109,80 +110,112 @@ function sparseCosinesToFirst(texts: string[], wordNs: number[], charNs: number[
     if (id === undefined) ids.set(feature, (id = ids.size));
     return id;
   };
-  const byWord = new Map<string, { word: number; chars: number[] }>();
-  const wordOf = (w: string) => {
+  /** A distinct word: its text, its unigram id and its character-gram ids. */
+  interface Word {
+    text: string;
+    word: number;
+    chars: number[];
+  }
+  const byWord = new Map<string, Word>();
+  const wordOf = (w: string): Word => {
     let hit = byWord.get(w);
     if (hit === undefined) {
       const padded = ` ${w} `;
       const chars: number[] = [];
       for (const n of charNs) for (let i = 0; i + n <= padded.length; i++) chars.push(idOf(`c:${padded.slice(i, i + n)}`));
-      hit = { word: idOf(`w:${w}`), chars };
+      hit = { text: w, word: idOf(`w:${w}`), chars };
       byWord.set(w, hit);
     }
     return hit;
   };
   const bigrams = new Map<number, Map<number, number>>();
-  const bigramOf = (a: string, b: string): number => {
-    const [x, y] = [wordOf(a).word, wordOf(b).word];
-    let row = bigrams.get(x);
-    if (row === undefined) bigrams.set(x, (row = new Map()));
-    let id = row.get(y);
-    if (id === undefined) row.set(y, (id = idOf(`w:${a} ${b}`)));
+  const bigramOf = (a: Word, b: Word): number => {
+    let row = bigrams.get(a.word);
+    if (row === undefined) bigrams.set(a.word, (row = new Map()));
+    let id = row.get(b.word);
+    if (id === undefined) row.set(b.word, (id = idOf(`w:${a.text} ${b.text}`)));
     return id;
   };
+  // slot[id] = 1 + position of id in the doc being built (0: not in it); reset after each doc. Grown as ids are added.
+  let slot = new Int32Array(1024);
   const docOf = (text: string): SparseDoc => {
-    const doc: SparseDoc = { ids: [], counts: new Map() };
+    const doc: SparseDoc = { ids: [], counts: [] };
     const add = (id: number): void => {
-      const c = doc.counts.get(id);
-      if (c === undefined) doc.ids.push(id);
-      doc.counts.set(id, (c ?? 0) + 1);
+      if (id >= slot.length) {
+        const grown = new Int32Array(Math.max(2 * slot.length, id + 1));
+        grown.set(slot);
+        slot = grown;
+      }
+      const at = slot[id]!;
+      if (at === 0) {
+        doc.ids.push(id);
+        doc.counts.push(1);
+        slot[id] = doc.ids.length;
+      } else doc.counts[at - 1]!++;
     };
-    const words = wordTokens(text);
+    const tokens = wordTokens(text);
+    // Each token's word looked up once, for its unigram, its bigrams and its character grams.
+    const words = tokens.map(wordOf);
     for (const n of wordNs) {
-      if (n === 1) for (const w of words) add(wordOf(w).word);
+      if (n === 1) for (const w of words) add(w.word);
       else if (n === 2) for (let i = 0; i + 2 <= words.length; i++) add(bigramOf(words[i]!, words[i + 1]!));
-      else for (let i = 0; i + n <= words.length; i++) add(idOf(`w:${words.slice(i, i + n).join(" ")}`));
+      else for (let i = 0; i + n <= tokens.length; i++) add(idOf(`w:${tokens.slice(i, i + n).join(" ")}`));
     }
-    if (charNs.length > 0) for (const w of words) for (const id of wordOf(w).chars) add(id);
+    if (charNs.length > 0) for (const w of words) for (const id of w.chars) add(id);
+    for (const id of doc.ids) slot[id] = 0;
     return doc;
   };
   const byText = new Map<string, SparseDoc>();
+  /** How many of the texts each distinct doc stands for: its features' document frequency counts it that often. */
+  const copies = new Map<SparseDoc, number>();
   const docs = texts.map((t) => {
     let doc = byText.get(t);
     if (doc === undefined) byText.set(t, (doc = docOf(t)));
+    copies.set(doc, (copies.get(doc) ?? 0) + 1);
     return doc;
   });
-  const df: number[] = [];
-  for (const doc of docs) for (const id of doc.ids) df[id] = (df[id] ?? 0) + 1;
+  const df = new Float64Array(ids.size);
+  for (const [doc, k] of copies) for (const id of doc.ids) df[id]! += k;
   const n = docs.length;
-  const idf = df.map((d) => Math.log((1 + n) / (1 + d)) + 1);
-  const weighted = new Map<SparseDoc, { w: Map<number, number>; norm: number }>();
-  const weigh = (doc: SparseDoc) => {
-    let hit = weighted.get(doc);
-    if (hit !== undefined) return hit;
-    const w = new Map<number, number>();
+  const idf = new Float64Array(df.length);
+  for (let id = 0; id < df.length; id++) idf[id] = Math.log((1 + n) / (1 + df[id]!)) + 1;
+  /** Weights aligned with doc.ids, and their L2 norm. */
+  const weigh = (doc: SparseDoc): { w: number[]; norm: number } => {
+    const w = new Array<number>(doc.ids.length);
     let sq = 0;
-    for (const id of doc.ids) {
-      const x = (1 + Math.log(doc.counts.get(id)!)) * idf[id]!;
-      w.set(id, x);
+    for (let i = 0; i < doc.ids.length; i++) {
+      const x = (1 + Math.log(doc.counts[i]!)) * idf[doc.ids[i]!]!;
+      w[i] = x;
       sq += x * x;
     }
-    hit = { w, norm: Math.sqrt(sq) };
-    weighted.set(doc, hit);
-    return hit;
+    return { w, norm: Math.sqrt(sq) };
   };
   const first = docs[0];
   if (first === undefined) return [];
   const q = weigh(first);
-  return docs.slice(1).map((doc) => {
+  // The first doc's weights by feature id (0 where absent: every weight is > 0, and adding 0 changes no sum).
+  const qById = new Float64Array(ids.size);
+  first.ids.forEach((id, i) => (qById[id] = q.w[i]!));
+  const dById = new Float64Array(ids.size);
+  // Equal texts share a doc, hence a cosine.
+  const cosines = new Map<SparseDoc, number>();
+  const cosineToFirst = (doc: SparseDoc): number => {
     const d = weigh(doc);
     if (q.norm === 0 || d.norm === 0) return 0;
-    const [small, large] = d.w.size < q.w.size ? [d.w, q.w] : [q.w, d.w];
     let dot = 0;
-    for (const [id, x] of small) {
-      const y = large.get(id);
-      if (y !== undefined) dot += x * y;
+    // Sum over the smaller doc's features in its order (the first doc's on a tie), as the Map version did.
+    if (doc.ids.length < first.ids.length) {
+      for (let i = 0; i < doc.ids.length; i++) dot += d.w[i]! * qById[doc.ids[i]!]!;
+    } else {
+      for (let i = 0; i < doc.ids.length; i++) dById[doc.ids[i]!] = d.w[i]!;
+      for (let i = 0; i < first.ids.length; i++) dot += q.w[i]! * dById[first.ids[i]!]!;
+      for (const id of doc.ids) dById[id] = 0;
     }
     return dot / (q.norm * d.norm);
+  };
+  return docs.slice(1).map((doc) => {
+    let c = cosines.get(doc);
+    if (c === undefined) cosines.set(doc, (c = cosineToFirst(doc)));
+    return c;
   });
 }

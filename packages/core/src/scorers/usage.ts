@@ -5,7 +5,7 @@
  */
 import type { AgentKey } from "../attribution/types.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import { compareByStart } from "../trajectory/build.ts";
+import { compareSpansByStart } from "../trajectory/build.ts";
 
 export interface AgentUsageScore {
   key: AgentKey;
@@ -51,6 +51,8 @@ export interface UsageScore {
 export function scoreUsage(t: TraceTrajectories): UsageScore {
   const a = t.attribution;
   const traceTotal = a.totals.inputTokens + a.totals.outputTokens;
+  const stepsOf = new Map<AgentKey | null, number>();
+  for (const s of t.steps) stepsOf.set(s.agentKey, (stepsOf.get(s.agentKey) ?? 0) + 1);
   const agents = a.agents.map((u): AgentUsageScore => {
     const totalTokens = u.inputTokens + u.outputTokens;
     return {
@@ -58,7 +60,7 @@ export function scoreUsage(t: TraceTrajectories): UsageScore {
       agent: u.name,
       parentAgent: u.parentAgent,
       spans: u.spans,
-      steps: t.steps.filter((s) => s.agentKey === u.key).length,
+      steps: stepsOf.get(u.key) ?? 0,
       llmCalls: u.llmCalls,
       toolCalls: u.toolCalls,
       errors: u.errors,
@@ -71,9 +73,7 @@ export function scoreUsage(t: TraceTrajectories): UsageScore {
       wallTimeNs: u.lastEndNs > u.firstStartNs ? u.lastEndNs - u.firstStartNs : 0n,
     };
   });
-  const errorSpans = t.spans
-    .filter((s) => s.isError)
-    .sort((x, y) => compareByStart({ startNs: x.startTimeUnixNano, spanId: x.spanId }, { startNs: y.startTimeUnixNano, spanId: y.spanId }));
+  const errorSpans = t.spans.filter((s) => s.isError).sort(compareSpansByStart);
   const errorPaths = errorSpans.map((s): ErrorPath => {
     const attr = a.bySpan.get(s.spanId);
     const chain = attr?.agentPath ?? [];

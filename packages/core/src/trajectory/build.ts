@@ -15,6 +15,12 @@ export function compareByStart(a: { startNs: bigint; spanId: string }, b: { star
   return a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
 }
 
+/** compareByStart on spans, without building the two keys per comparison (sorts of whole traces run it n log n times). */
+export function compareSpansByStart(a: NormalizedSpan, b: NormalizedSpan): number {
+  if (a.startTimeUnixNano !== b.startTimeUnixNano) return a.startTimeUnixNano < b.startTimeUnixNano ? -1 : 1;
+  return a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
+}
+
 /** Span operations that are steps by themselves (agent spans become "message" steps only as turns, see turnSpanIds). */
 function isStepKind(op: NormalizedSpan["operation"]): op is "llm" | "tool" | "handoff" {
   return op === "llm" || op === "tool" || op === "handoff";
@@ -57,6 +63,7 @@ function foldsInto(child: StepKind, ancestor: StepKind): boolean {
 // Module level, not inline: makeStep runs per step and would create (and name) each reader anew.
 const inputOf = (s: NormalizedSpan): string | null => s.content.text().input;
 const outputOf = (s: NormalizedSpan): string | null => s.content.text().output;
+const modelOf = (s: NormalizedSpan): string | null => s.model;
 
 export function agentNameFromKey(key: AgentKey): string {
   return key.startsWith("name:") ? key.slice("name:".length) : key;
@@ -78,10 +85,17 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     if (!isStepKind(span.operation)) continue;
     const owner = ownerOf(span.spanId);
     let top: string | null = null;
-    const seen = new Set<string>([span.spanId]);
+    // Spans walked so far (a cycle guard), created only when the walk goes past the parent: most stop at it.
+    let seen: Set<string> | null = null;
     let parent = span.parentSpanId === null ? undefined : spanById.get(span.parentSpanId);
-    while (parent !== undefined && !seen.has(parent.spanId) && parent.operation !== "agent" && ownerOf(parent.spanId) === owner) {
-      seen.add(parent.spanId);
+    while (
+      parent !== undefined &&
+      parent.spanId !== span.spanId &&
+      !(seen?.has(parent.spanId) ?? false) &&
+      parent.operation !== "agent" &&
+      ownerOf(parent.spanId) === owner
+    ) {
+      (seen ??= new Set<string>()).add(parent.spanId);
       if (isStepKind(parent.operation) && foldsInto(span.operation, parent.operation)) top = parent.spanId;
       parent = parent.parentSpanId === null ? undefined : spanById.get(parent.parentSpanId);
     }
@@ -108,7 +122,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
   // 2. Steps, globally ordered: llm/tool/handoff spans not folded, and agent turns.
   const turns = turnSpanIds(spans, spanById, (id) => ownerOf(id) !== null);
   const stepSpans = spans.filter((s) => (isStepKind(s.operation) && !foldTarget.has(s.spanId)) || turns.has(s.spanId));
-  stepSpans.sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }));
+  stepSpans.sort(compareSpansByStart);
   const steps: Step[] = stepSpans.map((span, index) => makeStep(span, index));
   const stepIndexBySpan = new Map<string, number>();
   for (const step of steps) {
@@ -117,9 +131,11 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
   }
 
   function makeStep(span: NormalizedSpan, index: number): Step {
-    const folded = (foldedInto.get(span.spanId) ?? []).map((id) => spanById.get(id)).filter((s): s is NormalizedSpan => s !== undefined);
-    folded.sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }));
-    const all = [span, ...folded];
+    const foldedIds = foldedInto.get(span.spanId);
+    // Most steps fold nothing: skip building and sorting an empty list.
+    const folded = foldedIds === undefined ? [] : foldedIds.map((id) => spanById.get(id)).filter((s): s is NormalizedSpan => s !== undefined);
+    if (folded.length > 1) folded.sort(compareSpansByStart);
+    const all = folded.length === 0 ? [span] : [span, ...folded];
     let inputTokens = 0;
     let outputTokens = 0;
     let cachedTokens = 0;
@@ -143,7 +159,9 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       }
       return null;
     };
-    const finishReasons = [...new Set(all.flatMap((s) => s.content.finishReasons))];
+    const reasons = new Set<string>();
+    for (const s of all) for (const r of s.content.finishReasons) reasons.add(r);
+    const finishReasons = [...reasons];
     return {
       index,
       spanId: span.spanId,
@@ -155,7 +173,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
       args: kind === "llm" || kind === "message" ? null : span.content.text().toolArgs,
       inputText: firstWith(inputOf),
       outputText: firstWith(outputOf),
-      model: firstWith((s) => s.model),
+      model: firstWith(modelOf),
       finishReasons,
       tokens: { inputTokens, outputTokens, cachedTokens },
       reportedCost,
@@ -178,13 +196,21 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     agentSpansByKey.set(key, list);
   }
   const agentKeys: AgentKey[] = attribution.agents.map((a) => a.key);
-  for (const step of steps) if (step.agentKey !== null && !agentKeys.includes(step.agentKey)) agentKeys.push(step.agentKey);
+  // Each agent's steps in one pass (in step order), not one filter over all steps per agent.
+  const stepsByKey = new Map<AgentKey, Step[]>(agentKeys.map((key) => [key, []]));
+  for (const step of steps) {
+    if (step.agentKey === null) continue;
+    const own = stepsByKey.get(step.agentKey);
+    if (own !== undefined) own.push(step);
+    else {
+      agentKeys.push(step.agentKey);
+      stepsByKey.set(step.agentKey, [step]);
+    }
+  }
   const agents: AgentTrajectory[] = agentKeys.map((key) => {
     const usage = usageByKey.get(key);
-    const agentSpans = (agentSpansByKey.get(key) ?? []).sort((a, b) =>
-      compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }),
-    );
-    const own = steps.filter((s) => s.agentKey === key);
+    const agentSpans = (agentSpansByKey.get(key) ?? []).sort((a, b) => compareSpansByStart(a, b));
+    const own = stepsByKey.get(key) ?? [];
     const first = agentSpans[0];
     const last = agentSpans[agentSpans.length - 1];
     const starts = [...agentSpans.map((s) => s.startTimeUnixNano), ...own.map((s) => s.startNs)];
@@ -219,7 +245,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     if (message === null && edge.to !== null) {
       const receiverSpan = spans
         .filter((s) => s.operation === "agent" && nameOf(ownerOf(s.spanId)) === edge.to && s.startTimeUnixNano >= edge.startNs)
-        .sort((a, b) => compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId }))[0];
+        .sort(compareSpansByStart)[0];
       message = receiverSpan === undefined ? null : receiverSpan.content.text().input;
       if (message !== null) messageSource = "receiver_input";
     }
@@ -262,7 +288,7 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
     .sort((a, b) => {
       const orphanOrder = Number(orphanSet.has(a.spanId)) - Number(orphanSet.has(b.spanId));
       if (orphanOrder !== 0) return orphanOrder;
-      return compareByStart({ startNs: a.startTimeUnixNano, spanId: a.spanId }, { startNs: b.startTimeUnixNano, spanId: b.spanId });
+      return compareSpansByStart(a, b);
     });
   const root = rootCandidates[0] ?? null;
   const firstAgent = [...agents].sort((a, b) => (a.firstStartNs < b.firstStartNs ? -1 : a.firstStartNs > b.firstStartNs ? 1 : 0))[0];
