@@ -165,26 +165,24 @@ function releasingTransaction(pool: pg.Pool): CruxDb["transaction"] {
   };
 }
 
-/** The connection a Postgres transaction runs on (releasingTransaction), for statements prepared by name. */
+/** The connection a Postgres transaction runs on (releasingTransaction), for fixed statements. */
 const transactionClients = new WeakMap<object, pg.PoolClient>();
 
 /** A statement whose text never changes, with its parameters ($1, $2, ...). */
 export interface FixedStatement {
-  /** Unique per text within the process. */
-  name: string;
   text: string;
   values: unknown[];
 }
 
 /**
- * Runs a fixed statement inside a transaction: on Postgres with named statements on, prepared by
- * name once per connection (later runs send no text and are not parsed or planned again); else
- * `unnamed`, the same statement built as SQL.
+ * Runs a fixed statement inside a transaction: on Postgres as its text and values on the
+ * transaction's connection (no SQL building per run; unnamed, so each run is planned with its
+ * values); on PGlite, `built`, the same statement built as SQL.
  */
-export async function executeFixed(database: Database, tx: object, statement: FixedStatement, unnamed: () => SQL): Promise<Record<string, unknown>[]> {
-  const client = database.kind === "postgres" && database.namedStatements ? transactionClients.get(tx) : undefined;
+export async function executeFixed(database: Database, tx: object, statement: FixedStatement, built: () => SQL): Promise<Record<string, unknown>[]> {
+  const client = database.kind === "postgres" ? transactionClients.get(tx) : undefined;
   if (client) return (await client.query(statement)).rows as Record<string, unknown>[];
-  return rowsOf(await (tx as CruxDb).execute(unnamed()));
+  return rowsOf(await (tx as CruxDb).execute(built()));
 }
 
 async function pingDb(db: CruxDb): Promise<void> {

@@ -62,32 +62,25 @@ if (postgres) {
       }
     });
 
-    it.each([
-      { named: true, prepared: 2 },
-      { named: false, prepared: 0 },
-    ])(
-      "score writes, namedStatements $named: the rollup read and deltas prepared by name ($prepared), the same cells either way",
-      async ({ named, prepared }) => {
-        const scratch = (await postgres.create()) as PostgresDatabase;
-        const database = await createDatabase({ url: scratch.pool.options.connectionString!, poolSize: 1, namedStatements: named });
-        try {
-          const project = projectId();
-          await persistTraceScores(database, project, record(1, { findings: 2 }));
-          await persistTraceScores(database, project, record(1, { version: 2, tokens: 300, findings: 1 })); // a re-score: the old cells are read
-          await persistTraceScores(database, project, record(2));
-          const { rows } = await (database as PostgresDatabase).pool.query<{ n: number }>(
-            "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name IN ('crux_score_old_cells', 'crux_score_rollup_deltas')",
-          );
-          expect(rows[0]!.n).toBe(prepared);
-          const metrics = await agentMetrics(database, project, { fromNs: 0n, toNs: 10_000n }, {});
-          expect(metrics.agents.map((a) => [a.agent, a.traces, a.totalTokens])).toEqual([["a", 2, 400]]);
-          const modes = await failureModeMetrics(database, project, { fromNs: 0n, toNs: 10_000n }, { groupBy: "mode" });
-          expect(modes.rates.find((r) => r.mode === "FM-1.3")?.numerator).toBe(1);
-        } finally {
-          await database.close();
-          await scratch.close();
-        }
-      },
-    );
+    it("score writes run their fixed rollup statements unnamed (planned per run with its values), the cells right", async () => {
+      const scratch = (await postgres.create()) as PostgresDatabase;
+      // One connection: the statement cache inspected is the one the writes used.
+      const database = (await createDatabase({ url: scratch.pool.options.connectionString!, poolSize: 1 })) as PostgresDatabase;
+      try {
+        const project = projectId();
+        await persistTraceScores(database, project, record(1, { findings: 2 }));
+        await persistTraceScores(database, project, record(1, { version: 2, tokens: 300, findings: 1 })); // a re-score: the old cells are read
+        await persistTraceScores(database, project, record(2));
+        const { rows } = await database.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements");
+        expect(rows[0]!.n).toBe(0);
+        const metrics = await agentMetrics(database, project, { fromNs: 0n, toNs: 10_000n }, {});
+        expect(metrics.agents.map((a) => [a.agent, a.traces, a.totalTokens])).toEqual([["a", 2, 400]]);
+        const modes = await failureModeMetrics(database, project, { fromNs: 0n, toNs: 10_000n }, { groupBy: "mode" });
+        expect(modes.rates.find((r) => r.mode === "FM-1.3")?.numerator).toBe(1);
+      } finally {
+        await database.close();
+        await scratch.close();
+      }
+    });
   });
 }
