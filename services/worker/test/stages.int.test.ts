@@ -219,6 +219,8 @@ describe.each(cases)("stage pipeline on $name", ({ db, q }) => {
       expect(await s.sweeper.sweepOnce()).toBe(1);
       await until("scored", async () => (await scoreRow(s.database, traceId)) !== undefined);
       await until("the request cleared", async () => (await getTrace(s.database, PROJECT, traceId))!.trace.scoreRequestedAt === null);
+      // Scored, the trace was handed to the judge producers: nothing is owed once their job has answered its judge request.
+      await until("the judge request answered", async () => (await getTrace(s.database, PROJECT, traceId))!.trace.judgeRequestedAt === null);
       expect(await s.sweeper.sweepOnce()).toBe(0);
     } finally {
       await s.close();
