@@ -5,9 +5,10 @@
  * comes back (budget, rate, lease); the sweeper enqueues the job again for a request that is
  * past and quiet. A request made while a judge job runs is newer, so that job's clear keeps it.
  */
-import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "./client.ts";
 import { traces } from "./schema.ts";
+import { bumpRequest, listPastRequests } from "./settle.ts";
 
 const sameTrace = (projectId: string, traceId: string) => and(eq(traces.projectId, projectId), eq(traces.traceId, traceId));
 
@@ -25,7 +26,7 @@ export async function requestJudge(database: Database, projectId: string, traceI
   const rows = await database.db
     .update(traces)
     .set({
-      judgeRequestedAt: sql`greatest(now(), coalesce(${traces.judgeRequestedAt}, '-infinity'::timestamptz) + interval '1 millisecond')`,
+      judgeRequestedAt: bumpRequest(traces.judgeRequestedAt),
       ...(seen === null
         ? {}
         : { scoreRequestedAt: sql`CASE WHEN ${traces.scoreRequestedAt} = ${seen.toISOString()}::timestamptz THEN NULL ELSE ${traces.scoreRequestedAt} END` }),
@@ -61,17 +62,6 @@ export interface JudgeRequest {
 
 /** Settled traces whose judge request is older than quietBeforeMs (its job was lost), oldest first. */
 export async function listJudgeRequests(database: Database, opts: { quietBeforeMs: number; limit: number }): Promise<JudgeRequest[]> {
-  const rows = await database.db
-    .select({ projectId: traces.projectId, traceId: traces.traceId, judgeRequestedAt: traces.judgeRequestedAt })
-    .from(traces)
-    .where(
-      and(
-        isNotNull(traces.judgeRequestedAt),
-        eq(traces.dirty, false),
-        sql`${traces.judgeRequestedAt} < now() - ${opts.quietBeforeMs}::double precision * interval '1 millisecond'`,
-      ),
-    )
-    .orderBy(asc(traces.judgeRequestedAt))
-    .limit(Math.max(1, Math.trunc(opts.limit)));
-  return rows.map((r) => ({ projectId: r.projectId, traceId: r.traceId, judgeRequestedAt: r.judgeRequestedAt! }));
+  const rows = await listPastRequests(database, traces.judgeRequestedAt, opts);
+  return rows.map((r) => ({ projectId: r.projectId, traceId: r.traceId, judgeRequestedAt: r.requestedAt }));
 }

@@ -6,12 +6,35 @@
  * score stage; so does an outcome change. The score stage clears the request by
  * compare-and-set, so a request made while it runs is kept.
  */
-import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, sql, type SQL } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "./client.ts";
 import { spans, traces } from "./schema.ts";
 
-/** A new request value: now, and always later than the one it replaces (so a compare-and-set on the old one fails). */
-export const bumpScoreRequest = sql`greatest(now(), coalesce(${traces.scoreRequestedAt}, '-infinity'::timestamptz) + interval '1 millisecond')`;
+/** A request column of traces: the score request, or the judge request (judge-requests.ts). */
+type RequestColumn = typeof traces.scoreRequestedAt | typeof traces.judgeRequestedAt;
+
+/**
+ * A new request value: now, and always later than the one it replaces (so a compare-and-set on the
+ * old one fails), so never earlier than a request moved into the future (a deferred judge job).
+ */
+export const bumpRequest = (column: RequestColumn): SQL => sql`greatest(now(), coalesce(${column}, '-infinity'::timestamptz) + interval '1 millisecond')`;
+export const bumpScoreRequest = bumpRequest(traces.scoreRequestedAt);
+
+/** Settled traces whose request in `column` is older than quietBeforeMs (its job was lost, or its enqueue failed), oldest first. */
+export async function listPastRequests(
+  database: Database,
+  column: RequestColumn & PgColumn,
+  opts: { quietBeforeMs: number; limit: number },
+): Promise<{ projectId: string; traceId: string; requestedAt: Date }[]> {
+  const rows = await database.db
+    .select({ projectId: traces.projectId, traceId: traces.traceId, requestedAt: column })
+    .from(traces)
+    .where(and(isNotNull(column), eq(traces.dirty, false), sql`${column} < now() - ${opts.quietBeforeMs}::double precision * interval '1 millisecond'`))
+    .orderBy(asc(column))
+    .limit(Math.max(1, Math.trunc(opts.limit)));
+  return rows.map((r) => ({ projectId: r.projectId, traceId: r.traceId, requestedAt: r.requestedAt! }));
+}
 
 export interface DirtyTrace {
   projectId: string;
@@ -110,19 +133,8 @@ export interface ScoreRequest {
  * enqueue failed), oldest first. Dirty traces are left to the settle sweep: their settle requests the score.
  */
 export async function listScoreRequests(database: Database, opts: { quietBeforeMs: number; limit: number }): Promise<ScoreRequest[]> {
-  const rows = await database.db
-    .select({ projectId: traces.projectId, traceId: traces.traceId, scoreRequestedAt: traces.scoreRequestedAt })
-    .from(traces)
-    .where(
-      and(
-        isNotNull(traces.scoreRequestedAt),
-        eq(traces.dirty, false),
-        sql`${traces.scoreRequestedAt} < now() - ${opts.quietBeforeMs}::double precision * interval '1 millisecond'`,
-      ),
-    )
-    .orderBy(asc(traces.scoreRequestedAt))
-    .limit(Math.max(1, Math.trunc(opts.limit)));
-  return rows.map((r) => ({ projectId: r.projectId, traceId: r.traceId, scoreRequestedAt: r.scoreRequestedAt! }));
+  const rows = await listPastRequests(database, traces.scoreRequestedAt, opts);
+  return rows.map((r) => ({ projectId: r.projectId, traceId: r.traceId, scoreRequestedAt: r.requestedAt }));
 }
 
 /** Clears the score request if it is still the one the score stage read; false if a newer one was made meanwhile (it stays). */
