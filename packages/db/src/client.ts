@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
-import { sql, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -152,10 +152,7 @@ function releasingTransaction(pool: pg.Pool): CruxDb["transaction"] {
         onClient = drizzlePg({ client, schema, casing: "snake_case" }) as unknown as CruxDb;
         onClients.set(client, onClient);
       }
-      return await onClient.transaction((tx) => {
-        transactionClients.set(tx, client);
-        return run(tx);
-      }, config);
+      return await onClient.transaction(run, config);
     } catch (err) {
       failure = err;
       throw err;
@@ -163,26 +160,6 @@ function releasingTransaction(pool: pg.Pool): CruxDb["transaction"] {
       client.release(failure !== undefined && isStorageUnavailable(failure) ? (failure as Error) : undefined);
     }
   };
-}
-
-/** The connection a Postgres transaction runs on (releasingTransaction), for fixed statements. */
-const transactionClients = new WeakMap<object, pg.PoolClient>();
-
-/** A statement whose text never changes, with its parameters ($1, $2, ...). */
-export interface FixedStatement {
-  text: string;
-  values: unknown[];
-}
-
-/**
- * Runs a fixed statement inside a transaction: on Postgres as its text and values on the
- * transaction's connection (no SQL building per run; unnamed, so each run is planned with its
- * values); on PGlite, `built`, the same statement built as SQL.
- */
-export async function executeFixed(database: Database, tx: object, statement: FixedStatement, built: () => SQL): Promise<Record<string, unknown>[]> {
-  const client = database.kind === "postgres" ? transactionClients.get(tx) : undefined;
-  if (client) return (await client.query(statement)).rows as Record<string, unknown>[];
-  return rowsOf(await (tx as CruxDb).execute(built()));
 }
 
 async function pingDb(db: CruxDb): Promise<void> {

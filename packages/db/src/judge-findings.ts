@@ -11,6 +11,7 @@
 import { PermanentError, categoryOf, type MastModeId } from "@crux/core";
 import { sql } from "drizzle-orm";
 import { rowsOf, type CruxDb } from "./client.ts";
+import { lockTraces, pendingAmong } from "./scores/pending-rollups.ts";
 import { applyTraceDeltaSql, cellsByName, judgeFindingRollup, type BaseWhere } from "./scores/rollups.ts";
 
 /** Producer ids of the LLM judges; other producers of trace_verdicts are not materialized. */
@@ -111,6 +112,8 @@ export interface StoredVerdict {
  */
 export async function recordJudgeFindings(tx: CruxDb, projectId: string, traceId: string, verdict: StoredVerdict): Promise<void> {
   if (!verdict.producerId.startsWith(judgeProducerPrefix)) return;
+  // The trace's lock first, as every writer of rows the rollups read takes it (pending-rollups.ts).
+  await lockTraces(tx, projectId, [traceId]);
   const facts: JudgeVerdictFacts = verdict.status === "succeeded" ? factsOf(verdict.result) : { findings: [], attribution: null, outcome: null };
   const a = facts.attribution;
   const o = facts.outcome;
@@ -132,12 +135,14 @@ export async function recordJudgeFindings(tx: CruxDb, projectId: string, traceId
   );
   const row = current[0];
   if (row === undefined) return; // a newer verdict is current, or the trace has no spans
-  // The judge rollup gets the trace's new contribution minus its old one, as persistTraceScores does.
+  // Under the trace's lock: a trace pending in the rollups gets no delta (the fold counts its findings); one already
+  // folded gets its new judge cells minus its old ones.
+  const folded = !(await pendingAmong(tx, projectId, [traceId])).has(traceId);
   const thisTrace: BaseWhere = (a) => sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ${traceId}`;
-  const old = rowsOf(await tx.execute(cellsByName(judgeFindingRollup, thisTrace)));
+  const old = folded ? rowsOf(await tx.execute(cellsByName(judgeFindingRollup, thisTrace))) : [];
   await tx.execute(sql`DELETE FROM judge_findings WHERE project_id = ${projectId} AND trace_id = ${traceId} AND producer_id = ${verdict.producerId}`);
   if (facts.findings.length > 0) await insertFindings(tx, projectId, traceId, verdict.producerId, facts.findings, row);
-  await tx.execute(applyTraceDeltaSql(judgeFindingRollup, thisTrace, old));
+  if (folded) await tx.execute(applyTraceDeltaSql(judgeFindingRollup, thisTrace, old));
 }
 
 async function insertFindings(

@@ -641,6 +641,15 @@ export const scoreFindingHourly = pgTable("score_finding_hourly", scoreFindingHo
 ]);
 export const scoreFindingHourlyDelta = rollupDeltaTable("score_finding_hourly_delta", scoreFindingHourlyColumns);
 
+/**
+ * Traces whose current score rows are in no rollup yet (rollups.ts "pending traces"): a score write
+ * lists its traces here instead of computing their cells, the scheduled compaction folds them in
+ * batches, and readers compute the cells of the ones still listed from their base rows.
+ */
+export const scoreRollupPending = pgTable("score_rollup_pending", { projectId: text().notNull(), traceId: text().notNull() }, (t) => [
+  primaryKey({ columns: [t.projectId, t.traceId] }),
+]);
+
 export type TraceScoreRow = typeof traceScores.$inferSelect;
 export type PriceRow = typeof prices.$inferSelect;
 export type AgentContractRow = typeof agentContracts.$inferSelect;

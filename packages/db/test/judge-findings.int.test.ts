@@ -2,8 +2,19 @@ import { testDatabases } from "@crux/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "../src/client.ts";
-import { ensureProject, insertSpanBatch, insertVerdict, listJudgeAttributions, listVerdicts, type Database } from "../src/index.ts";
+import {
+  compactScoreRollups,
+  ensureProject,
+  insertSpanBatch,
+  insertVerdict,
+  listJudgeAttributions,
+  listVerdicts,
+  persistTraceScores,
+  rebuildScoreRollups,
+  type Database,
+} from "../src/index.ts";
 import { projectId, span, spanId, traceId } from "./fixtures.ts";
+import { record } from "./score-record.ts";
 
 /** A JudgeVerdictResult-shaped result (packages/contracts/src/judges.ts); the producer validates it before storing. */
 function result(findings: { mode: string; step: number }[], attribution: { agent: string; step: number } | null = null) {
@@ -53,6 +64,41 @@ describe.each(testDatabases())("judge findings stored with their verdict on $nam
     await insertSpanBatch(database, p, [span({ traceId: traceId(1), spanId: spanId(1) })]);
     return p;
   }
+
+  /** The judge rollup's cells of the project after a compaction, as sorted JSON. */
+  async function judgeCells(p: string): Promise<string[]> {
+    await compactScoreRollups(database);
+    const rows = rowsOf(
+      await database.db.execute(sql`SELECT hour_ns::text, agent, kind, k1, k2, findings::int, traces::int, extra::int, failed_traces::int
+        FROM score_judge_finding_hourly WHERE project_id = ${p} AND (findings <> 0 OR traces <> 0)`),
+    );
+    return rows.map((r) => JSON.stringify(r)).sort();
+  }
+
+  it.each([
+    { fold: false, when: "still pending in the rollups" },
+    { fold: true, when: "already folded into the rollups" },
+  ])("judge verdicts on a scored trace $when keep the judge rollup equal to a rebuild", async ({ fold }) => {
+    const p = await trace();
+    await persistTraceScores(database, p, record(1, { findings: 1 }));
+    if (fold) await compactScoreRollups(database);
+    const key = { producerId: "judge.mast-checklist", producerVersion: 1, model: "judge-model", status: "succeeded" as const };
+    await insertVerdict(database, p, traceId(1), { ...key, inputHash: "a", result: result([{ mode: "FM-2.2", step: 0 }]) });
+    // A newer verdict replaces the judge's findings: the first one's cells must leave the rollup.
+    await insertVerdict(database, p, traceId(1), {
+      ...key,
+      inputHash: "b",
+      result: result([
+        { mode: "FM-3.3", step: 1 },
+        { mode: "FM-1.3", step: 0 },
+      ]),
+    });
+    const maintained = await judgeCells(p);
+    expect(maintained.join()).toContain("FM-3.3");
+    expect(maintained.join()).not.toContain("FM-2.2");
+    await rebuildScoreRollups(database, p);
+    expect(await judgeCells(p)).toEqual(maintained);
+  });
 
   it("makes the newest verdict of each judge current, findings and attribution included", async () => {
     const p = await trace();

@@ -5,6 +5,7 @@ import { testDatabases } from "@crux/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "../src/client.ts";
+import { lockTraces } from "../src/scores/pending-rollups.ts";
 import {
   agentMetrics,
   compactScoreRollups,
@@ -178,6 +179,11 @@ const window: MetricsFilter = { fromNs: T0 + 20n * MIN, toNs: T0 + 5n * HOUR + 4
 
 const rollupTableNames = ["score_agent_hourly", "score_trace_hourly", "score_task_hourly", "score_milestone_hourly", "score_finding_hourly"];
 
+async function pendingTraces(database: Database, p: string): Promise<number> {
+  const [row] = rowsOf(await database.db.execute(sql`SELECT count(*)::int AS n FROM score_rollup_pending WHERE project_id = ${p}`));
+  return Number(row!.n);
+}
+
 async function pendingDeltas(database: Database, p: string): Promise<number> {
   let n = 0;
   for (const t of [...rollupTableNames, "score_judge_finding_hourly"]) {
@@ -246,18 +252,26 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     milestones: [true],
   });
 
-  async function seeded(): Promise<string> {
+  /** With `foldFirst`, trace 6's first set is folded into the rollups before its re-score (which then takes its old cells out). */
+  async function seeded(opts: { foldFirst?: boolean } = {}): Promise<string> {
     const p = projectId();
     // Trace 6 first lands elsewhere (other hour, service, agents, findings, outcome), then is re-scored.
     await persistTraceScores(database, p, firstTrace6);
+    if (opts.foldFirst === true) {
+      await compactScoreRollups(database);
+      expect(await pendingTraces(database, p)).toBe(0);
+    }
     for (const s of specs) await persistTraceScores(database, p, rec({ ...s, version: s.n === 6 ? 2 : 1 }));
     // A stale version changes nothing.
     await persistTraceScores(database, p, rec({ n: 6, at: T0, agents: [["stale", 1, 1]], version: 1 }));
     return p;
   }
 
-  it("persist deltas keep every rollup equal to a rebuild from the base rows", async () => {
-    const p = await seeded();
+  it.each([
+    { foldFirst: false, how: "re-scored while pending" },
+    { foldFirst: true, how: "re-scored after its first set was folded" },
+  ])("score writes keep every rollup equal to a rebuild from the base rows (trace 6 $how)", async ({ foldFirst }) => {
+    const p = await seeded({ foldFirst });
     const maintained = await rollupTables(database, p);
     expect(maintained.score_agent_hourly!.length).toBeGreaterThan(5);
     expect(JSON.stringify(maintained)).not.toContain("solo");
@@ -265,31 +279,94 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     expect(await rollupTables(database, p)).toEqual(maintained);
   });
 
-  it("metrics read the delta rows not folded yet: the same answers before and after compaction, which empties the deltas", async () => {
-    const p = await seeded();
-    expect(await pendingDeltas(database, p)).toBeGreaterThan(10);
+  it("a score write lists its traces as pending, and a re-score of a folded trace appends its old cells negated", async () => {
+    const p = projectId();
+    await persistTraceScores(database, p, firstTrace6);
+    expect(await pendingTraces(database, p)).toBe(1);
+    expect(await pendingDeltas(database, p)).toBe(0); // no cell is computed at write time
+    await compactScoreRollups(database);
+    expect([await pendingTraces(database, p), await pendingDeltas(database, p)]).toEqual([0, 0]);
+    await persistTraceScores(database, p, rec({ ...specs[5]!, version: 2 }));
+    expect(await pendingTraces(database, p)).toBe(1);
+    const [solo] = rowsOf(
+      await database.db.execute(sql`SELECT sum(usage_rows)::int AS n FROM score_agent_hourly_delta WHERE project_id = ${p} AND agent = 'solo'`),
+    );
+    expect(solo!.n).toBe(-1);
+  });
+
+  it("metrics read pending traces and delta rows not folded yet: the same answers before and after compaction, which empties both", async () => {
+    const p = await seeded({ foldFirst: true });
+    expect(await pendingTraces(database, p)).toBe(8);
+    expect(await pendingDeltas(database, p)).toBeGreaterThan(5); // trace 6's first set, taken out
     const before = await allMetrics(database, p, window);
-    const aligned = await allMetrics(database, p, { fromNs: T0, toNs: T0 + 6n * HOUR }); // whole hours only: every cell from storage
+    const aligned = await allMetrics(database, p, { fromNs: T0, toNs: T0 + 6n * HOUR }); // whole hours only: no cell from the edges
     const result = await compactScoreRollups(database);
+    expect(result.foldedTraces).toBeGreaterThanOrEqual(8);
     expect(result.moved).toBeGreaterThan(10);
     expect(result.pending).toBe(false);
-    expect(await pendingDeltas(database, p)).toBe(0);
+    expect([await pendingTraces(database, p), await pendingDeltas(database, p)]).toEqual([0, 0]);
     expect(await allMetrics(database, p, window)).toEqual(before);
     expect(await allMetrics(database, p, { fromNs: T0, toNs: T0 + 6n * HOUR })).toEqual(aligned);
     expect(aligned.modes.scopeTraces).toBe(8);
   });
 
-  it("compaction in small batches, bounded per run and run twice at once, folds every delta row exactly once", async () => {
-    const p = await seeded();
-    const pending = await pendingDeltas(database, p);
-    const bounded = await compactScoreRollups(database, { batchRows: 2, maxRows: 2 });
+  it("compaction in small batches, bounded per run and run twice at once, folds every trace and delta row exactly once", async () => {
+    const p = await seeded({ foldFirst: true });
+    const traces = await pendingTraces(database, p);
+    const bounded = await compactScoreRollups(database, { batchTraces: 2, maxTraces: 2, batchRows: 2, maxRows: 2 });
     expect(bounded.pending).toBe(true);
-    expect(await pendingDeltas(database, p)).toBeLessThan(pending);
+    expect(await pendingTraces(database, p)).toBeLessThan(traces);
+    expect(await pendingTraces(database, p)).toBeGreaterThan(0);
     expect(await pendingDeltas(database, p)).toBeGreaterThan(0);
-    const [a, b] = await Promise.all([compactScoreRollups(database, { batchRows: 3 }), compactScoreRollups(database, { batchRows: 3 })]);
-    expect(a.moved + b.moved + bounded.moved).toBeGreaterThanOrEqual(pending);
-    expect(await pendingDeltas(database, p)).toBe(0);
+    const [a, b] = await Promise.all([
+      compactScoreRollups(database, { batchTraces: 3, batchRows: 3 }),
+      compactScoreRollups(database, { batchTraces: 3, batchRows: 3 }),
+    ]);
+    expect(a.pending || b.pending).toBe(false);
+    await compactScoreRollups(database); // whatever a concurrent run folded into deltas after the other one's pass
+    expect([await pendingTraces(database, p), await pendingDeltas(database, p)]).toEqual([0, 0]);
     const maintained = await rollupTables(database, p);
+    await rebuildScoreRollups(database, p);
+    expect(await rollupTables(database, p)).toEqual(maintained);
+  });
+
+  it("a fold waits for a writer holding one of its traces (the trace lock every writer takes)", async () => {
+    const p = projectId();
+    await persistTraceScores(database, p, firstTrace6);
+    let folded = false;
+    let fold: Promise<unknown> = Promise.resolve();
+    await database.db.transaction(async (tx) => {
+      await lockTraces(tx, p, [traceId(6)]);
+      fold = compactScoreRollups(database).then(() => (folded = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(folded).toBe(false);
+    });
+    await fold;
+    expect(folded).toBe(true);
+    expect(await pendingTraces(database, p)).toBe(0);
+  });
+
+  it("score writes racing compactions: every trace counted once, as a rebuild counts it", async () => {
+    const p = projectId();
+    // Rounds of re-scores (hours, agents and outcomes move each round), each racing two small-batch compactions.
+    const rounds = 10;
+    for (let round = 1; round <= rounds; round++) {
+      await Promise.all([
+        ...specs.map((s) =>
+          persistTraceScores(
+            database,
+            p,
+            rec({ ...s, version: round, at: s.at + BigInt(round % 2) * HOUR, success: round % 2 === 0, agents: [[`a${round % 3}`, round * 10, 0.1]] }),
+          ),
+        ),
+        compactScoreRollups(database, { batchTraces: 1 }),
+        compactScoreRollups(database, { batchTraces: 3 }),
+      ]);
+    }
+    const maintained = await rollupTables(database, p);
+    expect([await pendingTraces(database, p), await pendingDeltas(database, p)]).toEqual([0, 0]);
+    // Only the last round's agent is left: every earlier set was taken out of the cells it had been folded into.
+    expect(new Set(maintained.score_agent_hourly!.map((c) => (JSON.parse(c as string) as { agent: string }).agent))).toEqual(new Set([`a${rounds % 3}`]));
     await rebuildScoreRollups(database, p);
     expect(await rollupTables(database, p)).toEqual(maintained);
   });

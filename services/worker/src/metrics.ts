@@ -61,6 +61,11 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ["result"],
       registers,
     }),
+    rollupTracesFolded: new Counter({
+      name: "crux_worker_rollup_traces_folded_total",
+      help: "Scored traces folded into the score rollups in batches (rollups.compact); until then metrics compute them from their rows",
+      registers,
+    }),
     rollupDeltasCompacted: new Counter({
       name: "crux_worker_rollup_deltas_compacted_total",
       help: "Score rollup delta rows folded into their hourly cells (rollups.compact)",

@@ -146,9 +146,14 @@ export function createWorker(deps: WorkerDeps) {
   });
   async function compactRollups(): Promise<void> {
     const result = await compactScoreRollups(deps.database);
+    if (result.foldedTraces > 0) metrics.rollupTracesFolded.inc(result.foldedTraces);
     if (result.moved > 0) metrics.rollupDeltasCompacted.inc(result.moved);
     // More pending than one run moves: scoring writes faster than a tick folds; the next tick goes on (reads stay right).
-    if (result.pending) deps.log.warn({ moved: result.moved }, "rollup compaction is behind: more delta rows pending than one run moves");
+    if (result.pending)
+      deps.log.warn(
+        { foldedTraces: result.foldedTraces, moved: result.moved },
+        "rollup compaction is behind: more pending traces or delta rows than one run moves",
+      );
   }
   const slots = createProjectSlots(config.CRUX_WORKER_PROJECT_CONCURRENCY);
   const sweeper = createSweeper({

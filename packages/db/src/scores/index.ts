@@ -1,6 +1,7 @@
 export { persistTraceScores, persistTraceScoreSets, getStoredScoreInputs, type PersistOptions, type ScoreSetWrite } from "./persist.ts";
 export { readScoreJobState, type ScoreJobState } from "./score-state.ts";
-export { compactScoreRollups, rebuildScoreRollups, type CompactionResult } from "./rollups.ts";
+export { rebuildScoreRollups } from "./rollups.ts";
+export { compactScoreRollups, type CompactionResult } from "./compaction.ts";
 export { loadScoringConfig, listEffectivePrices, type EffectivePrice, getOutcomeOverride, setOutcomeOverride, findBaselineRun } from "./scoring-config.ts";
 export {
   priceRepository,

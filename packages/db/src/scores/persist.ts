@@ -1,24 +1,22 @@
 /**
  * persistTraceScores / persistTraceScoreSets: replace a trace's whole score set
  * (or several traces' sets) in one transaction. Transaction-scoped advisory
- * locks on the traces, taken first in key order, serialize two writers of the
+ * locks on the traces (lockTraces), taken first in one global order, serialize two writers of the
  * same trace, so the second one's deletes see the first one's rows (no
  * primary-key clash) and readers see the old set or the new set, never a mix;
  * under them a record older than the stored one (lower version) is ignored.
  * The set is stamped with the hash of the inputs it was computed from (the score
  * stage's scoreInputHash; null = unknown, so the next score job recomputes it).
- * The hourly rollups (rollups.ts) get the traces' new contribution minus their
- * old one, which the locks keep stable from its read to the commit, as rows
- * appended to their delta tables.
+ * The rollups are not computed here: the traces are listed as pending and the
+ * scheduled compaction folds them in batches (pending-rollups.ts); a trace already
+ * folded has its old cells taken out first (appended negated to the delta tables).
  */
 import type { TraceScoreRecord } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
-import { executeFixed, rowsOf, type Database } from "../client.ts";
-import { PgDialect } from "drizzle-orm/pg-core";
-import { applyTraceDeltaSql, cellsByName, rollupColumnNames, rollups, type BaseWhere } from "./rollups.ts";
+import { rowsOf, type Database } from "../client.ts";
+import { appendTraceCellsSql, lockTracesSql, markPendingSql, withAll } from "./pending-rollups.ts";
 import { unnestOf, unnestSelect } from "./sql-util.ts";
 
-type Tx = Parameters<Parameters<Database["db"]["transaction"]>[0]>[0];
 interface Col {
   name: string;
   type: string;
@@ -61,22 +59,23 @@ export async function persistTraceScoreSets(database: Database, projectId: strin
   const ids = sets.map((s) => s.record.traceId);
   if (new Set(ids).size !== ids.length) throw new Error("persistTraceScoreSets: one set per trace");
   return database.db.transaction(async (tx) => {
-    // Derived data: the commit does not wait for the WAL flush (the rollup locks would be held through it). A crash
+    // Derived data: the commit does not wait for the WAL flush (the trace locks would be held through it). A crash
     // can lose the last fraction of a second of score sets, always whole with their score-request clear, so those
     // traces keep their request and the sweeper scores them again (docs/architecture.md §6).
-    const keys = ids.map((id) => `crux.scores:${projectId}:${id}`);
-    await tx.execute(sql`SELECT set_config('synchronous_commit', 'off', true),
-      (SELECT count(pg_advisory_xact_lock(l.h)) FROM (SELECT hashtextextended(k, 0) AS h FROM unnest(${sql.param(keys)}::text[]) k ORDER BY 1) l)`);
-    // Under the locks: a stored set of a higher version wins (the set is ignored), and only traces scored before have an old contribution.
+    await tx.execute(sql`SELECT set_config('synchronous_commit', 'off', true), ${lockTracesSql(ids.map((id) => [projectId, id]))}`);
+    // Under the locks: a stored set of a higher version wins (the set is ignored); a stored set already folded into the rollups is taken out of them.
     const storedRows = rowsOf(
-      await tx.execute(sql`SELECT trace_id, version FROM trace_scores WHERE project_id = ${projectId} AND trace_id = ANY(${sql.param(ids)}::text[])`),
+      await tx.execute(sql`SELECT s.trace_id, s.version,
+          EXISTS (SELECT 1 FROM score_rollup_pending p WHERE p.project_id = s.project_id AND p.trace_id = s.trace_id) AS pending
+        FROM trace_scores s WHERE s.project_id = ${projectId} AND s.trace_id = ANY(${sql.param(ids)}::text[])`),
     );
-    const storedVersion = new Map(storedRows.map((r) => [String(r.trace_id), Number(r.version)]));
-    const kept = sets.filter((s) => (storedVersion.get(s.record.traceId) ?? -Infinity) <= s.record.version);
+    const stored = new Map(storedRows.map((r) => [String(r.trace_id), { version: Number(r.version), pending: r.pending === true }]));
+    const kept = sets.filter((s) => (stored.get(s.record.traceId)?.version ?? -Infinity) <= s.record.version);
     if (kept.length === 0) return sets.map(() => false);
     const keptIds = kept.map((s) => s.record.traceId);
-    const rescored = keptIds.filter((id) => storedVersion.has(id));
-    const old = rescored.length === 0 ? rollups.map(() => []) : await oldContributions(database, tx, projectId, rescored);
+    const folded = keptIds.filter((id) => stored.get(id)?.pending === false);
+    // Before the rows change: the old cells, negated. (Rare: only a re-score of a trace already folded.)
+    if (folded.length > 0) await tx.execute(appendTraceCellsSql(projectId, folded, -1));
     await tx.execute(replaceSummariesSql(projectId, kept));
     const records = kept.map((s) => s.record);
     const inserts = [
@@ -86,82 +85,11 @@ export async function persistTraceScoreSets(database: Database, projectId: strin
       insertRowsSql("trace_handoffs", projectId, records, handoffColumns),
       insertRowsSql("trace_trajectories", projectId, records, trajectoryColumns),
     ].filter((q): q is SQL => q !== null);
-    // Different tables, none read by another: one statement. (The deltas below must see these rows: their own statement.)
+    // Different tables, none read by another: one statement.
     if (inserts.length > 0) await tx.execute(withAll("i", inserts));
-    // Appended to the rollups' delta tables (rollups.ts): no writer waits on the cells other traces share.
-    await appendRollupDeltas(database, tx, projectId, keptIds, old);
     const written = new Set(keptIds);
     return sets.map((s) => written.has(s.record.traceId));
   });
-}
-
-/** `WITH p0 AS (q0), p1 AS (q1), ... SELECT 1`: data-modifying statements sent as one. */
-function withAll(prefix: string, statements: SQL[]): SQL {
-  return sql`WITH ${sql.join(
-    statements.map((q, i) => sql`${sql.identifier(`${prefix}${i}`)} AS (${q})`),
-    sql`, `,
-  )} SELECT 1`;
-}
-
-/**
- * The rollup statements of a score write as fixed text, built once: the SQL builder's cost for
- * these large statements was a fifth of the worker's CPU. On Postgres the text runs with its
- * values ($1 project id, $2 trace ids, $3 the old cells), unnamed, so each run is planned for its
- * own traces (a prepared statement's generic plan, or values hidden behind a CTE, cost a third of
- * the scoring throughput in bench:pipeline: the planner no longer saw how few rows it touches).
- * PGlite runs the same statements built as SQL. Checked at load: the text takes no other parameter.
- */
-const dialect = new PgDialect();
-const fixedScope: BaseWhere = (a) => sql.raw(`${a}.project_id = $1 AND ${a}.trace_id = ANY($2::text[])`);
-const tracesIn =
-  (projectId: string, traceIds: string[]): BaseWhere =>
-  (a) =>
-    sql`${sql.raw(a)}.project_id = ${projectId} AND ${sql.raw(a)}.trace_id = ANY(${sql.param(traceIds)}::text[])`;
-
-function fixedText(q: SQL): string {
-  const built = dialect.sqlToQuery(q);
-  if (built.params.length > 0) throw new Error("a fixed rollup statement took a parameter of its own; pass it as $1..$3");
-  return built.sql;
-}
-
-/** One column per rollup: the traces' current cells as a json array, values as text (exact numerics). */
-const oldContributionsSql = (where: BaseWhere): SQL =>
-  sql`SELECT ${sql.join(
-    rollups.map((r, i) => {
-      const fields = rollupColumnNames(r)
-        .map((c) => `'${c}', c.${c}::text`)
-        .join(", ");
-      return sql`(SELECT coalesce(json_agg(json_build_object(${sql.raw(fields)})), '[]'::json) FROM (${cellsByName(r, where)}) c) AS ${sql.identifier(`r${i}`)}`;
-    }),
-    sql`, `,
-  )}`;
-const oldContributionsText = fixedText(oldContributionsSql(fixedScope));
-const deltasText = fixedText(
-  withAll(
-    "r",
-    rollups.map((r, i) => applyTraceDeltaSql(r, fixedScope, sql.raw(`($3::jsonb -> ${i})`))),
-  ),
-);
-
-/** The traces' current contribution to every rollup, in the order of `rollups`, in one read. */
-async function oldContributions(database: Database, tx: Tx, projectId: string, traceIds: string[]): Promise<Record<string, unknown>[][]> {
-  const [row] = await executeFixed(database, tx, { text: oldContributionsText, values: [projectId, traceIds] }, () =>
-    oldContributionsSql(tracesIn(projectId, traceIds)),
-  );
-  return rollups.map((_, i) => {
-    const v = row?.[`r${i}`];
-    return (typeof v === "string" ? JSON.parse(v) : v) as Record<string, unknown>[];
-  });
-}
-
-/** Appends every rollup's (new − old) cells of the traces, in one statement. */
-async function appendRollupDeltas(database: Database, tx: Tx, projectId: string, traceIds: string[], old: Record<string, unknown>[][]): Promise<void> {
-  await executeFixed(database, tx, { text: deltasText, values: [projectId, traceIds, JSON.stringify(old)] }, () =>
-    withAll(
-      "r",
-      rollups.map((r, i) => applyTraceDeltaSql(r, tracesIn(projectId, traceIds), old[i]!)),
-    ),
-  );
 }
 
 /** The summaries' upsert, the children's deletes and the traces rows' agents and score requests, in one statement. */
@@ -183,7 +111,12 @@ function replaceSummariesSql(projectId: string, sets: readonly ScoreSetWrite[]):
           FROM jsonb_to_recordset(${JSON.stringify(traceRows)}::jsonb) AS u(trace_id text, agents jsonb, clear timestamptz)
           WHERE tr.project_id = ${projectId} AND tr.trace_id = u.trace_id)`,
         ];
-  return sql`WITH up AS (${upsertSummarySql(projectId, sets)}), ${sql.join([...deletes, ...traceUpdate], sql`, `)} SELECT 1`;
+  // Listed as pending: the compaction folds their cells into the rollups (pending-rollups.ts).
+  const pending = sql`pend AS (${markPendingSql(
+    projectId,
+    sets.map((s) => s.record.traceId),
+  )})`;
+  return sql`WITH up AS (${upsertSummarySql(projectId, sets)}), ${sql.join([...deletes, ...traceUpdate, pending], sql`, `)} SELECT 1`;
 }
 
 /** What the score stage compares before scoring: the stored set's input hash, and the task id it resolved (which picks config and baseline). */

@@ -3,14 +3,15 @@
  * Each rollup is defined once, as `cells(where)`: the SELECT that aggregates
  * the base rows matching `where` into rollup cells. That same SELECT
  *  - rebuilds a rollup (rebuildScoreRollups),
- *  - computes a trace's old and new contribution (persistTraceScores deltas,
- *    appended to the rollup's delta table and folded in by compactScoreRollups),
- *  - covers the partial hours at the window edges at query time (rollup-source.ts),
- * so a stored cell plus its pending deltas is by construction what the base
- * rows give, and summing cells equals aggregating the rows.
+ *  - folds newly scored traces in, in batches (pending-rollups.ts), and takes a
+ *    re-scored trace's old cells out (appended negated to the delta table),
+ *  - computes the cells of traces not folded yet, and of the partial hours at
+ *    the window edges, at query time (rollup-source.ts),
+ * so stored cells plus delta rows plus pending traces are by construction what
+ * the base rows give, and summing cells equals aggregating the rows.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { rowsOf, type Database } from "../client.ts";
+import { type Database } from "../client.ts";
 
 export const hourNs = 3_600_000_000_000n;
 
@@ -258,7 +259,7 @@ export function applyTraceDeltaSql(r: Rollup, where: BaseWhere, old: Record<stri
  * holds are skipped; cells are upserted in key order, so two compactions lock them in one order.
  * Returns how many delta rows it moved.
  */
-function compactRollupSql(r: Rollup, limit: number): SQL {
+export function compactRollupSql(r: Rollup, limit: number): SQL {
   const keys = rollupKeyNames(r).join(", ");
   const cols = rollupColumnNames(r).join(", ");
   const delta = sql.identifier(deltaTableOf(r));
@@ -277,40 +278,6 @@ function compactRollupSql(r: Rollup, limit: number): SQL {
     SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM folded)::int AS cells`;
 }
 
-export interface CompactionResult {
-  /** Delta rows folded into the rollups. */
-  moved: number;
-  /** Delta rows still waiting (more than `maxRows` were pending, or written meanwhile). */
-  pending: boolean;
-}
-
-/**
- * Folds pending delta rows into every rollup, `batchRows` at a time per rollup, until none is
- * left or `maxRows` have moved (so one run stays short; the next tick goes on). Safe to run from
- * several processes at once. Metrics are right before and after: readers add the pending rows.
- */
-export async function compactScoreRollups(database: Database, opts: { batchRows?: number; maxRows?: number } = {}): Promise<CompactionResult> {
-  const batchRows = opts.batchRows ?? 5_000;
-  const maxRows = opts.maxRows ?? 200_000;
-  let moved = 0;
-  let pending = false;
-  for (const r of rollups) {
-    let ofThis = 0;
-    for (;;) {
-      const [row] = rowsOf(await database.db.execute(compactRollupSql(r, batchRows)));
-      const n = Number(row?.moved ?? 0);
-      ofThis += n;
-      if (n < batchRows) break;
-      if (ofThis >= maxRows) {
-        pending = true;
-        break;
-      }
-    }
-    moved += ofThis;
-  }
-  return { moved, pending };
-}
-
 /** Recomputes every rollup of a project (or of all projects) from the base tables. */
 function rebuildRollupSql(r: Rollup, projectId: string | null): SQL[] {
   const where: BaseWhere = (a) => (projectId === null ? sql`true` : sql`${sql.raw(a)}.project_id = ${projectId}`);
@@ -324,10 +291,12 @@ function rebuildRollupSql(r: Rollup, projectId: string | null): SQL[] {
 
 /**
  * Recomputes the rollups of one project (or all) from the base tables, in one
- * transaction. For rows written without persistTraceScores (bulk loads, benches).
+ * transaction; every trace is then folded, so none stays pending. For rows
+ * written without persistTraceScores (bulk loads, benches).
  */
 export async function rebuildScoreRollups(database: Database, projectId: string | null = null): Promise<void> {
   await database.db.transaction(async (tx) => {
+    await tx.execute(projectId === null ? sql`DELETE FROM score_rollup_pending` : sql`DELETE FROM score_rollup_pending WHERE project_id = ${projectId}`);
     for (const r of rollups) for (const q of rebuildRollupSql(r, projectId)) await tx.execute(q);
   });
 }
