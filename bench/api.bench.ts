@@ -9,7 +9,11 @@
  * are seeded as a sample: a MAST-checklist verdict on every failed trace and on
  * one in ten of the others (issue 11's default), with 0-2 findings each, and an
  * outcome-rubric grade on the same share, so failure-modes and success read the
- * judge rows too (source=all, the default). Uses
+ * judge rows too (source=all, the default). BENCH_PENDING (default 250) of the
+ * newest traces are then listed as not yet folded into the rollups, as a live
+ * service's last second of scored traces are, so every read also computes their
+ * cells from their rows (they are then counted twice: the figures are latencies,
+ * not answers). Uses
  * DATABASE_URL (default local Postgres); creates and drops its own database.
  */
 import pg from "pg";
@@ -20,7 +24,8 @@ import { buildApiApp } from "../services/api/src/index.ts";
 import { createAuthenticator } from "@crux/auth";
 
 const TRACES = Number(process.env.BENCH_TRACES ?? 100_000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 40); // BENCH_KEEP_DB=1 keeps the database for EXPLAIN
+const RUNS = Number(process.env.BENCH_RUNS ?? 40);
+const PENDING = Number(process.env.BENCH_PENDING ?? 250); // BENCH_KEEP_DB=1 keeps the database for EXPLAIN
 const PROJECT = "bench";
 const DAY_MS = 86_400_000;
 const NOW_MS = Date.UTC(2026, 0, 15, 12);
@@ -93,11 +98,15 @@ async function run(url: string): Promise<void> {
     const t0 = performance.now();
     await seed(client);
     await rebuildScoreRollups(database, PROJECT);
+    await client.query(
+      "INSERT INTO score_rollup_pending (project_id, trace_id) SELECT project_id, trace_id FROM trace_scores WHERE project_id = $1 ORDER BY start_ns DESC LIMIT $2",
+      [PROJECT, PENDING],
+    );
     await client.query("ANALYZE");
     const counts = await client.query(
       "SELECT (SELECT count(*) FROM trace_scores) AS traces, (SELECT count(*) FROM trace_agent_usage) AS agents, (SELECT count(*) FROM trace_findings) AS findings, (SELECT count(*) FROM judge_findings) AS judge_findings",
     );
-    console.log(`seeded ${JSON.stringify(counts.rows[0])} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(`seeded ${JSON.stringify(counts.rows[0])} in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${PENDING} newest traces pending a fold`);
 
     const app = await buildApiApp({ database, authenticate: createAuthenticator({ database, required: false, defaultProjectId: PROJECT }), now: () => NOW_MS });
     const windows = { "24h": "", "7d": `from=${new Date(NOW_MS - 7 * DAY_MS).toISOString()}&to=${new Date(NOW_MS).toISOString()}` };
