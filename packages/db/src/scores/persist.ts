@@ -76,7 +76,14 @@ export async function persistTraceScoreSets(database: Database, projectId: strin
     const folded = keptIds.filter((id) => stored.get(id)?.pending === false);
     // Before the rows change: the old cells, negated. (Rare: only a re-score of a trace already folded.)
     if (folded.length > 0) await tx.execute(appendTraceCellsSql(projectId, folded, -1));
-    await tx.execute(replaceSummariesSql(projectId, kept));
+    // Child rows exist only for traces scored before (this function writes them, with their set): only theirs are deleted.
+    await tx.execute(
+      replaceSummariesSql(
+        projectId,
+        kept,
+        keptIds.filter((id) => stored.has(id)),
+      ),
+    );
     const records = kept.map((s) => s.record);
     const inserts = [
       insertRowsSql("trace_findings", projectId, records, findingColumns),
@@ -92,12 +99,15 @@ export async function persistTraceScoreSets(database: Database, projectId: strin
   });
 }
 
-/** The summaries' upsert, the children's deletes and the traces rows' agents and score requests, in one statement. */
-function replaceSummariesSql(projectId: string, sets: readonly ScoreSetWrite[]): SQL {
-  const ids = sql`${sql.param(sets.map((s) => s.record.traceId))}::text[]`;
-  const deletes = childTables.map(
-    (table, i) => sql`${sql.identifier(`d${i}`)} AS (DELETE FROM ${sql.identifier(table)} WHERE project_id = ${projectId} AND trace_id = ANY(${ids}))`,
-  );
+/** The summaries' upsert, the deletes of re-scored traces' children, the traces rows' agents and score requests and the pending listing, in one statement. */
+function replaceSummariesSql(projectId: string, sets: readonly ScoreSetWrite[], rescored: readonly string[]): SQL {
+  const ids = sql`${sql.param([...rescored])}::text[]`;
+  const deletes =
+    rescored.length === 0
+      ? []
+      : childTables.map(
+          (table, i) => sql`${sql.identifier(`d${i}`)} AS (DELETE FROM ${sql.identifier(table)} WHERE project_id = ${projectId} AND trace_id = ANY(${ids}))`,
+        );
   const traceRows = sets
     .filter((s) => s.opts?.agents !== undefined || s.opts?.clearScoreRequest)
     .map((s) => ({ trace_id: s.record.traceId, agents: s.opts?.agents ?? null, clear: s.opts?.clearScoreRequest?.toISOString() ?? null }));
