@@ -32,6 +32,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { withBenchDatabase } from "./bench-database.ts";
+import { createCpuMeter, type CpuSplit, type Role } from "./cpu-meter.ts";
 import { createOtlpClient } from "./otlp-client.ts";
 import { buildPayloads } from "./workload.ts";
 
@@ -103,7 +104,7 @@ async function startService(entry: string, readyUrl: string, env: Record<string,
       break;
     await sleep(100);
   }
-  return { stop };
+  return { stop, pid: child.pid! };
 }
 
 /** One phase's requests, with the trace ids whose last span each request carries. */
@@ -160,7 +161,7 @@ async function main() {
           if (entry.inputHash) scoredInputs.set(`${entry.traceId}:${entry.inputHash}`, (scoredInputs.get(`${entry.traceId}:${entry.inputHash}`) ?? 0) + 1);
         } else if ((entry.level ?? 0) >= 40) console.log(line);
       };
-      const workers: { stop: () => Promise<void>; metricsUrl: string }[] = [];
+      const workers: { stop: () => Promise<void>; metricsUrl: string; pid: number }[] = [];
       for (let w = 0; w < WORKERS; w++) {
         const port = metricsPort + w;
         const worker = await startService(
@@ -178,6 +179,13 @@ async function main() {
         stops.push(worker.stop);
       }
 
+      let workersRunning = true;
+      const cpu = createCpuMeter({
+        pool,
+        redisUrl,
+        pids: () => ({ receiver: [receiver.pid], worker: workersRunning ? workers.map((w) => w.pid) : [] }),
+      });
+      stops.push(async () => cpu.stop());
       const send = client.send;
       const count = async () => {
         const { rows } = await pool.query<{ received: string; scored: string }>(
@@ -199,9 +207,12 @@ async function main() {
         p50: number;
         p99: number;
         unscored: number;
+        /** CPU ms per trace of the phase, by role, from its start to the end of its drain. */
+        cpuPerTrace: CpuSplit;
       }[] = [];
       for (const phase of phases) {
         const before = await count();
+        const cpuBefore = await cpu.read();
         const interval = 1000 / (phase.rate / BATCH_SPANS);
         const answeredAt: number[] = [];
         const samples: { t: number; y: number }[] = [];
@@ -238,6 +249,8 @@ async function main() {
           drained = c.received === c.scored;
         }
         const drainS = drained ? (performance.now() - tEnd) / 1000 : Infinity;
+        const cpuUsed = cpu.since(cpuBefore, await cpu.read());
+        const scoredInPhase = Math.max(1, (await count()).scored - before.scored);
         const { rows } = await pool.query<{ trace_id: string; scored_ms: string }>(
           "SELECT trace_id, (extract(epoch FROM scored_at) * 1000)::text AS scored_ms FROM trace_scores WHERE trace_id = ANY($1)",
           [[...phase.lastBatchOf.keys()]],
@@ -258,6 +271,7 @@ async function main() {
           p50: pct(latencies, 50),
           p99: pct(latencies, 99),
           unscored: phase.lastBatchOf.size - rows.length,
+          cpuPerTrace: perTrace(cpuUsed, scoredInPhase),
         });
         console.log(
           `  ${fmt(phase.rate)} spans/s: ${phase.lastBatchOf.size} traces sent (${before.received} before), backlog ${backlogEnd} at the end, ` +
@@ -269,8 +283,11 @@ async function main() {
       const parts = await scoreParts(workers.map((w) => w.metricsUrl));
       // Ingest alone, saturated: the workers stopped, the same receiver, fresh traces.
       for (const w of workers) await w.stop();
+      workersRunning = false;
       // The receiver is warm from the paced phases: no separate warm-up.
+      const ingestBefore = { traces: (await count()).received, cpu: await cpu.read() };
       const ingestRate = saturated.spans / (await runSaturated(saturated.payloads, send));
+      const ingestCpu = perTrace(cpu.since(ingestBefore.cpu, await cpu.read()), Math.max(1, (await count()).received - ingestBefore.traces));
 
       console.log("");
       console.log(
@@ -294,6 +311,7 @@ async function main() {
       );
       if (sustainable && sustainable === results.at(-1) && results.length === RATES.length)
         console.log("(the highest rate offered was sustained: the limit is above it; raise BENCH_RATES)");
+      printCpuBudget(results, ingestCpu, sustainable?.rate);
       console.log(`\nworker cost per scored trace (${WORKERS} worker process${WORKERS === 1 ? "" : "es"}, wall ms, mean over ${fmt(parts.scored)} traces):`);
       for (const [part, ms] of parts.msPerTrace) console.log(`  ${part.padEnd(13)} ${ms.toFixed(2).padStart(8)}`);
       console.log(
@@ -313,6 +331,30 @@ async function main() {
       await purgeQueuePrefix(redisUrl, queuePrefix);
     }
   });
+
+  /**
+   * CPU per trace by role, for each paced phase (ingest and scoring together) and for ingest alone. On a machine
+   * where every process shares the same cores, throughput is cores / CPU per trace, so ingest-only CPU over
+   * end-to-end CPU bounds the ratio of the two rates whatever the scheduling.
+   */
+  function printCpuBudget(results: { rate: number; cpuPerTrace: CpuSplit }[], ingest: CpuSplit, sustainableRate: number | undefined) {
+    const roles: Role[] = ["client", "receiver", "worker", "postgres", "redis"];
+    const total = (c: CpuSplit) => roles.reduce((a, r) => a + c[r], 0);
+    console.log(`\nCPU per trace (ms, by process; client = this load generator):`);
+    console.log(`${"phase".padEnd(22)} ${roles.map((r) => r.padStart(9)).join(" ")} ${"total".padStart(9)}`);
+    const row = (label: string, c: CpuSplit) =>
+      console.log(
+        `${label.padEnd(22)} ${roles.map((r) => (Number.isFinite(c[r]) ? c[r].toFixed(2) : "-").padStart(9)).join(" ")} ${total(c).toFixed(2).padStart(9)}`,
+      );
+    for (const r of results) row(`${fmt(r.rate)} spans/s + drain`, r.cpuPerTrace);
+    row("ingest only", ingest);
+    const at = results.find((r) => r.rate === sustainableRate) ?? results[0];
+    if (at && Number.isFinite(total(at.cpuPerTrace)) && Number.isFinite(total(ingest)))
+      console.log(
+        `end to end costs ${(total(at.cpuPerTrace) / total(ingest)).toFixed(1)}× the CPU of ingest alone per trace (at ${fmt(at.rate)} spans/s): ` +
+          `where both are CPU-bound on the same cores, the ratio of their rates is at most ${(total(ingest) / total(at.cpuPerTrace)).toFixed(2)}`,
+      );
+  }
 
   /** Sums the workers' crux_worker_score_part_seconds and deferred score jobs: ms per scored trace by part. */
   async function scoreParts(urls: string[]) {
@@ -345,6 +387,10 @@ async function main() {
     );
     return (performance.now() - t0) / 1000;
   }
+}
+
+function perTrace(c: CpuSplit, traces: number): CpuSplit {
+  return { client: c.client / traces, receiver: c.receiver / traces, worker: c.worker / traces, postgres: c.postgres / traces, redis: c.redis / traces };
 }
 
 await main();
