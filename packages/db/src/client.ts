@@ -185,6 +185,27 @@ export async function executeFixed(database: Database, tx: object, statement: Fi
   return rowsOf(await (tx as CruxDb).execute(built()));
 }
 
+/** What a PGlite drizzle instance (or its transaction) runs its queries on. */
+interface PgliteSessionHolder {
+  _: { session: { client: Pick<PGlite, "query"> } };
+}
+
+/**
+ * Runs a fixed statement and returns its rows as arrays, in select order, typed as the driver
+ * parses them (int8 differs: a string on Postgres, a number or bigint on PGlite). No SQL is
+ * built per run: on Postgres it runs unnamed with its values (planned with them, never a
+ * generic plan), on the pool or, inside a transaction (inReadSnapshot), on its connection; on
+ * PGlite on the instance or its transaction.
+ */
+export async function queryRows(database: Database, statement: FixedStatement): Promise<unknown[][]> {
+  if (database.kind === "postgres") {
+    const client = transactionClients.get(database.db) ?? database.pool;
+    return (await client.query<unknown[]>({ text: statement.text, values: statement.values, rowMode: "array" })).rows;
+  }
+  const client = (database.db as unknown as PgliteSessionHolder)._.session.client;
+  return (await client.query<unknown[]>(statement.text, statement.values, { rowMode: "array" })).rows;
+}
+
 async function pingDb(db: CruxDb): Promise<void> {
   await db.execute(sql`select 1`);
 }
