@@ -22,13 +22,15 @@
  * BENCH_SECONDS (per rate, 15), BENCH_DRAIN_OK_SECONDS (5),
  * BENCH_DRAIN_SECONDS (30), BENCH_SATURATED_BATCHES (150), BENCH_CONCURRENCY (4),
  * BENCH_WORKERS (1), BENCH_WORKER_CONCURRENCY (the worker's default), BENCH_WORKER_FLAGS
- * (node flags of the worker processes, e.g. "--cpu-prof --cpu-prof-dir=prof").
+ * (node flags of the worker processes, e.g. "--cpu-prof --cpu-prof-dir=prof", after the ones
+ * `pnpm start:worker` gives it).
  */
 import { createDatabase, ensureProject, migrate } from "@crux/db";
 import { decodeExportRequest } from "@crux/otlp";
 import { purgeQueuePrefix } from "@crux/queue";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { withBenchDatabase } from "./bench-database.ts";
@@ -66,9 +68,16 @@ function slope(samples: { t: number; y: number }[]): number {
   return num / den;
 }
 
+/** The node flags `pnpm start:worker` gives the worker (package.json), so the bench runs the production process. */
+function productionWorkerFlags(): string[] {
+  const scripts = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const words = scripts["start:worker"]!.split(" ");
+  return words.slice(1, words.indexOf("--import"));
+}
+
 /** Starts a service entry point as its own process and waits until its /readyz answers 200. */
 async function startService(entry: string, readyUrl: string, env: Record<string, string>, onLine?: (line: string) => void) {
-  const flags = entry.includes("worker") && process.env.BENCH_WORKER_FLAGS ? process.env.BENCH_WORKER_FLAGS.split(" ").filter(Boolean) : [];
+  const flags = entry.includes("worker") ? [...productionWorkerFlags(), ...(process.env.BENCH_WORKER_FLAGS ?? "").split(" ").filter(Boolean)] : [];
   const child = spawn(process.execPath, [...flags, "--import", "tsx", entry], {
     cwd: root,
     env: { ...process.env, ...env },

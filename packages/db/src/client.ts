@@ -152,7 +152,10 @@ function releasingTransaction(pool: pg.Pool): CruxDb["transaction"] {
         onClient = drizzlePg({ client, schema, casing: "snake_case" }) as unknown as CruxDb;
         onClients.set(client, onClient);
       }
-      return await onClient.transaction(run, config);
+      return await onClient.transaction((tx) => {
+        transactionClients.set(tx, client);
+        return run(tx);
+      }, config);
     } catch (err) {
       failure = err;
       throw err;
@@ -160,6 +163,36 @@ function releasingTransaction(pool: pg.Pool): CruxDb["transaction"] {
       client.release(failure !== undefined && isStorageUnavailable(failure) ? (failure as Error) : undefined);
     }
   };
+}
+
+/** The connection a Postgres transaction runs on (releasingTransaction), for fixed statements. */
+const transactionClients = new WeakMap<object, pg.PoolClient>();
+
+/** A statement whose text never changes, with its parameters ($1, $2, ...). */
+export interface FixedStatement {
+  text: string;
+  values: unknown[];
+}
+
+/** What a PGlite drizzle instance (or its transaction) runs its queries on. */
+interface PgliteSessionHolder {
+  _: { session: { client: Pick<PGlite, "query"> } };
+}
+
+/**
+ * Runs a fixed statement and returns its rows as arrays, in select order, typed as the driver
+ * parses them (int8 differs: a string on Postgres, a number or bigint on PGlite). No SQL is
+ * built per run: on Postgres it runs unnamed with its values (planned with them, never a
+ * generic plan), on the pool or, inside a transaction (inReadSnapshot), on its connection; on
+ * PGlite on the instance or its transaction.
+ */
+export async function queryRows(database: Database, statement: FixedStatement): Promise<unknown[][]> {
+  if (database.kind === "postgres") {
+    const client = transactionClients.get(database.db) ?? database.pool;
+    return (await client.query<unknown[]>({ text: statement.text, values: statement.values, rowMode: "array" })).rows;
+  }
+  const client = (database.db as unknown as PgliteSessionHolder)._.session.client;
+  return (await client.query<unknown[]>(statement.text, statement.values, { rowMode: "array" })).rows;
 }
 
 async function pingDb(db: CruxDb): Promise<void> {

@@ -8,7 +8,7 @@
  */
 import { and, asc, eq, isNotNull, sql, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import type { Database } from "./client.ts";
+import { queryRows, type Database } from "./client.ts";
 import { spans, traces } from "./schema.ts";
 
 /** A request column of traces: the score request, or the judge request (judge-requests.ts). */
@@ -70,20 +70,25 @@ export interface SettleState {
   spanIds: string[];
 }
 
+// Fixed texts, run unnamed with their values ($1 project, $2 trace): the settle stage runs both per
+// trace, and building them through drizzle cost more client CPU than running them.
+const settleStateStatement = `SELECT t.dirty, t.last_received_at, t.settle_version,
+    ARRAY(SELECT s.span_id FROM spans s WHERE s.project_id = $1 AND s.trace_id = $2 ORDER BY s.span_id)
+  FROM traces t WHERE t.project_id = $1 AND t.trace_id = $2 LIMIT 1`;
+
 /** What the settle stage needs, in one round trip: the trace's dirty flag, last_received_at and span ids; null if unknown. */
 export async function readSettleState(database: Database, projectId: string, traceId: string): Promise<SettleState | null> {
-  const [row] = await database.db
-    .select({
-      dirty: traces.dirty,
-      lastReceivedAt: traces.lastReceivedAt,
-      settleVersion: traces.settleVersion,
-      spanIds: sql<string[]>`ARRAY(SELECT s.span_id FROM spans s WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId} ORDER BY s.span_id)`,
-    })
-    .from(traces)
-    .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId)))
-    .limit(1);
-  return row ?? null;
+  const [row] = await queryRows(database, { text: settleStateStatement, values: [projectId, traceId] });
+  if (!row) return null;
+  return { dirty: row[0] as boolean, lastReceivedAt: row[1] as Date, settleVersion: row[2] as number, spanIds: row[3] as string[] };
 }
+
+// $3 = last_received_at as the settler saw it, $4 = the span-set hash. The request bump is bumpScoreRequest's.
+const markSettledStatement = `UPDATE traces SET dirty = false, dirty_since = NULL, settled_at = now(),
+    settle_version = settle_version + 1, span_set_hash = $4,
+    score_requested_at = greatest(now(), coalesce(score_requested_at, '-infinity'::timestamptz) + interval '1 millisecond')
+  WHERE project_id = $1 AND trace_id = $2 AND dirty = true AND last_received_at = $3
+  RETURNING trace_id`;
 
 /**
  * Freezes the trace: clears dirty if last_received_at still equals what the
@@ -99,18 +104,7 @@ export async function markTraceSettled(
   lastReceivedAtSeen: Date,
   spanSetHash: string,
 ): Promise<boolean> {
-  const rows = await database.db
-    .update(traces)
-    .set({
-      dirty: false,
-      dirtySince: null,
-      settledAt: sql`now()`,
-      settleVersion: sql`${traces.settleVersion} + 1`,
-      spanSetHash,
-      scoreRequestedAt: bumpScoreRequest,
-    })
-    .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId), eq(traces.dirty, true), eq(traces.lastReceivedAt, lastReceivedAtSeen)))
-    .returning({ traceId: traces.traceId });
+  const rows = await queryRows(database, { text: markSettledStatement, values: [projectId, traceId, lastReceivedAtSeen.toISOString(), spanSetHash] });
   return rows.length > 0;
 }
 

@@ -5,9 +5,15 @@
  * row, so the more jobs finish at once, the less each pays. Up to
  * `maxInFlight` transactions run at once: writers of different traces share
  * no row (the rollups take appended deltas), and two sets of one trace are
- * serialized by persist's advisory lock, the higher version winning. A job
- * waits for the transaction holding its set. A batch that fails is written
- * again set by set, so one set's failure fails its own job only.
+ * serialized by persist's advisory lock, the higher version winning. One
+ * transaction starts as soon as a set waits; another one beside it only once
+ * `overlapAt` sets wait: a set written alone costs the worker and Postgres
+ * every statement of a transaction, so sets that trickle in wait for the one
+ * in flight and go together (bench:pipeline, one worker at 6,000 spans/s: 2.7
+ * sets per transaction instead of 1.4, 7–13% less worker CPU per scored
+ * trace, 85–87 traces/s scored instead of 66–74).
+ * A job waits for the transaction holding its set. A batch that fails is
+ * written again set by set, so one set's failure fails its own job only.
  */
 import { persistTraceScores, persistTraceScoreSets, type Database, type ScoreSetWrite } from "@crux/db";
 
@@ -18,9 +24,10 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-export function createScoreWriter(database: Database, opts: { maxBatch?: number; maxInFlight?: number } = {}) {
+export function createScoreWriter(database: Database, opts: { maxBatch?: number; maxInFlight?: number; overlapAt?: number } = {}) {
   const maxBatch = opts.maxBatch ?? 32;
   const maxInFlight = opts.maxInFlight ?? 3;
+  const overlapAt = opts.overlapAt ?? 4;
   let pending: Pending[] = [];
   let inFlight = 0;
   let batches = 0;
@@ -76,7 +83,7 @@ export function createScoreWriter(database: Database, opts: { maxBatch?: number;
     write(projectId: string, set: ScoreSetWrite): Promise<boolean> {
       return new Promise<boolean>((resolve, reject) => {
         pending.push({ projectId, set, resolve, reject });
-        if (inFlight < maxInFlight) void drain();
+        if (inFlight === 0 || (inFlight < maxInFlight && pending.length >= overlapAt)) void drain();
       });
     },
     /** Transactions and sets written so far (benches, tests). */

@@ -28,7 +28,6 @@ import {
   expressionsOf,
   prepareTrace,
   runTagsOf,
-  scoreInputHash,
   scorePreparedTrace,
   spanSetHash,
   type MilestoneEvaluator,
@@ -86,8 +85,8 @@ export function createScoreProcessor(deps: ScoreDeps) {
     override: RunTagsOverride | null,
     taskId: string | null,
   ): Promise<ScoreInputsRead> {
-    const { config, baselineRun } = await configs.get(trace.projectId, trace.serviceName, taskId, fingerprint);
-    return { taskId, config, baselineRun, hash: scoreInputHash({ spanSetHash: frozen, outcomeOverride: override, config, baselineRun }) };
+    const inputs = await configs.get(trace.projectId, trace.serviceName, taskId, fingerprint);
+    return { ...inputs, taskId, hash: inputs.inputHash(frozen, override) };
   }
 
   /** Whether this trace goes on to the judge stage; `success` is its outcome (stored or just computed). */

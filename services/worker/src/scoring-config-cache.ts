@@ -7,12 +7,14 @@
  * The expressions compiled for the milestone threads are cached by source,
  * so one config version compiles each expression once per thread.
  */
-import type { ScoringConfig } from "@crux/core";
+import { scoreInputHasher, type RunTagsOverride, type ScoringConfig } from "@crux/core";
 import { findBaselineRun, loadScoringConfig, type Database } from "@crux/db";
 
 export interface ScoringInputs {
   config: ScoringConfig;
   baselineRun: Awaited<ReturnType<typeof findBaselineRun>>;
+  /** scoreInputHash over this config and baseline (their canonical JSON made once per load, not per job). */
+  inputHash: (spanSetHash: string, outcomeOverride: RunTagsOverride | null) => string;
 }
 
 /** Bounded: cleared when full (reloading costs one job a few reads). */
@@ -28,7 +30,7 @@ export function createScoringConfigCache(database: Database) {
       loadScoringConfig(database, projectId, serviceName, taskId),
       taskId === null ? null : findBaselineRun(database, projectId, taskId),
     ]);
-    return { config, baselineRun };
+    return { config, baselineRun, inputHash: scoreInputHasher(config, baselineRun) };
   }
 
   return {

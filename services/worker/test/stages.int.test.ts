@@ -9,7 +9,19 @@
  * changed; a score job lost after its settle is re-enqueued by the sweeper.
  */
 import { ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
-import { ensureProject, getTrace, insertSpanBatch, listVerdicts, priceRepository, schema, setOutcomeOverride, type Database } from "@crux/db";
+import { scoreInputHash } from "@crux/core";
+import {
+  ensureProject,
+  findBaselineRun,
+  getTrace,
+  insertSpanBatch,
+  listVerdicts,
+  loadScoringConfig,
+  priceRepository,
+  schema,
+  setOutcomeOverride,
+  type Database,
+} from "@crux/db";
 import { createMetricsRegistry } from "@crux/observability";
 import type { QueueName } from "@crux/queue";
 import { testDatabases, testQueues } from "@crux/testkit";
@@ -154,6 +166,11 @@ describe.each(cases)("stage pipeline on $name", ({ db, q }) => {
       const { traceId, scored } = await s.scoredTrace();
       await until("judged", async () => (await listVerdicts(s.database, PROJECT, traceId)).length === 2);
       expect(scored.inputHash).toMatch(/^[0-9a-f]{64}$/);
+      // The stored hash is scoreInputHash of what the job read (the worker hashes a kept configuration).
+      const frozen = (await getTrace(s.database, PROJECT, traceId))!.trace;
+      const baselineRun = scored.taskId === null ? null : await findBaselineRun(s.database, PROJECT, scored.taskId);
+      const config = await loadScoringConfig(s.database, PROJECT, frozen.serviceName, scored.taskId);
+      expect(scored.inputHash).toBe(scoreInputHash({ spanSetHash: frozen.spanSetHash!, outcomeOverride: null, config, baselineRun }));
       expect((await getTrace(s.database, PROJECT, traceId))!.trace.scoreRequestedAt).toBeNull();
 
       // A duplicate score job: skipped, said at debug level, the stored set untouched.

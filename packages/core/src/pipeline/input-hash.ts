@@ -36,7 +36,28 @@ export interface ScoreInputs {
 
 /** The score stage's input hash: the span set, the outcome override, the scoring configuration and baseline it used, and the scorers' version. */
 export function scoreInputHash(inputs: ScoreInputs): string {
-  return inputHash({ stage: "score", scoringVersion, ...inputs });
+  return scoreInputHasher(inputs.config, inputs.baselineRun)(inputs.spanSetHash, inputs.outcomeOverride);
+}
+
+/**
+ * scoreInputHash for one configuration and baseline and any span set and override: the
+ * configuration's canonical JSON (most of the hashed text) is made once, not per trace. The
+ * text is inputHash's for `{ stage: "score", scoringVersion, ...inputs }`: its keys in sorted order.
+ */
+export function scoreInputHasher(
+  config: ScoringConfig,
+  baselineRun: ScoreInputs["baselineRun"],
+): (spanSetHash: string, outcomeOverride: RunTagsOverride | null) => string {
+  const head = `{${canonicalField("baselineRun", baselineRun)}"config":${canonicalJson(config)},`;
+  return (spanSetHash, outcomeOverride) =>
+    sha256(
+      `${head}${canonicalField("outcomeOverride", outcomeOverride)}"scoringVersion":${scoringVersion},"spanSetHash":${JSON.stringify(spanSetHash)},"stage":"score"}`,
+    );
+}
+
+/** `"name":value,` as canonicalJson writes a member; nothing for undefined, which it drops. */
+function canonicalField(name: string, value: unknown): string {
+  return value === undefined ? "" : `"${name}":${canonicalJson(value)},`;
 }
 
 /**

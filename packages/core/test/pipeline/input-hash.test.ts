@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inputHash, judgeInputHash, scoreInputHash, spanSetHash, type ScoreInputs } from "../../src/index.ts";
+import { inputHash, judgeInputHash, scoreInputHash, scoreInputHasher, scoringVersion, spanSetHash, type ScoreInputs } from "../../src/index.ts";
 
 const config: ScoreInputs["config"] = {
   prices: [],
@@ -33,6 +33,25 @@ describe("input hashes", () => {
     expect(scoreInputHash({ ...base, outcomeOverride: { success: false } })).not.toBe(h);
     expect(scoreInputHash({ ...base, config: { ...config, repetitionK: 4 } })).not.toBe(h);
     expect(scoreInputHash({ ...base, baselineRun: { tokens: 10, costUsd: null, runs: 1 } })).not.toBe(h);
+  });
+
+  it("hash score inputs as inputHash does their canonical JSON, with the configuration's JSON made once per hasher", () => {
+    const full: ScoreInputs = {
+      spanSetHash: spanSetHash(["x"]),
+      outcomeOverride: { success: true, taskId: 't"1', variant: "b" },
+      config: { ...config, repetitionK: 4, coordinationWeights: { handoff: 0.5, "z\u00e9": 1 } as never },
+      baselineRun: { tokens: 10, costUsd: 0.25, runs: 3 },
+    };
+    for (const inputs of [base, full, { ...full, outcomeOverride: null }, { ...full, baselineRun: null }]) {
+      const expected = inputHash({ stage: "score", scoringVersion, ...inputs });
+      expect(scoreInputHash(inputs)).toBe(expected);
+      expect(scoreInputHasher(inputs.config, inputs.baselineRun)(inputs.spanSetHash, inputs.outcomeOverride)).toBe(expected);
+    }
+    // A member left undefined is dropped, as canonical JSON drops it.
+    const loose = { ...base, outcomeOverride: undefined as unknown as null };
+    expect(scoreInputHash(loose)).toBe(inputHash({ stage: "score", scoringVersion, ...loose }));
+    const hasher = scoreInputHasher(full.config, full.baselineRun);
+    expect(hasher(spanSetHash(["y"]), null)).toBe(scoreInputHash({ ...full, spanSetHash: spanSetHash(["y"]), outcomeOverride: null }));
   });
 
   it("hash a judge's inputs over what it declared only", () => {

@@ -7,8 +7,8 @@
  * does not ask for the model (the API asks for the view only).
  */
 import { PermanentError } from "@crux/core";
-import { eq, sql, type SQL } from "drizzle-orm";
-import { rowsOf, type Database } from "../client.ts";
+import { eq, sql } from "drizzle-orm";
+import { queryRows, type Database } from "../client.ts";
 import { judgeSettings, type JudgeSettingsRow } from "./schema.ts";
 import type { SecretBox } from "../secret-box.ts";
 
@@ -153,18 +153,21 @@ export async function getJudgeSettingsRow(database: Database, projectId: string)
  * resolves the row (and opens its key) only when it changed.
  */
 export async function judgeSettingsStamp(database: Database, projectId: string): Promise<string> {
-  const [row] = rowsOf(await database.db.execute(sql`SELECT ${judgeSettingsStampSql(projectId)} AS stamp`));
-  return String(row?.stamp ?? "none");
+  const [row] = await queryRows(database, { text: judgeSettingsStampStatement, values: [projectId] });
+  return String(row?.[0] ?? "none");
 }
 
 /**
- * The stamp as an SQL expression, so a read the job makes anyway (readScoreJobState) carries it.
+ * The stamp as SQL text over a parameter holding the project id (`projectParam`, e.g. "$1"), so a
+ * read the job makes anyway (readScoreJobState) carries it.
  * Milliseconds since the epoch, truncated as a JS Date of the column truncates them.
  */
-export function judgeSettingsStampSql(projectId: string): SQL<string> {
-  return sql<string>`coalesce((SELECT j.version::text || '@' || floor(extract(epoch FROM j.updated_at) * 1000)::bigint::text
-    FROM judge_settings j WHERE j.project_id = ${projectId}), 'none')`;
+export function judgeSettingsStampText(projectParam: string): string {
+  return `coalesce((SELECT j.version::text || '@' || floor(extract(epoch FROM j.updated_at) * 1000)::bigint::text
+    FROM judge_settings j WHERE j.project_id = ${projectParam}), 'none')`;
 }
+
+const judgeSettingsStampStatement = `SELECT ${judgeSettingsStampText("$1")}`;
 
 /** The stamp of a row as read whole (judgeSettingsStamp's value for it). */
 export function judgeSettingsRowStamp(row: JudgeSettingsRow | undefined): string {

@@ -7,10 +7,10 @@
  * the fingerprint changes; and the judge settings' stamp, for the same reason.
  */
 import type { RunTagsOverride } from "@crux/core";
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
-import type { Database } from "../client.ts";
+import { queryRows, type Database } from "../client.ts";
+import { judgeSettingsStampText } from "../judges/settings.repository.ts";
 import { traces } from "../schema.ts";
-import { judgeSettingsStampSql } from "../judges/settings.repository.ts";
+import { tableRowReader } from "../table-rows.ts";
 import type { TraceSummary } from "../traces.ts";
 
 export interface ScoreJobState {
@@ -24,44 +24,45 @@ export interface ScoreJobState {
   judgeSettingsStamp: string;
 }
 
-/** Every row of a config table for the project, in id order, as text (so any change to any column changes it). */
-const rowsText = (table: string, projectId: string) =>
-  sql`(SELECT string_agg(c::text, ',' ORDER BY c.id) FROM ${sql.identifier(table)} c WHERE c.project_id = ${projectId})`;
+/** Every row of a config table for the project ($1), in id order, as text (so any change to any column changes it). */
+const rowsText = (table: string) => `(SELECT string_agg(c::text, ',' ORDER BY c.id) FROM ${table} c WHERE c.project_id = $1)`;
 
 /**
  * The configuration tables (prices, contracts, milestone sets, configured baselines, settings) and
  * the totals of the baseline-tagged runs, which findBaselineRun averages (partial index on is_baseline).
  */
-function configFingerprintSql(projectId: string) {
-  return sql<string>`md5(concat_ws('|',
-    ${rowsText("prices", projectId)}, ${rowsText("agent_contracts", projectId)}, ${rowsText("handoff_contracts", projectId)},
-    ${rowsText("milestone_sets", projectId)}, ${rowsText("baselines", projectId)},
-    (SELECT ps::text FROM project_settings ps WHERE ps.project_id = ${projectId}),
+const configFingerprintText = `md5(concat_ws('|',
+    ${rowsText("prices")}, ${rowsText("agent_contracts")}, ${rowsText("handoff_contracts")},
+    ${rowsText("milestone_sets")}, ${rowsText("baselines")},
+    (SELECT ps::text FROM project_settings ps WHERE ps.project_id = $1),
     (SELECT string_agg(concat_ws(':', b.task_id, b.total_tokens, b.cost_usd), ',' ORDER BY b.trace_id)
-       FROM trace_scores b WHERE b.project_id = ${projectId} AND b.is_baseline AND b.task_id IS NOT NULL)))`;
-}
+       FROM trace_scores b WHERE b.project_id = $1 AND b.is_baseline AND b.task_id IS NOT NULL)))`;
+
+const traceRow = tableRowReader(traces);
+
+// Fixed text ($1 project, $2 trace), run unnamed with its values: building it through drizzle cost
+// more client CPU per score job than running it.
+const scoreJobStateStatement = `SELECT ${traceRow.selectList("t")},
+    (SELECT o.override FROM outcome_overrides o WHERE o.project_id = $1 AND o.trace_id = $2),
+    (SELECT json_build_array(s.version, s.input_hash, s.task_id, s.success) FROM trace_scores s
+      WHERE s.project_id = $1 AND s.trace_id = $2),
+    ${configFingerprintText},
+    ${judgeSettingsStampText("$1")}
+  FROM traces t
+  WHERE t.project_id = $1 AND t.trace_id = $2
+  LIMIT 1`;
 
 export async function readScoreJobState(database: Database, projectId: string, traceId: string): Promise<ScoreJobState | null> {
-  const [row] = await database.db
-    .select({
-      trace: getTableColumns(traces),
-      override: sql<unknown>`(SELECT o.override FROM outcome_overrides o WHERE o.project_id = ${projectId} AND o.trace_id = ${traceId})`,
-      stored: sql<unknown>`(SELECT json_build_array(s.version, s.input_hash, s.task_id, s.success) FROM trace_scores s
-        WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId})`,
-      configFingerprint: configFingerprintSql(projectId),
-      judgeSettingsStamp: judgeSettingsStampSql(projectId),
-    })
-    .from(traces)
-    .where(and(eq(traces.projectId, projectId), eq(traces.traceId, traceId)))
-    .limit(1);
+  const [row] = await queryRows(database, { text: scoreJobStateStatement, values: [projectId, traceId] });
   if (!row) return null;
+  const at = traceRow.width;
   const parse = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
-  const stored = parse(row.stored) as [number, string | null, string | null, boolean | null] | null;
+  const stored = parse(row[at + 1]) as [number, string | null, string | null, boolean | null] | null;
   return {
-    trace: row.trace,
-    override: (parse(row.override) as RunTagsOverride | null) ?? null,
+    trace: traceRow.decode(row),
+    override: (parse(row[at]) as RunTagsOverride | null) ?? null,
     stored: stored ? { version: Number(stored[0]), inputHash: stored[1], taskId: stored[2], success: stored[3] } : null,
-    configFingerprint: row.configFingerprint,
-    judgeSettingsStamp: row.judgeSettingsStamp,
+    configFingerprint: row[at + 2] as string,
+    judgeSettingsStamp: row[at + 3] as string,
   };
 }
