@@ -29,9 +29,16 @@ export async function lockTraces(tx: Tx | CruxDb, projectId: string, traceIds: r
   await tx.execute(sql`SELECT ${lockTracesSql(traceIds.map((id) => [projectId, id]))}`);
 }
 
+/** The advisory lock key of a trace's score data. */
+export const traceLockKey = (projectId: string, traceId: string): string => `crux.scores:${projectId}:${traceId}`;
+
+/** The locks of the keys in parameter $n (text[]) as one SQL expression, in one global order. */
+export const lockTracesText = (n: number): string =>
+  `(SELECT count(pg_advisory_xact_lock(l.h)) FROM (SELECT hashtextextended(k, 0) AS h FROM unnest($${n}::text[]) k ORDER BY 1) l)`;
+
 /** The locks as one SQL expression (so a caller can take them in a statement it sends anyway). */
-export function lockTracesSql(traces: readonly (readonly [string, string])[]): SQL {
-  const keys = traces.map(([projectId, id]) => `crux.scores:${projectId}:${id}`);
+function lockTracesSql(traces: readonly (readonly [string, string])[]): SQL {
+  const keys = traces.map(([projectId, id]) => traceLockKey(projectId, id));
   return sql`(SELECT count(pg_advisory_xact_lock(l.h)) FROM (SELECT hashtextextended(k, 0) AS h FROM unnest(${sql.param(keys)}::text[]) k ORDER BY 1) l)`;
 }
 
@@ -56,7 +63,7 @@ function appendCellsSql(r: Rollup, where: BaseWhere, sign: 1 | -1): SQL {
 }
 
 /** `WITH p0 AS (q0), p1 AS (q1), ... SELECT 1`: data-modifying statements sent as one. */
-export function withAll(prefix: string, statements: SQL[]): SQL {
+function withAll(prefix: string, statements: SQL[]): SQL {
   return sql`WITH ${sql.join(
     statements.map((q, i) => sql`${sql.identifier(`${prefix}${i}`)} AS (${q})`),
     sql`, `,
@@ -71,11 +78,9 @@ export function appendTraceCellsSql(projectId: string, traceIds: readonly string
   );
 }
 
-/** Lists traces as pending (no-op for those already listed). */
-export function markPendingSql(projectId: string, traceIds: readonly string[]): SQL {
-  return sql`INSERT INTO score_rollup_pending (project_id, trace_id) SELECT ${projectId}, t FROM unnest(${sql.param([...traceIds])}::text[]) t
-    ON CONFLICT DO NOTHING`;
-}
+/** Lists the traces of two parameter expressions (the project's text, the traces' text[]) as pending (no-op for those already listed). */
+export const markPendingText = (project: string, traceIds: string): string =>
+  `INSERT INTO score_rollup_pending (project_id, trace_id) SELECT ${project}, t FROM unnest(${traceIds}) t ON CONFLICT DO NOTHING`;
 
 /** Which of the traces are pending. */
 export async function pendingAmong(tx: Tx | CruxDb, projectId: string, traceIds: readonly string[]): Promise<Set<string>> {

@@ -1,22 +1,5 @@
 /** Small SQL helpers shared by the score queries. */
 import { PermanentError } from "@crux/core";
-import { sql, type SQL } from "drizzle-orm";
-
-/** A whole column as one array parameter: `$1::type[]` (jsonb travels as text). */
-function arrayParam(values: unknown[], type: string): SQL {
-  return sql`${sql.param(values)}::${sql.raw(type)}[]`;
-}
-
-/** One `unnest(...) AS u(cols)` source from named columns of equal length. */
-export function unnestOf(columns: { name: string; type: string; values: unknown[] }[]): SQL {
-  const arrays = columns.map((c) => arrayParam(c.values, c.type === "jsonb" ? "text" : c.type));
-  return sql`unnest(${sql.join(arrays, sql`, `)}) AS u(${sql.raw(columns.map((c) => c.name).join(", "))})`;
-}
-
-/** Select list for unnestOf columns, casting jsonb back. */
-export function unnestSelect(columns: { name: string; type: string }[]): SQL {
-  return sql.raw(columns.map((c) => (c.type === "jsonb" ? `u.${c.name}::jsonb` : `u.${c.name}`)).join(", "));
-}
 
 /** Opaque keyset cursor: base64url JSON of the last row's key values. */
 export function encodeCursor(key: (string | number | null)[]): string {
