@@ -509,7 +509,8 @@ export const projectSettings = pgTable("project_settings", {
 // Hourly score rollups (rollups.ts): one row per cell of base rows sharing the
 // hour of the trace start, the service and the table's group keys. Every trace
 // lives in exactly one hour and service, so per-trace counts add up across
-// cells. persistTraceScores keeps them current with deltas; sums are numeric so
+// cells. Scored traces are folded in by the compaction (src/scores/pending-rollups.ts)
+// and re-scores take their old cells out by deltas; sums are numeric so
 // subtracting a trace's old contribution is exact. Keys are nullable where the
 // base column is, hence unique constraints with NULLS NOT DISTINCT, not primary keys.
 // ---------------------------------------------------------------------------

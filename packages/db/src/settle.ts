@@ -18,7 +18,9 @@ type RequestColumn = typeof traces.scoreRequestedAt | typeof traces.judgeRequest
  * A new request value: now, and always later than the one it replaces (so a compare-and-set on the
  * old one fails), so never earlier than a request moved into the future (a deferred judge job).
  */
-export const bumpRequest = (column: RequestColumn): SQL => sql`greatest(now(), coalesce(${column}, '-infinity'::timestamptz) + interval '1 millisecond')`;
+const bumpRequestText = (column: string): string => `greatest(now(), coalesce(${column}, '-infinity'::timestamptz) + interval '1 millisecond')`;
+const [bumpBefore, bumpAfter] = bumpRequestText("\u0000").split("\u0000") as [string, string];
+export const bumpRequest = (column: RequestColumn): SQL => sql`${sql.raw(bumpBefore)}${column}${sql.raw(bumpAfter)}`;
 export const bumpScoreRequest = bumpRequest(traces.scoreRequestedAt);
 
 /** Settled traces whose request in `column` is older than quietBeforeMs (its job was lost, or its enqueue failed), oldest first. */
@@ -83,10 +85,10 @@ export async function readSettleState(database: Database, projectId: string, tra
   return { dirty: row[0] as boolean, lastReceivedAt: row[1] as Date, settleVersion: row[2] as number, spanIds: row[3] as string[] };
 }
 
-// $3 = last_received_at as the settler saw it, $4 = the span-set hash. The request bump is bumpScoreRequest's.
+// $3 = last_received_at as the settler saw it, $4 = the span-set hash.
 const markSettledStatement = `UPDATE traces SET dirty = false, dirty_since = NULL, settled_at = now(),
     settle_version = settle_version + 1, span_set_hash = $4,
-    score_requested_at = greatest(now(), coalesce(score_requested_at, '-infinity'::timestamptz) + interval '1 millisecond')
+    score_requested_at = ${bumpRequestText("score_requested_at")}
   WHERE project_id = $1 AND trace_id = $2 AND dirty = true AND last_received_at = $3
   RETURNING trace_id`;
 

@@ -62,14 +62,14 @@ if (postgres) {
       }
     });
 
-    it("score writes run their fixed rollup statements unnamed (planned per run with its values), the cells right", async () => {
+    it("score writes run their fixed statements unnamed (planned per run with their values), the cells right", async () => {
       const scratch = (await postgres.create()) as PostgresDatabase;
       // One connection: the statement cache inspected is the one the writes used.
       const database = (await createDatabase({ url: scratch.pool.options.connectionString!, poolSize: 1 })) as PostgresDatabase;
       try {
         const project = projectId();
         await persistTraceScores(database, project, record(1, { findings: 2 }));
-        await persistTraceScores(database, project, record(1, { version: 2, tokens: 300, findings: 1 })); // a re-score: the old cells are read
+        await persistTraceScores(database, project, record(1, { version: 2, tokens: 300, findings: 1 })); // a re-score: the old cells are taken out once folded
         await persistTraceScores(database, project, record(2));
         const { rows } = await database.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements");
         expect(rows[0]!.n).toBe(0);

@@ -4,7 +4,7 @@
  * (persistTraceScoreSets). Most of a set's write is per statement, not per
  * row, so the more jobs finish at once, the less each pays. Up to
  * `maxInFlight` transactions run at once: writers of different traces share
- * no row (the rollups take appended deltas), and two sets of one trace are
+ * no row (the rollups are folded later, in batches), and two sets of one trace are
  * serialized by persist's advisory lock, the higher version winning. One
  * transaction starts as soon as a set waits; another one beside it only once
  * `overlapAt` sets wait: a set written alone costs the worker and Postgres

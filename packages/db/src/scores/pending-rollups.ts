@@ -32,14 +32,19 @@ export async function lockTraces(tx: Tx | CruxDb, projectId: string, traceIds: r
 /** The advisory lock key of a trace's score data. */
 export const traceLockKey = (projectId: string, traceId: string): string => `crux.scores:${projectId}:${traceId}`;
 
-/** The locks of the keys in parameter $n (text[]) as one SQL expression, in one global order. */
-export const lockTracesText = (n: number): string =>
-  `(SELECT count(pg_advisory_xact_lock(l.h)) FROM (SELECT hashtextextended(k, 0) AS h FROM unnest($${n}::text[]) k ORDER BY 1) l)`;
+/** The locks of the keys in `keys` (a text[] expression) as one SQL expression, in one global order. */
+const lockKeysText = (keys: string): string =>
+  `(SELECT count(pg_advisory_xact_lock(l.h)) FROM (SELECT hashtextextended(k, 0) AS h FROM unnest(${keys}) k ORDER BY 1) l)`;
+
+/** The locks of the keys in parameter $n, for a fixed statement. */
+export const lockTracesText = (n: number): string => lockKeysText(`$${n}::text[]`);
+
+const [lockBefore, lockAfter] = lockKeysText("\u0000").split("\u0000") as [string, string];
 
 /** The locks as one SQL expression (so a caller can take them in a statement it sends anyway). */
 function lockTracesSql(traces: readonly (readonly [string, string])[]): SQL {
   const keys = traces.map(([projectId, id]) => traceLockKey(projectId, id));
-  return sql`(SELECT count(pg_advisory_xact_lock(l.h)) FROM (SELECT hashtextextended(k, 0) AS h FROM unnest(${sql.param(keys)}::text[]) k ORDER BY 1) l)`;
+  return sql`${sql.raw(lockBefore)}${sql.param(keys)}::text[]${sql.raw(lockAfter)}`;
 }
 
 /** Rows of a base-table alias belonging to some traces of a project. */

@@ -17,7 +17,14 @@ import { queryRows, rowsOf, type Database, type FixedStatement } from "../client
 import { appendTraceCellsSql, lockTracesText, markPendingText, traceLockKey } from "./pending-rollups.ts";
 import { agentColumns, attributionColumns, findingColumns, handoffColumns, summaryValues, trajectoryColumns, type Col } from "./score-set-rows.ts";
 
-const childTables = ["trace_findings", "trace_agent_usage", "trace_attributions", "trace_handoffs", "trace_trajectories"];
+/** The score set's child tables and their rows per record. */
+const childInserts: [table: string, columnsOf: (r: TraceScoreRecord) => Col[]][] = [
+  ["trace_findings", findingColumns],
+  ["trace_agent_usage", agentColumns],
+  ["trace_attributions", attributionColumns],
+  ["trace_handoffs", handoffColumns],
+  ["trace_trajectories", trajectoryColumns],
+];
 
 export interface PersistOptions {
   /** scoreInputHash of the inputs; null = unknown, so the next score job recomputes it. */
@@ -141,7 +148,7 @@ function summariesStatement(projectId: string, sets: readonly ScoreSetWrite[], r
   ];
   if (rescored.length > 0) {
     const again = p.add([...rescored], "text[]");
-    childTables.forEach((table, i) => ctes.push(`d${i} AS (DELETE FROM ${table} WHERE project_id = ${project} AND trace_id = ANY(${again}))`));
+    childInserts.forEach(([table], i) => ctes.push(`d${i} AS (DELETE FROM ${table} WHERE project_id = ${project} AND trace_id = ANY(${again}))`));
   }
   const traceRows = sets
     .filter((s) => s.opts?.agents !== undefined || s.opts?.clearScoreRequest)
@@ -156,14 +163,6 @@ function summariesStatement(projectId: string, sets: readonly ScoreSetWrite[], r
   ctes.push(`pend AS (${markPendingText(project, traceIds)})`);
   return { text: `WITH ${ctes.join(",\n")} SELECT 1`, values: p.values };
 }
-
-const childInserts: [table: string, columnsOf: (r: TraceScoreRecord) => Col[]][] = [
-  ["trace_findings", findingColumns],
-  ["trace_agent_usage", agentColumns],
-  ["trace_attributions", attributionColumns],
-  ["trace_handoffs", handoffColumns],
-  ["trace_trajectories", trajectoryColumns],
-];
 
 /** Every child table's rows of the records (INSERT ... SELECT FROM unnest, with their trace ids), in one statement; null when there is none. */
 function childInsertsStatement(projectId: string, records: readonly TraceScoreRecord[]): FixedStatement | null {

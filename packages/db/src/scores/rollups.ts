@@ -174,8 +174,8 @@ export const findingRollup: Rollup = {
  * The judges' current findings (judge_findings) per (hour, service, agent scope, kind, k1, k2), kinds
  * as in findingRollup ('source': k2 = the judge id). `extra` counts the traces with the judge finding
  * and no code finding of the same key (mode, category, or agent and mode), so "code or judge" is the
- * code count plus `extra`. It reads trace_findings and trace_scores too, so persistTraceScores keeps
- * it current on every re-score and recordJudgeFindings on every verdict, by the same deltas.
+ * code count plus `extra`. It reads trace_findings and trace_scores too, so a re-score takes a folded
+ * trace's old cells out like the other rollups', and recordJudgeFindings appends (new − old) on a folded trace.
  */
 export const judgeFindingRollup: Rollup = {
   table: "score_judge_finding_hourly",
