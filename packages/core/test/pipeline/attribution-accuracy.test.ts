@@ -146,7 +146,7 @@ describe("decisive-error attribution accuracy on labelled failed traces", () => 
 const FLOORS = {
   tool_crew: { agent: 0.62, step: 0.57 },
   supervisor_handoffs: { agent: 0.76, step: 0.76 },
-  group_chat: { agent: 0.55, step: 0.48 },
+  group_chat: { agent: 0.66, step: 0.6 },
   verifier_pipeline: { agent: 0.5, step: 0.5 },
-  all: { agent: 0.62, step: 0.59 },
+  all: { agent: 0.68, step: 0.65 },
 };
