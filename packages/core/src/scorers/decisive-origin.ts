@@ -114,23 +114,28 @@ export function valueOriginCue(t: TraceTrajectories, executors: ReadonlySet<stri
   const authored = t.steps.filter((s) => speaks(s) && !executors.has(s.agentKey ?? ""));
   const final = authored[authored.length - 1];
   if (final === undefined) return null;
-  const goal = new Set(wordTokens(t.goal ?? ""));
-  const figures = new Set(wordTokens(final.outputText as string).filter((w) => /\p{N}/u.test(w) && w.replace(/\D/g, "").length >= 2 && !goal.has(w)));
-  if (figures.size === 0) return null;
-  for (const s of authored) {
-    if (s.index >= final.index) break;
-    const said = wordTokens(s.outputText as string).filter((w) => figures.has(w));
-    if (said.length === 0) continue;
-    const value = said[0] as string;
-    const carried = authored.filter((x) => x.index > s.index && x.index < final.index && wordTokens(x.outputText as string).includes(value));
-    // A value every turn repeats is the run's common ground, not one step's contribution.
-    if (carried.length + 1 > Math.max(2, (authored.length - 1) / 2)) continue;
-    return {
-      step: s,
-      kind: "value_origin",
-      weight: 0.25,
-      evidence: `the final answer (step ${final.index}) reuses "${value}", first said by ${s.agent ?? "?"} at step ${s.index} ("${quote(s.outputText as string, 60)}")${carried.length === 0 ? "" : `, carried through step${carried.length > 1 ? "s" : ""} ${carried.map((x) => x.index).join(", ")}`}`,
-    };
+  const given = new Set(figuresOf(t.goal ?? ""));
+  const before = authored.filter((s) => s.index < final.index);
+  let best: { step: Step; value: string; carried: Step[] } | null = null;
+  for (const value of new Set(figuresOf(final.outputText as string))) {
+    if (given.has(value) || value.replace(/\D/g, "").length < 2) continue;
+    const sayers = before.filter((s) => figuresOf(s.outputText as string).includes(value));
+    const first = sayers[0];
+    // A value most turns repeat is the run's common ground, not one step's contribution.
+    if (first === undefined || sayers.length > Math.max(2, before.length / 2)) continue;
+    if (best === null || first.index < best.step.index) best = { step: first, value, carried: sayers.slice(1) };
   }
-  return null;
+  if (best === null) return null;
+  const { step, value, carried } = best;
+  return {
+    step,
+    kind: "value_origin",
+    weight: 0.25,
+    evidence: `the final answer (step ${final.index}) reuses "${value}", first said by ${step.agent ?? "?"} at step ${step.index} ("${quote(step.outputText as string, 60)}")${carried.length === 0 ? "" : `, carried through step${carried.length > 1 ? "s" : ""} ${carried.map((x) => x.index).join(", ")}`}`,
+  };
+}
+
+/** Numbers as written, thousands separators dropped: "15,453" → "15453", "0.42" → "0.42". */
+function figuresOf(text: string): string[] {
+  return (text.match(/\d+(?:[.,]\d+)*/g) ?? []).map((f) => (/^\d{1,3}(,\d{3})+$/.test(f) ? f.replace(/,/g, "") : f));
 }

@@ -27,6 +27,8 @@ export interface TaskPhrases {
 }
 
 const isFigure = (w: string): boolean => /\p{N}/u.test(w);
+/** A word that carries content, or a figure however short ("q3"). */
+const carries = (w: string): boolean => isFigure(w) || contentWords(w).size > 0;
 /** Inflections are no swap: "earned" for "earn", "numbers" for "number". */
 const sameStem = (x: string, y: string): boolean => !isFigure(x) && x.slice(0, Math.max(4, Math.min(x.length, y.length) - 2)) === y.slice(0, Math.max(4, Math.min(x.length, y.length) - 2));
 /** Math markup words a restatement may add or change without changing the task. */
@@ -42,7 +44,7 @@ export function taskPhrases(goal: string): TaskPhrases {
     const key = `${a} ${c}`;
     middles.set(key, (middles.get(key) ?? new Set()).add(x));
   }
-  return { trigrams, middles, words: contentWords(goal) };
+  return { trigrams, middles, words: new Set([...contentWords(goal), ...tokens.filter(isFigure)]) };
 }
 
 /** The task phrases a text repeats with one word swapped; at most `max`. */
@@ -55,11 +57,11 @@ export function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap
     const expected = phrases.middles.get(`${a} ${c}`);
     if (expected === undefined || expected.has(x) || phrases.trigrams.has(`${a} ${x} ${c}`)) continue;
     // The swapped word must carry content, and so must a word around it: "of the" around anything is no phrase.
-    if (!(contentWords(x).size > 0) || !(phrases.words.has(a) || phrases.words.has(c))) continue;
+    if (!carries(x) || !(phrases.words.has(a) || phrases.words.has(c))) continue;
     // A one-letter neighbour is a variable ("u 1 lambda": a subscript, not a figure of the task).
     if (/^\p{L}$/u.test(a) || /^\p{L}$/u.test(c)) continue;
     // A swap only between words of the same kind: a figure for a figure, a word for a word.
-    const same = [...expected].find((y) => isFigure(y) === isFigure(x) && contentWords(y).size > 0 && !sameStem(x, y) && !MARKUP.has(y) && !MARKUP.has(x));
+    const same = [...expected].find((y) => isFigure(y) === isFigure(x) && carries(y) && !sameStem(x, y) && !MARKUP.has(y) && !MARKUP.has(x));
     if (same === undefined) continue;
     const said = `${a} ${x} ${c}`;
     if (seen.has(said)) continue;
