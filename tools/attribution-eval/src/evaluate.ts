@@ -49,8 +49,19 @@ export interface GroupResult {
   calibration: CalibrationBin[];
 }
 
+export interface LogOutcome {
+  set: string;
+  id: string;
+  labelAgents: string[];
+  labelStep: number | null;
+  pick: Pick | null;
+  reason: string | null;
+}
+
 export interface EvalResult {
   groups: GroupResult[];
+  /** Each log's rank-1 code pick next to its label, in set order. */
+  logs: LogOutcome[];
   judgeSpendUsd: number | null;
   /** Logs whose scoring (or verdicts) did not arrive before the deadline. */
   timedOut: number;
@@ -60,6 +71,7 @@ interface Scored {
   log: LabelledLog;
   set: string;
   picks: Map<string, Pick | null>;
+  reason: string | null;
 }
 
 export async function evaluate(sets: LabelledSet[], o: EvalOptions): Promise<EvalResult> {
@@ -98,10 +110,16 @@ export async function evaluate(sets: LabelledSet[], o: EvalOptions): Promise<Eva
       return DECISIVE_JUDGES.every((p) => done.has(p)) ? ((await client.get<AttributionResponse>(`/traces/${j.converted.traceId}/attribution`)) ?? a) : undefined;
     });
     if (answer === undefined) timedOut++;
-    scored.push({ log: j.log, set: j.set, picks: picksOf(j.converted, answer ?? null, o.judge !== undefined) });
+    const top = [...(answer?.items ?? [])].sort((x, y) => x.rank - y.rank)[0];
+    scored.push({ log: j.log, set: j.set, picks: picksOf(j.converted, answer ?? null, o.judge !== undefined), reason: top?.reason ?? null });
     if (scored.length % 50 === 0) o.progress?.(`scored ${scored.length}/${jobs.length}`);
   });
-  return { groups: group(scored), judgeSpendUsd: o.judge === undefined ? null : await judgeSpend(client), timedOut };
+  const order = new Map(jobs.map((j, i) => [j.converted.traceId, i]));
+  const key = (s: Scored) => order.get(toOtlp(s.log, s.set, 0n).traceId) ?? 0;
+  const logs = [...scored]
+    .sort((a, b) => key(a) - key(b))
+    .map((s) => ({ set: s.set, id: s.log.id, labelAgents: s.log.labelAgents, labelStep: s.log.labelStep, pick: s.picks.get(CODE) ?? null, reason: s.reason }));
+  return { groups: group(scored), logs, judgeSpendUsd: o.judge === undefined ? null : await judgeSpend(client), timedOut };
 }
 
 function picksOf(converted: ConvertedLog, a: AttributionResponse | null, judged: boolean): Map<string, Pick | null> {

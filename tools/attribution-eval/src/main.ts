@@ -7,10 +7,10 @@ import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { evaluate, type LabelledSet } from "./evaluate.ts";
 import { LogFormatError, parseLogs, rosterSubset } from "./logs.ts";
-import { formatReport } from "./report.ts";
+import { formatLogs, formatReport } from "./report.ts";
 import { CruxClient, startCrux, type StartedCrux } from "./service.ts";
 
-const USAGE = `usage: pnpm eval:attribution <dir|file.jsonl>... [--subset-by roster] [--limit N]
+const USAGE = `usage: pnpm eval:attribution <dir|file.jsonl>... [--subset-by roster] [--limit N] [--per-log] [--timeout-s S]
        [--otlp-url URL --api-url URL [--api-key KEY]]
        [--judge --base-url URL --model M --budget-usd N [--judge-api-key KEY]]`;
 
@@ -30,6 +30,7 @@ async function main(argv: string[]): Promise<number> {
       "budget-usd": { type: "string" },
       "judge-api-key": { type: "string" },
       "timeout-s": { type: "string" },
+      "per-log": { type: "boolean", default: false },
     },
   });
   if (positionals.length === 0) return fail(USAGE);
@@ -67,6 +68,7 @@ async function main(argv: string[]): Promise<number> {
       timeoutMs: values["timeout-s"] === undefined ? undefined : Number(values["timeout-s"]) * 1000,
       progress: (line) => process.stderr.write(`${line}\n`),
     });
+    if (values["per-log"]) console.log(`${formatLogs(result)}\n`);
     console.log(formatReport(result));
   } finally {
     await started?.stop();

@@ -4,6 +4,18 @@ import type { Tally } from "./score.ts";
 
 const pct = (right: number, n: number): string => (n === 0 ? "—" : `${((100 * right) / n).toFixed(1)}%`);
 
+/** One line per log: right or wrong (agent, step), the rank-1 pick, the label and the pick's reason. */
+export function formatLogs(r: EvalResult): string {
+  return r.logs
+    .map((l) => {
+      const agent = l.pick?.agent != null && l.labelAgents.some((a) => a.toLowerCase() === (l.pick?.agent as string).toLowerCase());
+      const step = l.labelStep !== null && l.pick?.turn === l.labelStep;
+      const label = `${l.labelAgents.join("|")}${l.labelStep === null ? "" : `@${l.labelStep}`}`;
+      return `${agent ? "A" : "-"}${l.labelStep === null ? " " : step ? "S" : "-"} ${l.set}/${l.id}: ${l.pick?.agent ?? "none"}@${l.pick?.turn ?? "?"} (label ${label}) ${l.reason ?? ""}`;
+    })
+    .join("\n");
+}
+
 export function formatReport(r: EvalResult): string {
   const lines: string[] = [];
   for (const g of r.groups) {

@@ -28,15 +28,17 @@ export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>
   const authored = t.steps.filter((s) => speaks(s) && !executors.has(s.agentKey ?? ""));
   const first = stepsSwappingTask(t.goal, authored)[0];
   if (first === undefined) return null;
-  const swapped = first.swaps.map((s) => s.said.split(" ")[1] as string);
+  const swapped = first.swaps.map((s) => s.said.split(" ").find((w, i) => w !== s.task.split(" ")[i]) as string);
   const reusedBy = authored.filter((s) => s.index > first.step.index && wordTokens(s.outputText as string).some((w) => swapped.includes(w)));
   const later = reusedBy.length === 0 ? "" : `; reused at step${reusedBy.length > 1 ? "s" : ""} ${reusedBy.slice(0, 5).map((s) => `${s.index} (${s.agent ?? "?"})`).join(", ")}${reusedBy.length > 5 ? ", …" : ""}`;
   const figures = first.swaps.some((s) => s.figure);
   return {
     step: first.step,
     kind: "task_changed",
-    // A swapped figure (a year, a price) is a changed fact; a swapped word may be a paraphrase.
-    weight: figures ? 0.75 + Math.min(0.15, 0.05 * reusedBy.length) : 0.25 + Math.min(0.09, 0.03 * reusedBy.length),
+    // A swapped figure (a year, a price) is a changed fact; a swapped word may be a paraphrase, several less likely so.
+    weight: figures
+      ? 0.75 + Math.min(0.15, 0.05 * reusedBy.length)
+      : 0.25 + Math.min(0.3, 0.15 * (first.swaps.length - 1)) + Math.min(0.09, 0.03 * reusedBy.length),
     evidence: `task changed at step ${first.step.index}: ${first.step.agent ?? "?"} said ${first.swaps
       .slice(0, 2)
       .map((s) => `"${s.said}" where the task says "${s.task}"`)

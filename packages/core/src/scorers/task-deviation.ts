@@ -34,15 +34,32 @@ const sameStem = (x: string, y: string): boolean => !isFigure(x) && x.slice(0, M
 /** Math markup words a restatement may add or change without changing the task. */
 const MARKUP = new Set(["text", "mathrm", "frac", "times", "cdot", "left", "right", "quad", "boxed", "dfrac", "sqrt", "mathbf", "textbf"]);
 
+/** Where a phrase's changeable word sits: between its two neighbours, or after or before two of them. */
+const SHAPES = [
+  { name: "flank", ctx: [-1, 1] },
+  { name: "after", ctx: [-2, -1] },
+  { name: "before", ctx: [1, 2] },
+] as const;
+
+const gram = (tokens: string[], i: number, ctx: readonly number[]): string[] | null => {
+  const words = ctx.map((d) => tokens[i + d]);
+  return words.every((w) => w !== undefined) ? (words as string[]) : null;
+};
+const phraseOf = (ctx: readonly number[], context: string[], x: string): string =>
+  ctx[0] === -1 ? `${context[0]} ${x} ${context[1]}` : ctx[0] === -2 ? `${context[0]} ${context[1]} ${x}` : `${x} ${context[0]} ${context[1]}`;
+
 export function taskPhrases(goal: string): TaskPhrases {
   const tokens = wordTokens(goal);
   const trigrams = new Set<string>();
   const middles = new Map<string, Set<string>>();
-  for (let i = 1; i + 1 < tokens.length; i++) {
-    const [a, x, c] = [tokens[i - 1] as string, tokens[i] as string, tokens[i + 1] as string];
-    trigrams.add(`${a} ${x} ${c}`);
-    const key = `${a} ${c}`;
-    middles.set(key, (middles.get(key) ?? new Set()).add(x));
+  for (let i = 0; i < tokens.length; i++) {
+    for (const shape of SHAPES) {
+      const context = gram(tokens, i, shape.ctx);
+      if (context === null) continue;
+      trigrams.add(phraseOf(shape.ctx, context, tokens[i] as string));
+      const key = `${shape.name} ${context.join(" ")}`;
+      middles.set(key, (middles.get(key) ?? new Set()).add(tokens[i] as string));
+    }
   }
   return { trigrams, middles, words: new Set([...contentWords(goal), ...tokens.filter(isFigure)]) };
 }
@@ -52,21 +69,28 @@ export function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap
   const tokens = wordTokens(text.slice(0, 20_000));
   const swaps: TaskSwap[] = [];
   const seen = new Set<string>();
-  for (let i = 1; i + 1 < tokens.length && swaps.length < max; i++) {
-    const [a, x, c] = [tokens[i - 1] as string, tokens[i] as string, tokens[i + 1] as string];
-    const expected = phrases.middles.get(`${a} ${c}`);
-    if (expected === undefined || expected.has(x) || phrases.trigrams.has(`${a} ${x} ${c}`)) continue;
-    // The swapped word must carry content, and so must a word around it: "of the" around anything is no phrase.
-    if (!carries(x) || !(phrases.words.has(a) || phrases.words.has(c))) continue;
-    // A one-letter neighbour is a variable ("u 1 lambda": a subscript, not a figure of the task).
-    if (/^\p{L}$/u.test(a) || /^\p{L}$/u.test(c)) continue;
-    // A swap only between words of the same kind: a figure for a figure, a word for a word.
-    const same = [...expected].find((y) => isFigure(y) === isFigure(x) && carries(y) && !sameStem(x, y) && !MARKUP.has(y) && !MARKUP.has(x));
-    if (same === undefined) continue;
-    const said = `${a} ${x} ${c}`;
-    if (seen.has(said)) continue;
-    seen.add(said);
-    swaps.push({ said, task: `${a} ${same} ${c}`, figure: isFigure(x) });
+  for (let i = 0; i < tokens.length && swaps.length < max; i++) {
+    const x = tokens[i] as string;
+    if (!carries(x) || MARKUP.has(x)) continue;
+    for (const shape of SHAPES) {
+      const context = gram(tokens, i, shape.ctx);
+      if (context === null) continue;
+      const expected = phrases.middles.get(`${shape.name} ${context.join(" ")}`);
+      const said = phraseOf(shape.ctx, context, x);
+      if (expected === undefined || expected.has(x) || phrases.trigrams.has(said)) continue;
+      // Free text rewords around a kept neighbour pair all the time; only a figure changed there is a changed fact.
+      if (shape.name !== "flank" && !isFigure(x)) continue;
+      // A word around it must be a word of the task: "of the" around anything is no phrase.
+      if (!context.some((w) => phrases.words.has(w))) continue;
+      // A one-letter neighbour is a variable ("u 1 lambda": a subscript, not a figure of the task).
+      if (context.some((w) => /^\p{L}$/u.test(w))) continue;
+      // A swap only between words of the same kind: a figure for a figure, a word for a word.
+      const same = [...expected].find((y) => isFigure(y) === isFigure(x) && carries(y) && !sameStem(x, y) && !MARKUP.has(y));
+      if (same === undefined || seen.has(said)) continue;
+      seen.add(said);
+      swaps.push({ said, task: phraseOf(shape.ctx, context, same), figure: isFigure(x) });
+      break;
+    }
   }
   return swaps;
 }
