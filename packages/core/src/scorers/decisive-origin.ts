@@ -38,7 +38,7 @@ export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>
     // A swapped figure (a year, a price) is a changed fact; a swapped word may be a paraphrase, several less likely so.
     weight: figures
       ? 0.75 + Math.min(0.15, 0.05 * reusedBy.length)
-      : 0.25 + Math.min(0.3, 0.15 * (first.swaps.length - 1)) + Math.min(0.09, 0.03 * reusedBy.length),
+      : 0.25 + Math.min(0.4, 0.2 * (first.swaps.length - 1)) + Math.min(0.09, 0.03 * reusedBy.length),
     evidence: `task changed at step ${first.step.index}: ${first.step.agent ?? "?"} said ${first.swaps
       .slice(0, 2)
       .map((s) => `"${s.said}" where the task says "${s.task}"`)
@@ -87,7 +87,7 @@ export function executionFailureCue(t: TraceTrajectories, executors: ReadonlySet
     return {
       step: requester,
       kind: "execution_failed",
-      weight: 0.6,
+      weight: 0.75,
       evidence: `${run.agent ?? "?"}'s run at step ${run.index} failed ("${quote(run.outputText as string, 60)}") and was never run successfully again; it ran ${requester.agent ?? "?"}'s request at step ${requester.index} ("${quote(requester.outputText as string, 60)}")`,
     };
   }
