@@ -175,7 +175,13 @@ describe("the travel trace: a dropped constraint and a rubber-stamping verifier"
 
   it("decisive error judges ask for the abduction scaffold and store the counterfactual in the verdict", async () => {
     const counterfactual = "Had the handoff kept 'EU carriers only', the booker would have picked an EU flight and the run would have succeeded.";
-    const reply = { failure: "a non-EU carrier was booked", step: 1, evidence: "for one adult under 900 EUR", counterfactual, explanation: "the handoff lost the constraint" };
+    const reply = {
+      failure: "a non-EU carrier was booked",
+      step: 1,
+      evidence: "for one adult under 900 EUR",
+      counterfactual,
+      explanation: "the handoff lost the constraint",
+    };
     mock.reply({ text: JSON.stringify({ ...reply, agent: "orchestrator" }) }, { text: JSON.stringify(reply) });
     const all = verdict(await judge("decisive-error-all-at-once").run(input()));
     const step = verdict(await judge("decisive-error-step-by-step").run(input()));

@@ -14,7 +14,7 @@ export interface LabelledSet {
   logs: LabelledLog[];
 }
 
-export interface JudgeRun {
+interface JudgeRun {
   baseUrl: string;
   model: string;
   apiKey: string | null;
@@ -49,7 +49,7 @@ export interface GroupResult {
   calibration: CalibrationBin[];
 }
 
-export interface LogOutcome {
+interface LogOutcome {
   set: string;
   id: string;
   labelAgents: string[];
@@ -107,7 +107,9 @@ export async function evaluate(sets: LabelledSet[], o: EvalOptions): Promise<Eva
       if (o.judge === undefined) return a;
       const v = await client.get<VerdictsResponse>(`/traces/${j.converted.traceId}/verdicts`);
       const done = new Set(v?.items.map((i) => i.producerId) ?? []);
-      return DECISIVE_JUDGES.every((p) => done.has(p)) ? ((await client.get<AttributionResponse>(`/traces/${j.converted.traceId}/attribution`)) ?? a) : undefined;
+      return DECISIVE_JUDGES.every((p) => done.has(p))
+        ? ((await client.get<AttributionResponse>(`/traces/${j.converted.traceId}/attribution`)) ?? a)
+        : undefined;
     });
     if (answer === undefined) timedOut++;
     const top = [...(answer?.items ?? [])].sort((x, y) => x.rank - y.rank)[0];
@@ -181,7 +183,9 @@ async function judgeSpend(client: CruxClient): Promise<number> {
   let total = 0;
   let cursor: string | null = null;
   do {
-    const page: JudgeCallsResponse | undefined = await client.get<JudgeCallsResponse>(`/judge-calls?limit=200${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`);
+    const page: JudgeCallsResponse | undefined = await client.get<JudgeCallsResponse>(
+      `/judge-calls?limit=200${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+    );
     for (const c of page?.items ?? []) total += c.costUsd ?? 0;
     cursor = page?.nextCursor ?? null;
   } while (cursor !== null);

@@ -49,7 +49,8 @@ async function main(argv: string[]): Promise<number> {
   for (const path of positionals) {
     for (const file of await jsonlFiles(path)) {
       let logs = parseLogs(await readFile(file, "utf8"), file).slice(0, limit);
-      if (values["subset-by"] === "roster") logs = logs.map((l) => ({ ...l, subset: rosterSubset(l) }));
+      // Logs that name their subset keep it; the others are grouped by their team's roster.
+      if (values["subset-by"] === "roster") logs = logs.map((l) => (l.subset === "all" ? { ...l, subset: rosterSubset(l) } : l));
       sets.push({ name: basename(file, ".jsonl"), logs });
     }
   }

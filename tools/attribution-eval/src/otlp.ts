@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import type { LabelledLog } from "./logs.ts";
 
-export const MANAGER = "group_chat_manager";
+const MANAGER = "group_chat_manager";
 const TURN_NS = 1_000_000n;
 
 type AnyValue = { stringValue: string } | { boolValue: boolean };

@@ -30,10 +30,17 @@ export function formatReport(r: EvalResult): string {
     lines.push("", `rank-1 code picks naming an executor (an agent whose turns only carry execution output): ${g.executorFirst}`, "");
   }
   const all = r.groups.filter((g) => g.subset === "all");
-  lines.push("### rank-1 calibration (code): how often a pick at each stated confidence is right", "", "| set | confidence | picks | agent right | step right |", "|---|---|---|---|---|");
+  lines.push(
+    "### rank-1 calibration (code): how often a pick at each stated confidence is right",
+    "",
+    "| set | confidence | picks | agent right | step right |",
+    "|---|---|---|---|---|",
+  );
   for (const g of all) {
     for (const b of g.calibration) {
-      lines.push(`| ${g.set} | ${b.from.toFixed(1)}–${(b.from + 0.1).toFixed(1)} | ${b.picks} | ${pct(b.agentRight, b.picks)} | ${pct(b.stepRight, b.stepLogs)} |`);
+      lines.push(
+        `| ${g.set} | ${b.from.toFixed(1)}–${(b.from + 0.1).toFixed(1)} | ${b.picks} | ${pct(b.agentRight, b.picks)} | ${pct(b.stepRight, b.stepLogs)} |`,
+      );
     }
   }
   if (r.judgeSpendUsd !== null) lines.push("", `judge spend: $${r.judgeSpendUsd.toFixed(4)} (priced models only)`);

@@ -40,7 +40,11 @@ export async function startCrux(env: Record<string, string> = {}, timeoutMs = 12
     CRUX_LOG_LEVEL: "warn",
     ...env,
   });
-  const child = spawn(process.execPath, ["--import", "tsx", "services/all-in-one/src/main.ts"], { cwd: REPO_ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "services/all-in-one/src/main.ts"], {
+    cwd: REPO_ROOT,
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const ports = await new Promise<{ otlpUrl: string; apiUrl: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`Crux did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
@@ -83,7 +87,10 @@ export class CruxClient {
   constructor(private readonly endpoints: CruxEndpoints) {}
 
   private headers(json: boolean): Record<string, string> {
-    return { ...(json ? { "content-type": "application/json" } : {}), ...(this.endpoints.apiKey === null ? {} : { authorization: `Bearer ${this.endpoints.apiKey}` }) };
+    return {
+      ...(json ? { "content-type": "application/json" } : {}),
+      ...(this.endpoints.apiKey === null ? {} : { authorization: `Bearer ${this.endpoints.apiKey}` }),
+    };
   }
 
   /** One OTLP/JSON export; a non-2xx answer is an error naming the status and body. */

@@ -34,7 +34,9 @@ beforeAll(async () => {
     const pick = JUDGE_PICKS.find(([marker]) => req.prompt.includes(marker));
     if (pick === undefined) return { text: JSON.stringify({ step: null, agent: null, explanation: "" }) };
     const [, step, agent, evidence] = pick;
-    return { text: JSON.stringify({ failure: "the run failed", agent, step, evidence, counterfactual: "had it been right, the run succeeds", explanation: "e" }) };
+    return {
+      text: JSON.stringify({ failure: "the run failed", agent, step, evidence, counterfactual: "had it been right, the run succeeds", explanation: "e" }),
+    };
   });
   crux = await startCrux();
   result = await evaluate([{ name: "known", logs }], {

@@ -37,7 +37,11 @@ describe("labelled logs", () => {
   });
 
   it("matches a label with a trailing index to the only speaker of that name", () => {
-    const log = { ...aegis, trajectory: [...aegis.trajectory, { step: 4, agent_name: "Mathematician", content: "x" }], faulty_agents: [{ agent_name: "mathematician2" }] };
+    const log = {
+      ...aegis,
+      trajectory: [...aegis.trajectory, { step: 4, agent_name: "Mathematician", content: "x" }],
+      faulty_agents: [{ agent_name: "mathematician2" }],
+    };
     expect(parseLogs(JSON.stringify(log), "s")[0]?.labelAgents).toEqual(["Mathematician"]);
   });
 
@@ -61,9 +65,14 @@ describe("a log as OTLP", () => {
     const log = parseLogs(JSON.stringify(chat), "s")[0]!;
     const out = toOtlp(log, "set", 1_000_000_000n);
     const spans = (out.body.resourceSpans[0] as { scopeSpans: { spans: Record<string, unknown>[] }[] }).scopeSpans[0]!.spans;
-    const attrs = (s: Record<string, unknown>) => Object.fromEntries((s.attributes as { key: string; value: Record<string, unknown> }[]).map((a) => [a.key, Object.values(a.value)[0]]));
+    const attrs = (s: Record<string, unknown>) =>
+      Object.fromEntries((s.attributes as { key: string; value: Record<string, unknown> }[]).map((a) => [a.key, Object.values(a.value)[0]]));
     expect(spans).toHaveLength(3);
-    expect(attrs(spans[0]!)).toMatchObject({ "gen_ai.agent.name": "group_chat_manager", "crux.task.goal": "Find the 2024 figure", "crux.outcome.success": false });
+    expect(attrs(spans[0]!)).toMatchObject({
+      "gen_ai.agent.name": "group_chat_manager",
+      "crux.task.goal": "Find the 2024 figure",
+      "crux.outcome.success": false,
+    });
     expect(spans.slice(1).map((s) => [s.name, s.parentSpanId, attrs(s)["gen_ai.agent.name"]])).toEqual([
       ["invoke_agent orchestrator", spans[0]!.spanId, "orchestrator"],
       ["invoke_agent tool", spans[0]!.spanId, "tool"],

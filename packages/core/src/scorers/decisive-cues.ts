@@ -57,7 +57,12 @@ export function loopCues(t: TraceTrajectories, findings: DetectorFinding[]): Dec
     for (const chain of turnChains(agent)) {
       const first = chain[0] as Step;
       if (chain.length < 2 || !chain.some((s) => repeatedAt.has(s.spanId))) continue;
-      cues.push({ step: first, kind: "loop_start", weight: 0.7, evidence: `loop start: ${agent.name} said this turn ${chain.length} times and the run never moved past it` });
+      cues.push({
+        step: first,
+        kind: "loop_start",
+        weight: 0.7,
+        evidence: `loop start: ${agent.name} said this turn ${chain.length} times and the run never moved past it`,
+      });
     }
   }
   return cues;
@@ -81,7 +86,12 @@ export function approvingTurnCue(t: TraceTrajectories, findings: DetectorFinding
   const verified = new Set(findings.filter((f) => f.mode === "FM-3.3").map((f) => f.spanId));
   const turn = [...t.steps].reverse().find((s) => s.kind === "message" && approves(s));
   if (turn === undefined || verified.has(turn.spanId)) return null;
-  return { step: turn, kind: "approved_failed_run", weight: 0.4, evidence: `${turn.agent ?? "?"} approved ("${quote(turn.outputText as string, 60)}") and the run failed` };
+  return {
+    step: turn,
+    kind: "approved_failed_run",
+    weight: 0.4,
+    evidence: `${turn.agent ?? "?"} approved ("${quote(turn.outputText as string, 60)}") and the run failed`,
+  };
 }
 
 /**
@@ -98,7 +108,13 @@ export function contentCues(t: TraceTrajectories, findings: DetectorFinding[]): 
     const judged = judgedBy(t, approval);
     if (judged === undefined) continue;
     const origin = contentOrigin(t, judged, approval.agent);
-    if (origin !== null) cues.push({ step: origin.step, kind: "approved_result_origin", weight: 0.7, evidence: `${approval.agent ?? "?"} approved a result whose content ${origin.why}` });
+    if (origin !== null)
+      cues.push({
+        step: origin.step,
+        kind: "approved_result_origin",
+        weight: 0.7,
+        evidence: `${approval.agent ?? "?"} approved a result whose content ${origin.why}`,
+      });
   }
   const final = [...t.steps].reverse().find(speaks);
   // A rejection the run followed (the final answer moved away from what was rejected) steered a run that failed.

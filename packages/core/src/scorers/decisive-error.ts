@@ -82,7 +82,10 @@ export function attributeDecisiveError(t: TraceTrajectories, options: DecisiveEr
       spanId: at.spanId,
       stepIndex: at.index,
       confidence: CALIBRATED_RULE.first_unrecovered_tool_error,
-      evidence: requester === null ? what : `${what}; ${toolError.agent ?? "?"} only ran ${requester.agent ?? "?"}'s request at step ${requester.index} ("${quote(requester.outputText ?? "", 60)}"), which is charged`,
+      evidence:
+        requester === null
+          ? what
+          : `${what}; ${toolError.agent ?? "?"} only ran ${requester.agent ?? "?"}'s request at step ${requester.index} ("${quote(requester.outputText ?? "", 60)}"), which is charged`,
     });
   }
   const dropped = handoff.find((f) => f.mode === "FM-2.4");
@@ -137,13 +140,22 @@ function rankSuspects(t: TraceTrajectories, findings: DetectorFinding[], max: nu
   const n = Math.max(t.steps.length, 1);
   const earliness = (stepIndex: number | null): number => (stepIndex === null ? 0.5 : 1 - (0.5 * stepIndex) / n);
   const bySpan = new Map<string, Scored>();
-  const add = (kind: EvidenceKind, at: Pick<Step, "agent" | "agentKey" | "spanId" | "index">, stepIndex: number | null, weight: number, evidence: string): void => {
+  const add = (
+    kind: EvidenceKind,
+    at: Pick<Step, "agent" | "agentKey" | "spanId" | "index">,
+    stepIndex: number | null,
+    weight: number,
+    evidence: string,
+  ): void => {
     // Evidence on an executor's step is charged to the step whose request it ran.
     const step = stepIndex === null ? undefined : t.steps[stepIndex];
     const requester = step !== undefined && executors.has(at.agentKey ?? "") ? requesterOf(t, step, executors) : null;
     const to = requester ?? at;
     const index = requester?.index ?? stepIndex;
-    const note = requester === null ? "" : `; ${at.agent ?? "?"} at step ${stepIndex} only ran ${requester.agent ?? "?"}'s request at step ${requester.index}, which is charged`;
+    const note =
+      requester === null
+        ? ""
+        : `; ${at.agent ?? "?"} at step ${stepIndex} only ran ${requester.agent ?? "?"}'s request at step ${requester.index}, which is charged`;
     const s: Scored = bySpan.get(to.spanId) ?? {
       method: "suspect",
       agent: to.agent,

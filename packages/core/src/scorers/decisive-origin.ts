@@ -30,7 +30,13 @@ export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>
   if (first === undefined) return null;
   const swapped = first.swaps.map((s) => s.said.split(" ").find((w, i) => w !== s.task.split(" ")[i]) as string);
   const reusedBy = authored.filter((s) => s.index > first.step.index && wordTokens(s.outputText as string).some((w) => swapped.includes(w)));
-  const later = reusedBy.length === 0 ? "" : `; reused at step${reusedBy.length > 1 ? "s" : ""} ${reusedBy.slice(0, 5).map((s) => `${s.index} (${s.agent ?? "?"})`).join(", ")}${reusedBy.length > 5 ? ", …" : ""}`;
+  const later =
+    reusedBy.length === 0
+      ? ""
+      : `; reused at step${reusedBy.length > 1 ? "s" : ""} ${reusedBy
+          .slice(0, 5)
+          .map((s) => `${s.index} (${s.agent ?? "?"})`)
+          .join(", ")}${reusedBy.length > 5 ? ", …" : ""}`;
   const figures = first.swaps.some((s) => s.figure);
   return {
     step: first.step,

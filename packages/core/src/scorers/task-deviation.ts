@@ -19,7 +19,7 @@ export interface TaskSwap {
   figure: boolean;
 }
 
-export interface TaskPhrases {
+interface TaskPhrases {
   trigrams: Set<string>;
   /** "a c" (the words around a middle one) → the middle words the task puts there. */
   middles: Map<string, Set<string>>;
@@ -30,7 +30,8 @@ const isFigure = (w: string): boolean => /\p{N}/u.test(w);
 /** A word that carries content, or a figure however short ("q3"). */
 const carries = (w: string): boolean => isFigure(w) || contentWords(w).size > 0;
 /** Inflections are no swap: "earned" for "earn", "numbers" for "number". */
-const sameStem = (x: string, y: string): boolean => !isFigure(x) && x.slice(0, Math.max(4, Math.min(x.length, y.length) - 2)) === y.slice(0, Math.max(4, Math.min(x.length, y.length) - 2));
+const sameStem = (x: string, y: string): boolean =>
+  !isFigure(x) && x.slice(0, Math.max(4, Math.min(x.length, y.length) - 2)) === y.slice(0, Math.max(4, Math.min(x.length, y.length) - 2));
 /** Math markup words a restatement may add or change without changing the task. */
 const MARKUP = new Set(["text", "mathrm", "frac", "times", "cdot", "left", "right", "quad", "boxed", "dfrac", "sqrt", "mathbf", "textbf"]);
 
@@ -48,7 +49,7 @@ const gram = (tokens: string[], i: number, ctx: readonly number[]): string[] | n
 const phraseOf = (ctx: readonly number[], context: string[], x: string): string =>
   ctx[0] === -1 ? `${context[0]} ${x} ${context[1]}` : ctx[0] === -2 ? `${context[0]} ${context[1]} ${x}` : `${x} ${context[0]} ${context[1]}`;
 
-export function taskPhrases(goal: string): TaskPhrases {
+function taskPhrases(goal: string): TaskPhrases {
   const tokens = wordTokens(goal);
   const trigrams = new Set<string>();
   const middles = new Map<string, Set<string>>();
@@ -65,7 +66,7 @@ export function taskPhrases(goal: string): TaskPhrases {
 }
 
 /** The task phrases a text repeats with one word swapped; at most `max`. */
-export function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
+function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
   const tokens = wordTokens(text.slice(0, 20_000));
   const swaps: TaskSwap[] = [];
   const seen = new Set<string>();

@@ -14,18 +14,16 @@ import { input } from "./fixtures.ts";
 
 const chat = (goal: string, turns: [id: string, agent: string, text: string][], error: string[] = []): SpanSpec[] => [
   { id: "mgr", op: "agent", agent: "group_chat_manager", start: 0, end: 10 * turns.length + 10, input: goal, output: turns[turns.length - 1]?.[2] ?? "" },
-  ...turns.map(
-    ([id, agent, text], i): SpanSpec => ({
-      id,
-      parent: "mgr",
-      op: "agent",
-      agent,
-      start: 10 * (i + 1),
-      end: 10 * (i + 1) + 5,
-      output: text,
-      ...(error.includes(id) ? { error: "turn failed" } : {}),
-    }),
-  ),
+  ...turns.map(([id, agent, text], i): SpanSpec => ({
+    id,
+    parent: "mgr",
+    op: "agent",
+    agent,
+    start: 10 * (i + 1),
+    end: 10 * (i + 1) + 5,
+    output: text,
+    ...(error.includes(id) ? { error: "turn failed" } : {}),
+  })),
 ];
 const attribution = (specs: SpanSpec[], success = false) => scoreTrace(input(specs, { outcomeOverride: { success } })).attributions;
 
@@ -58,7 +56,16 @@ describe("following a failure back to its cause", () => {
       { id: "a", parent: "root", op: "agent", agent: "alex", start: 1, end: 40 },
       { id: "a.llm", parent: "a", op: "llm", model: "gpt-4o", start: 2, end: 30, output: `Here is the script:\n${BUGGY}` },
       { id: "s", parent: "root", op: "agent", agent: "sam", start: 41, end: 80 },
-      { id: "s.run", parent: "s", op: "tool", tool: "run_code", start: 42, end: 60, args: { code: BUGGY }, error: "ValueError: could not convert string to float" },
+      {
+        id: "s.run",
+        parent: "s",
+        op: "tool",
+        tool: "run_code",
+        start: 42,
+        end: 60,
+        args: { code: BUGGY },
+        error: "ValueError: could not convert string to float",
+      },
     ];
     const rows = attribution(specs);
     expect(rows[0]).toMatchObject({ method: "first_unrecovered_tool_error", agent: "alex", spanId: "a.llm" });

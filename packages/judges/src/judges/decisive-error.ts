@@ -48,7 +48,8 @@ const Decision = z.object({ step: stepNumber.transform((v) => v ?? null), agent:
 /** The abduction scaffold's parts of a reply; optional so a reply without them still reads. */
 const Abduction = z.object({ failure: looseText, counterfactual: looseText });
 const Reply = z.intersection(Decision, Abduction);
-const counterfactualOf = (d: { counterfactual: string }): { counterfactual?: string } => (d.counterfactual.trim() === "" ? {} : { counterfactual: d.counterfactual });
+const counterfactualOf = (d: { counterfactual: string }): { counterfactual?: string } =>
+  d.counterfactual.trim() === "" ? {} : { counterfactual: d.counterfactual };
 
 /** Both methods: version 2 (the abduction scaffold), the outcome an input, a run that succeeded (or has no step) skipped. */
 function decisiveJudge(kind: JudgeDefinition["kind"], find: (ctx: JudgeContext, task: string) => Promise<JudgeRun>): JudgeDefinition {
