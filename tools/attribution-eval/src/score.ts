@@ -34,9 +34,9 @@ export const FLOORS = [
 ] as const;
 export type Floor = (typeof FLOORS)[number];
 
-/** Code output, exit codes and tracebacks: what an agent that only runs others' code says. */
+/** How the output of running code or a tool starts (exit codes, tracebacks, tool observations): a message that opens so. */
 const EXECUTION_OUTPUT =
-  /^\s*(exit ?code\s*[:=]?\s*-?\d+|exitcode:|execution (result|output|succeeded|failed)|code output:|output:\s*$|traceback \(most recent call last\)|stdout:|stderr:|\$ |>>> )/im;
+  /^\W{0,40}(exit ?code\s*[:=]?\s*-?\d+|execution (result|output|logs|succeeded|failed)|code output\b|observation:|traceback \(most recent call last\)|stdout:|stderr:|\$ \S|>>> \S)/i;
 const TOOL_ROLES = new Set(["tool", "function", "ipython"]);
 
 /** A speaker whose every turn is shaped like execution output, or whose role says tool. */
@@ -45,7 +45,7 @@ export function executorSpeakers(turns: Turn[]): Set<string> {
   for (const t of turns) bySpeaker.set(t.agent, [...(bySpeaker.get(t.agent) ?? []), t]);
   const out = new Set<string>();
   for (const [speaker, ts] of bySpeaker) {
-    if (ts.every((t) => (t.role !== null && TOOL_ROLES.has(t.role.toLowerCase())) || EXECUTION_OUTPUT.test(t.content.slice(0, 400)))) out.add(speaker);
+    if (ts.every((t) => (t.role !== null && TOOL_ROLES.has(t.role.toLowerCase())) || EXECUTION_OUTPUT.test(t.content.slice(0, 600)))) out.add(speaker);
   }
   return out;
 }
