@@ -71,7 +71,8 @@ module.exports = {
     {
       name: "runtime-standalone",
       severity: "error",
-      comment: "packages/runtime is the services' plumbing (logger, shutdown, metrics registry, readiness): no internal package (authentication, which reads the db, is packages/auth)",
+      comment:
+        "packages/runtime is the services' plumbing (logger, shutdown, metrics registry, readiness): no internal package (authentication, which reads the db, is packages/auth)",
       from: { path: "^packages/runtime/src" },
       to: { path: "^packages/|^services/", pathNot: "^packages/runtime/src" },
     },

@@ -29,7 +29,8 @@ describe("CONTRIBUTING.md", () => {
 
   it("has a playbook for each common change", () => {
     const titles = [...playbooks.matchAll(/^### (.+)$/gm)].map((m) => m[1]);
-    for (const t of ["Add a tracer convention", "Add a detector", "Add an LLM judge", "Add an alert metric", "Add a REST endpoint"]) expect(titles).toContain(t);
+    for (const t of ["Add a tracer convention", "Add a detector", "Add an LLM judge", "Add an alert metric", "Add a REST endpoint"])
+      expect(titles).toContain(t);
   });
 
   it("names files in every playbook, and every path it names exists", () => {

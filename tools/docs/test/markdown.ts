@@ -13,7 +13,11 @@ export const readRepoFile = (path: string): string => readFileSync(join(repoRoot
 /** The Markdown files whose links must resolve: the landing page, the docs by audience, and every package and service README. */
 export function documentationFiles(): string[] {
   const files = ["README.md", "CONTRIBUTING.md", "CHANGELOG.md", "bench/README.md"];
-  files.push(...readdirSync(join(repoRoot, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`));
+  files.push(
+    ...readdirSync(join(repoRoot, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  );
   for (const area of ["packages", "services", "tools"]) {
     for (const dir of readdirSync(join(repoRoot, area))) {
       if (existsSync(join(repoRoot, area, dir, "README.md"))) files.push(`${area}/${dir}/README.md`);

@@ -19,7 +19,10 @@ const PNPM_COMMANDS = new Set(["install", "exec"]);
 describe("README commands", () => {
   it("quick start: install then start, install then test, through the pinned pnpm", () => {
     const quickStart = codeBlocks(readme).find((b) => b.text.includes("start"))!;
-    const commands = quickStart.text.split("\n").map((l) => l.replace(/\s+#.*$/, "").trim()).filter(Boolean);
+    const commands = quickStart.text
+      .split("\n")
+      .map((l) => l.replace(/\s+#.*$/, "").trim())
+      .filter(Boolean);
     expect(commands).toEqual([
       `npx --yes pnpm@${pnpmVersion} install && npx --yes pnpm@${pnpmVersion} start`,
       `npx --yes pnpm@${pnpmVersion} install && npx --yes pnpm@${pnpmVersion} test`,
@@ -45,14 +48,20 @@ describe("README commands", () => {
     const snippets = tracerSnippets();
     const imported = [...new Set([...importedPackages(snippets["tracing.ts"]), ...importedPackages(snippets["agents.ts"])])];
     expect(imported.length).toBeGreaterThan(2);
-    const install = codeBlocks(readme).find((b) => b.text.startsWith("npm i "))!.text.split("\n")[0]!.trim().split(/\s+/).slice(2);
+    const install = codeBlocks(readme)
+      .find((b) => b.text.startsWith("npm i "))!
+      .text.split("\n")[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(2);
     expect(install.sort()).toEqual([...imported].sort());
     for (const p of imported) expect(docsPackage.devDependencies, p).toHaveProperty(p);
   });
 
   it("the hand-instrumented example emits agent, model, tool and handoff spans and run tags", () => {
     const example = tracerSnippets()["agents.ts"];
-    for (const shape of ['"invoke_agent"', '"chat"', '"execute_tool"', '"transfer_to_', '"crux.outcome.success"', '"crux.task.id"']) expect(example).toContain(shape);
+    for (const shape of ['"invoke_agent"', '"chat"', '"execute_tool"', '"transfer_to_', '"crux.outcome.success"', '"crux.task.id"'])
+      expect(example).toContain(shape);
   });
 
   it("the tour has three calls, each followed by its answer", () => {
@@ -69,7 +78,7 @@ describe("comparing a shown answer with the service's", () => {
 
   it("names every value that drifted: a changed number, a missing key, another item count", () => {
     expect(disagreements({ items: [{ agent: "writer", costUsd: 0.0003 }] }, actual)).toEqual([
-      "$.items[0].agent: shown \"writer\", answered \"planner\"",
+      '$.items[0].agent: shown "writer", answered "planner"',
       "$.items[0].costUsd: shown 0.0003, answered 0.00021749999999999997",
     ]);
     expect(disagreements({ items: [], missing: 1 }, actual)).toEqual(["$.items: shown 0 items, answered 1", "$.missing: not in the answer"]);
