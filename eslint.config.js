@@ -5,7 +5,17 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: [".dependency-cruiser.cjs", "**/node_modules/**", "**/.crux/**", "migrations/**", "**/golden/**", "**/*.generated.*", "tools/docs/.readme-run-*/**"] },
+  {
+    ignores: [
+      ".dependency-cruiser.cjs",
+      "**/node_modules/**",
+      "**/.crux/**",
+      "migrations/**",
+      "**/golden/**",
+      "**/*.generated.*",
+      "tools/docs/.readme-run-*/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
