@@ -43,7 +43,15 @@ describe("shared shapes", () => {
     expect(AgentUsage.parse(usage)).toEqual(usage);
     expect(AgentUsage.safeParse({ ...usage, costUsd: undefined }).success).toBe(false);
     // Tokens the tracer did not report are null with a reason, never 0; the flag is required.
-    const unreported = { ...usage, inputTokens: null, outputTokens: null, cachedTokens: null, totalTokens: null, tokensReported: false, tokensNotReported: "no model calls traced" };
+    const unreported = {
+      ...usage,
+      inputTokens: null,
+      outputTokens: null,
+      cachedTokens: null,
+      totalTokens: null,
+      tokensReported: false,
+      tokensNotReported: "no model calls traced",
+    };
     expect(AgentUsage.parse(unreported)).toEqual(unreported);
     expect(AgentUsage.safeParse({ ...usage, tokensReported: undefined }).success).toBe(false);
   });

@@ -9,7 +9,10 @@ import { agentSpec as agent, handoffSpec as handoff, llmSpec as llm, orderedTrac
 
 const summary = (spans: Parameters<typeof attributeAgents>[0]) =>
   Object.fromEntries(
-    attributeAgents(spans).agents.map((a) => [a.name, { input: a.inputTokens, llm: a.llmCalls, tools: a.toolCalls, errors: a.errors, reported: a.tokensReported }]),
+    attributeAgents(spans).agents.map((a) => [
+      a.name,
+      { input: a.inputTokens, llm: a.llmCalls, tools: a.toolCalls, errors: a.errors, reported: a.tokensReported },
+    ]),
   );
 const edges = (spans: Parameters<typeof attributeAgents>[0]) => attributeAgents(spans).handoffs.map((e) => [e.from, e.to, e.via]);
 
@@ -92,7 +95,10 @@ describe("attribution for the Python tracers", () => {
   });
 
   it("a back link that names no agent (AutoGen's 'start') is not a handoff", () => {
-    const spans = trace(agent("p", null, "planner", { content: { handoffBackLink: "start" } }), agent("r", null, "researcher", { content: { handoffBackLink: "planner" } }));
+    const spans = trace(
+      agent("p", null, "planner", { content: { handoffBackLink: "start" } }),
+      agent("r", null, "researcher", { content: { handoffBackLink: "planner" } }),
+    );
     expect(edges(spans)).toEqual([["planner", "researcher", "back_link"]]);
   });
 

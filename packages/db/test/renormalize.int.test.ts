@@ -12,7 +12,16 @@ import { testDatabases } from "@crux/testkit";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredSpan } from "@crux/core";
-import { ensureProject, getTraceSummary, insertSpanBatch, listTraceSpans, persistTraceScores, renormalizeStoredSpans, schema, type Database } from "../src/index.ts";
+import {
+  ensureProject,
+  getTraceSummary,
+  insertSpanBatch,
+  listTraceSpans,
+  persistTraceScores,
+  renormalizeStoredSpans,
+  schema,
+  type Database,
+} from "../src/index.ts";
 import { projectId } from "./fixtures.ts";
 import { record } from "./score-record.ts";
 
@@ -59,9 +68,17 @@ describe.each(testDatabases())("renormalizeStoredSpans on $name", ({ create }) =
 
     const after = await listTraceSpans(database, p, traceId);
     expect(after.filter((s) => s.operation === "agent")).toEqual([]);
-    expect(after.find((s) => s.name === "transfer_to_booking_agent")).toMatchObject({ operation: "handoff", toolName: "transfer_to_booking_agent", handoffTo: "booking_agent" });
+    expect(after.find((s) => s.name === "transfer_to_booking_agent")).toMatchObject({
+      operation: "handoff",
+      toolName: "transfer_to_booking_agent",
+      handoffTo: "booking_agent",
+    });
     expect(after.filter((s) => s.isError).map((s) => s.toolName)).toEqual(["get_quote"]);
-    expect(attributeAgents(after).agents.map((a) => a.name).sort()).toEqual(["booking_agent", "carrier_researcher", "logistics_planner"]);
+    expect(
+      attributeAgents(after)
+        .agents.map((a) => a.name)
+        .sort(),
+    ).toEqual(["booking_agent", "carrier_researcher", "logistics_planner"]);
 
     const summary = (await getTraceSummary(database, p, traceId))!;
     expect(summary).toMatchObject({ errorCount: 1, hasError: true, toolCalls: after.filter((s) => s.operation === "tool").length });

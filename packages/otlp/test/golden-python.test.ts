@@ -162,8 +162,15 @@ describe.each(setups)("Python golden %s", (setup) => {
     expect(expected.tokensReported).toBe(answer.llm_spans_in_trace > 0);
     for (const a of expected.agents) {
       const t = answer.tokens[a.name];
-      if (expected.tokensReported) expect({ agent: a.name, input: a.inputTokens, output: a.outputTokens, llm: a.llmCalls }).toEqual({ agent: a.name, input: t?.input, output: t?.output, llm: t?.llm_calls });
-      else expect({ agent: a.name, input: a.inputTokens, output: a.outputTokens, llm: a.llmCalls }).toEqual({ agent: a.name, input: null, output: null, llm: 0 });
+      if (expected.tokensReported)
+        expect({ agent: a.name, input: a.inputTokens, output: a.outputTokens, llm: a.llmCalls }).toEqual({
+          agent: a.name,
+          input: t?.input,
+          output: t?.output,
+          llm: t?.llm_calls,
+        });
+      else
+        expect({ agent: a.name, input: a.inputTokens, output: a.outputTokens, llm: a.llmCalls }).toEqual({ agent: a.name, input: null, output: null, llm: 0 });
     }
     // Every tool call listed is a business tool of the key or one of its routing tools; the business ones add up to the key's.
     const listed = expected.agents.flatMap((a) => a.toolCalls);
@@ -173,7 +180,9 @@ describe.each(setups)("Python golden %s", (setup) => {
       expect(routing.has(toolKey(tool)) || answer.tool_calls[tool] !== undefined, `${tool} is in the key`).toBe(true);
     }
     expect(expected.realErrors).toEqual(answer.tool_errors.map((e) => ({ toolName: e.tool, agent: e.agent })));
-    expect(expected.handoffs.map((h) => ({ from: h.from, to: h.to, via: h.via }))).toEqual(framework.handoffs.map((h) => ({ from: h.from, to: h.to, via: h.via })));
+    expect(expected.handoffs.map((h) => ({ from: h.from, to: h.to, via: h.via }))).toEqual(
+      framework.handoffs.map((h) => ({ from: h.from, to: h.to, via: h.via })),
+    );
   });
 
   it("decodes the recorded traces", () => {
@@ -192,7 +201,12 @@ describe.each(setups)("Python golden %s", (setup) => {
         const known = tracedHandoffs.some((e) => e.to === h.to && (e.fromAlternatives ?? [e.from]).includes(h.from ?? ""));
         expect(known, `handoff ${h.from ?? "?"} -> ${h.to ?? "?"} (${h.via}) in trace ${t.traceId}`).toBe(true);
       }
-      for (const a of t.record.agents) expect({ trace: t.traceId, agent: a.agent, tokensReported: a.tokensReported }).toEqual({ trace: t.traceId, agent: a.agent, tokensReported: expected.tokensReported });
+      for (const a of t.record.agents)
+        expect({ trace: t.traceId, agent: a.agent, tokensReported: a.tokensReported }).toEqual({
+          trace: t.traceId,
+          agent: a.agent,
+          tokensReported: expected.tokensReported,
+        });
     }
   });
 
@@ -216,7 +230,10 @@ describe.each(setups)("Python golden %s", (setup) => {
       }
     }
     expect(actual).toEqual(Object.fromEntries(expected.agents.map((a) => [a.name, { input: a.inputTokens, output: a.outputTokens, llmCalls: a.llmCalls }])));
-    const totals = traces.reduce((acc, t) => ({ input: acc.input + t.attribution.totals.inputTokens, output: acc.output + t.attribution.totals.outputTokens }), { input: 0, output: 0 });
+    const totals = traces.reduce(
+      (acc, t) => ({ input: acc.input + t.attribution.totals.inputTokens, output: acc.output + t.attribution.totals.outputTokens }),
+      { input: 0, output: 0 },
+    );
     expect(totals).toEqual(expected.tokensReported ? { input: answer.tokens_total.input, output: answer.tokens_total.output } : { input: 0, output: 0 });
   });
 
@@ -227,7 +244,9 @@ describe.each(setups)("Python golden %s", (setup) => {
       for (const s of toolCallSpans(t)) (actual[ownerName(t, s.spanId) ?? "<none>"] ??= []).push(s.toolName ?? `<unnamed ${s.name}>`);
       for (const a of t.attribution.agents) counted[a.name] = (counted[a.name] ?? 0) + a.toolCalls;
     }
-    expect(Object.fromEntries(Object.entries(actual).map(([k, v]) => [k, sorted(v)]))).toEqual(Object.fromEntries(expected.agents.map((a) => [a.name, sorted(a.toolCalls)])));
+    expect(Object.fromEntries(Object.entries(actual).map(([k, v]) => [k, sorted(v)]))).toEqual(
+      Object.fromEntries(expected.agents.map((a) => [a.name, sorted(a.toolCalls)])),
+    );
     expect(counted).toEqual(Object.fromEntries(expected.agents.map((a) => [a.name, a.toolCalls.length])));
   });
 
@@ -238,7 +257,8 @@ describe.each(setups)("Python golden %s", (setup) => {
     for (const t of traces) {
       for (const a of t.attribution.agents) errors[a.name] = (errors[a.name] ?? 0) + a.errors;
       for (const a of t.record.agents) scoredErrors[a.agent] = (scoredErrors[a.agent] ?? 0) + a.errors;
-      for (const s of t.spans) if (t.attribution.bySpan.get(s.spanId)?.countedError === true) failing.push({ toolName: s.toolName, agent: ownerName(t, s.spanId) });
+      for (const s of t.spans)
+        if (t.attribution.bySpan.get(s.spanId)?.countedError === true) failing.push({ toolName: s.toolName, agent: ownerName(t, s.spanId) });
     }
     const wanted = Object.fromEntries(expected.agents.map((a) => [a.name, expected.realErrors.filter((e) => e.agent === a.name).length]));
     expect(errors).toEqual(wanted);

@@ -205,7 +205,9 @@ describe("Python tracers (docs/python-tracers.md)", () => {
     const contrib = scope("opentelemetry.instrumentation.openai_agents");
     expect(normalizeSpan(span("logistics_workflow_base", { "gen_ai.operation.name": "invoke_agent" }, contrib)).operation).toBe("other");
     expect(
-      normalizeSpan(span("invoke_agent planner", { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner", "gen_ai.agent.id": "agent" }, contrib)),
+      normalizeSpan(
+        span("invoke_agent planner", { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner", "gen_ai.agent.id": "agent" }, contrib),
+      ),
     ).toMatchObject({ operation: "agent", agentName: "planner" });
     // Another tracer's unnamed invoke_agent stays an agent (named by its span).
     expect(normalizeSpan(span("run", { "gen_ai.operation.name": "invoke_agent" })).operation).toBe("agent");
@@ -215,7 +217,9 @@ describe("Python tracers (docs/python-tracers.md)", () => {
     const metadata = JSON.stringify({ langgraph_node: "agent", langgraph_checkpoint_ns: "carrier_researcher:1|agent:2" });
     const node = normalizeSpan(span("call_agent", { "openinference.span.kind": "AGENT", metadata }));
     expect(node).toMatchObject({ operation: "other", agentName: "carrier_researcher" });
-    const transfer = normalizeSpan(span("transfer_to_booking_agent", { "openinference.span.kind": "AGENT", "tool.name": "transfer_to_booking_agent", metadata }));
+    const transfer = normalizeSpan(
+      span("transfer_to_booking_agent", { "openinference.span.kind": "AGENT", "tool.name": "transfer_to_booking_agent", metadata }),
+    );
     expect(transfer).toMatchObject({ operation: "handoff", toolName: "transfer_to_booking_agent", handoffTo: "booking_agent" });
     // An AGENT span outside a graph is still an agent.
     expect(normalizeSpan(span("planner", { "openinference.span.kind": "AGENT", "graph.node.id": "planner" })).operation).toBe("agent");
@@ -227,6 +231,9 @@ describe("Python tracers (docs/python-tracers.md)", () => {
       agentName: "carrier_researcher",
       inputTokens: 312,
     });
-    expect(normalizeSpan(span("SimpleTool", { "openinference.span.kind": "TOOL", "tool.name": "get_quote" }))).toMatchObject({ operation: "tool", toolName: "get_quote" });
+    expect(normalizeSpan(span("SimpleTool", { "openinference.span.kind": "TOOL", "tool.name": "get_quote" }))).toMatchObject({
+      operation: "tool",
+      toolName: "get_quote",
+    });
   });
 });

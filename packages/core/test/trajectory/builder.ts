@@ -117,7 +117,15 @@ export function attributionFor(spans: NormalizedSpan[], explicitHandoffs?: Hando
       cachedTokens: counts ? (s.cachedTokens ?? 0) : 0,
       cost: counts ? s.cost : null,
     };
-    bySpan.set(s.spanId, { spanId: s.spanId, agentKey: key, agentPath: chain.map((a) => a.agentName ?? "?"), depth: depthOf(s), counted, duplicateOf: null, countedError: s.isError });
+    bySpan.set(s.spanId, {
+      spanId: s.spanId,
+      agentKey: key,
+      agentPath: chain.map((a) => a.agentName ?? "?"),
+      depth: depthOf(s),
+      counted,
+      duplicateOf: null,
+      countedError: s.isError,
+    });
     if (key !== null && ownerName !== null && ownerName !== undefined) {
       const parentAgent = chain.length >= 2 ? (chain[chain.length - 2]?.agentName ?? null) : null;
       const u: AgentUsage = agents.get(key) ?? {

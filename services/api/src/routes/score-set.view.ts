@@ -12,7 +12,7 @@ import { nsToIso } from "../time.ts";
  * (docs/python-tracers.md): no model call traced at all (AutoGen's built-in tracing does not
  * trace the model client), or model calls traced without token counts.
  */
-export function tokensNotReportedReason(llmCalls: number): string {
+function tokensNotReportedReason(llmCalls: number): string {
   return llmCalls === 0
     ? "The tracer recorded no model calls for this agent, so no tokens: add an instrumentation of its model client (e.g. openinference-instrumentation-openai, or an OpenInference instrumentation of the framework) to see them (docs/python-tracers.md)."
     : "The tracer recorded this agent's model calls without token counts: enable usage capture in the model client's instrumentation (docs/python-tracers.md).";
