@@ -289,8 +289,6 @@ describe.each(setups)("Python golden %s", (setup) => {
           output: a?.outputTokens,
           reported: expected.tokensReported,
         });
-        // Cost of tokens that were never reported is unknown, not 0.
-        if (!row.tokensReported) expect(row.costUsd).toBeNull();
       }
     }
   });

@@ -95,8 +95,9 @@ export function scorePreparedTrace(t: TraceTrajectories, input: ScoreTraceInput)
       outputTokens: u.outputTokens,
       cachedTokens: u.cachedTokens,
       tokensReported: u.tokensReported,
-      // No counted usage at all costs nothing; usage on an unpriced model, or not reported at all, is unknown (null), never 0.
-      costUsd: !u.tokensReported ? null : costByAgent.has(u.key) ? (costByAgent.get(u.key) ?? null) : 0,
+      // No counted usage at all costs nothing; usage on an unpriced model is unknown (null), never 0.
+      // (Tokens not reported at all are stored as 0 too, so window sums stay sums; readers serve them as unknown.)
+      costUsd: costByAgent.has(u.key) ? (costByAgent.get(u.key) ?? null) : 0,
       tokenShare: u.tokenShare ?? 0,
       wallMs: Number(u.wallTimeNs) / 1e6,
       milestoneCredit: milestones === null ? null : (creditByAgent.get(u.agent) ?? 0),

@@ -35,7 +35,7 @@ export function agentUsageView(a: TraceAgentUsageRow): AgentUsage {
     totalTokens: reported ? a.inputTokens + a.outputTokens : null,
     tokensReported: reported,
     tokensNotReported: reported ? null : tokensNotReportedReason(a.llmCalls),
-    costUsd: a.costUsd,
+    costUsd: reported ? a.costUsd : null,
     tokenShare: a.tokenShare,
     wallMs: a.wallMs,
     milestoneCredit: a.milestoneCredit,
