@@ -32,7 +32,9 @@ export const AgentUsage = z.object({
   tokensNotReported: z
     .string()
     .nullable()
-    .describe("When tokensReported is false: why, and which instrumentation makes the tracer report tokens (docs/python-tracers.md); else null"),
+    .describe(
+      "When tokensReported is false: why, and which instrumentation makes the tracer report tokens (docs/instrumenting.md, Python frameworks); else null",
+    ),
   agent: z.string().describe("Agent name"),
   agentId: z.string().nullable(),
   parentAgent: z.string().nullable().describe("The agent that invoked this one"),

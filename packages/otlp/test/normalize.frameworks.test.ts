@@ -198,7 +198,7 @@ describe("errors", () => {
   });
 });
 
-describe("Python tracers (docs/python-tracers.md)", () => {
+describe("Python tracers (docs/instrumenting.md, Python frameworks)", () => {
   const scope = (name: string) => ({ scope: { name, version: "", attributes: {} } });
 
   it("OTel contrib OpenAI Agents: the workflow root (invoke_agent without an agent name) is not an agent; invoke_agent <name> is", () => {

@@ -9,13 +9,13 @@ import { nsToIso } from "../time.ts";
 
 /**
  * Why an agent's tokens are not reported, and what makes the tracer report them
- * (docs/python-tracers.md): no model call traced at all (AutoGen's built-in tracing does not
+ * (docs/instrumenting.md, Python frameworks): no model call traced at all (AutoGen's built-in tracing does not
  * trace the model client), or model calls traced without token counts.
  */
 function tokensNotReportedReason(llmCalls: number): string {
   return llmCalls === 0
-    ? "The tracer recorded no model calls for this agent, so no tokens: add an instrumentation of its model client (e.g. openinference-instrumentation-openai, or an OpenInference instrumentation of the framework) to see them (docs/python-tracers.md)."
-    : "The tracer recorded this agent's model calls without token counts: enable usage capture in the model client's instrumentation (docs/python-tracers.md).";
+    ? "The tracer recorded no model calls for this agent, so no tokens: add an instrumentation of its model client (e.g. openinference-instrumentation-openai, or an OpenInference instrumentation of the framework) to see them (docs/instrumenting.md, Python frameworks)."
+    : "The tracer recorded this agent's model calls without token counts: enable usage capture in the model client's instrumentation (docs/instrumenting.md, Python frameworks).";
 }
 
 export function agentUsageView(a: TraceAgentUsageRow): AgentUsage {
