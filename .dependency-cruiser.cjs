@@ -40,7 +40,7 @@ module.exports = {
       name: "db-no-queue-or-http",
       severity: "error",
       from: { path: "^packages/db/src" },
-      to: { path: "^packages/(queue|runtime|testkit|observability)/|bullmq|ioredis|fastify|@fastify/" },
+      to: { path: "^packages/(queue|runtime|testkit)/|bullmq|ioredis|fastify|@fastify/" },
     },
     {
       name: "db-imports-only-core-and-otlp",
@@ -63,15 +63,16 @@ module.exports = {
       to: { pathNot: "^packages/contracts/src|node_modules/zod/" },
     },
     {
-      name: "config-and-observability-standalone",
+      name: "config-standalone",
       severity: "error",
-      from: { path: "^packages/(config|observability)/src" },
-      to: { path: "^packages/|^services/", pathNot: "^packages/(config|observability)/src" },
+      from: { path: "^packages/config/src" },
+      to: { path: "^packages/|^services/", pathNot: "^packages/config/src" },
     },
     {
       name: "runtime-standalone",
       severity: "error",
-      comment: "packages/runtime is logger and shutdown only: no internal package (authentication, which reads the db, is packages/auth)",
+      comment:
+        "packages/runtime is the services' plumbing (logger, shutdown, metrics registry, readiness): no internal package (authentication, which reads the db, is packages/auth)",
       from: { path: "^packages/runtime/src" },
       to: { path: "^packages/|^services/", pathNot: "^packages/runtime/src" },
     },

@@ -6,6 +6,8 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   { ignores: [".dependency-cruiser.cjs", "**/node_modules/**", "**/.crux/**", "migrations/**", "**/golden/**", "**/*.generated.*"] },
+  // Scratch folders the README test writes the README's snippets into.
+  { ignores: ["tools/docs/.readme-run-*/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

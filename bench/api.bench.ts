@@ -7,7 +7,7 @@
  * window's trace_scores rows (the floor any aggregation pays). The seed bypasses
  * persistTraceScores, so the hourly rollups are rebuilt from it once. Judges
  * are seeded as a sample: a MAST-checklist verdict on every failed trace and on
- * one in ten of the others (issue 11's default), with 0-2 findings each, and an
+ * one in ten of the others (the default sampling share), with 0-2 findings each, and an
  * outcome-rubric grade on the same share, so failure-modes and success read the
  * judge rows too (source=all, the default). BENCH_PENDING (default 250) of the
  * newest traces are then listed as not yet folded into the rollups, as a live

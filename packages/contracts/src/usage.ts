@@ -15,8 +15,26 @@ export const TokenCounts = z.object({
   totalTokens: z.number().describe("inputTokens + outputTokens"),
 });
 
-/** What one agent used in one trace (docs/metrics.md §2), as the worker stored it. */
-export const AgentUsage = TokenCounts.extend({
+/** A token count that is null when the tracer reported none for the agent (tokensReported false): unknown, not 0. */
+const ReportedTokens = (what: string) => z.number().nullable().describe(`${what}; null when tokensReported is false (unknown, not 0)`);
+
+/**
+ * What one agent used in one trace (docs/metrics.md §2), as the worker stored it. When the
+ * tracer reported no token counts for the agent (AutoGen's built-in tracing records no model
+ * calls), its token counts are null, never 0, and tokensNotReported says what to add.
+ */
+export const AgentUsage = z.object({
+  inputTokens: ReportedTokens("Input tokens"),
+  outputTokens: ReportedTokens("Output tokens"),
+  cachedTokens: ReportedTokens("Part of inputTokens served from cache"),
+  totalTokens: ReportedTokens("inputTokens + outputTokens"),
+  tokensReported: z.boolean().describe("False when none of the agent's spans carries a token count: the tracer reported none"),
+  tokensNotReported: z
+    .string()
+    .nullable()
+    .describe(
+      "When tokensReported is false: why, and which instrumentation makes the tracer report tokens (docs/instrumenting.md, Python frameworks); else null",
+    ),
   agent: z.string().describe("Agent name"),
   agentId: z.string().nullable(),
   parentAgent: z.string().nullable().describe("The agent that invoked this one"),
@@ -25,7 +43,7 @@ export const AgentUsage = TokenCounts.extend({
   toolCalls: z.number(),
   errors: z.number(),
   costUsd: CostUsd(),
-  tokenShare: z.number().describe("This agent's totalTokens / the trace's (0 when the trace has no tokens)"),
+  tokenShare: z.number().describe("This agent's totalTokens / the trace's (0 when the trace has no tokens or the agent's were not reported)"),
   wallMs: z.number().describe("Last end − first start over the agent's spans"),
   milestoneCredit: z.number().nullable(),
 });

@@ -33,6 +33,8 @@ describe("shared shapes", () => {
       outputTokens: 2,
       cachedTokens: 0,
       totalTokens: 12,
+      tokensReported: true,
+      tokensNotReported: null,
       costUsd: null,
       tokenShare: 1,
       wallMs: 5,
@@ -40,6 +42,18 @@ describe("shared shapes", () => {
     };
     expect(AgentUsage.parse(usage)).toEqual(usage);
     expect(AgentUsage.safeParse({ ...usage, costUsd: undefined }).success).toBe(false);
+    // Tokens the tracer did not report are null with a reason, never 0; the flag is required.
+    const unreported = {
+      ...usage,
+      inputTokens: null,
+      outputTokens: null,
+      cachedTokens: null,
+      totalTokens: null,
+      tokensReported: false,
+      tokensNotReported: "no model calls traced",
+    };
+    expect(AgentUsage.parse(unreported)).toEqual(unreported);
+    expect(AgentUsage.safeParse({ ...usage, tokensReported: undefined }).success).toBe(false);
   });
 
   it("a trace's scoring is either pending (nothing else) or the stored set", () => {

@@ -52,3 +52,4 @@ export * from "./scores/index.ts";
 export * from "./alerts/index.ts";
 export * from "./judges/index.ts";
 export { createSecretBox, type SecretBox } from "./secret-box.ts";
+export { renormalizeStoredSpans, type RenormalizeOptions, type RenormalizeResult } from "./renormalize.ts";

@@ -309,6 +309,8 @@ export const traceAgentUsage = pgTable(
     inputTokens: bigint({ mode: "number" }).notNull(),
     outputTokens: bigint({ mode: "number" }).notNull(),
     cachedTokens: bigint({ mode: "number" }).notNull(),
+    /** False when the tracer reported no token counts for the agent: the counts are 0 for want of a report (served as null). Rows scored before the column existed read true. */
+    tokensReported: boolean().notNull().default(true),
     costUsd: doublePrecision(),
     tokenShare: doublePrecision().notNull(),
     wallMs: doublePrecision().notNull(),

@@ -18,7 +18,7 @@ type RequestColumn = typeof traces.scoreRequestedAt | typeof traces.judgeRequest
  * A new request value: now, and always later than the one it replaces (so a compare-and-set on the
  * old one fails), so never earlier than a request moved into the future (a deferred judge job).
  */
-const bumpRequestText = (column: string): string => `greatest(now(), coalesce(${column}, '-infinity'::timestamptz) + interval '1 millisecond')`;
+export const bumpRequestText = (column: string): string => `greatest(now(), coalesce(${column}, '-infinity'::timestamptz) + interval '1 millisecond')`;
 const [bumpBefore, bumpAfter] = bumpRequestText("\u0000").split("\u0000") as [string, string];
 export const bumpRequest = (column: RequestColumn): SQL => sql`${sql.raw(bumpBefore)}${column}${sql.raw(bumpAfter)}`;
 export const bumpScoreRequest = bumpRequest(traces.scoreRequestedAt);

@@ -42,6 +42,7 @@ export function record(
         inputTokens: tokens,
         outputTokens: 0,
         cachedTokens: 0,
+        tokensReported: true,
         costUsd: 0.1,
         tokenShare: 1,
         wallMs: 1,

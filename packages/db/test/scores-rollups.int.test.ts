@@ -89,6 +89,7 @@ function rec(s: Spec): TraceScoreRecord {
       inputTokens: n,
       outputTokens: 1,
       cachedTokens: 0,
+      tokensReported: true,
       costUsd: cost,
       tokenShare: 1,
       wallMs: 1,

@@ -1,5 +1,5 @@
 /**
- * What judging a typical 50-step trace costs (README "Which traces are
+ * What judging a typical 50-step trace costs (docs/operations.md "Which traces are
  * judged, and what it costs", docs/judges.md §6): the prompts every judge sends for it, measured
  * at the mock provider, against the figures the docs state. A prompt change
  * that moves them fails here until the docs are updated.

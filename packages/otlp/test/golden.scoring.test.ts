@@ -29,7 +29,7 @@ interface Expected {
   scoring?: unknown;
 }
 
-/** Modes that need no configuration (README "MAST detectors"), so a golden run raises them only when its script makes the failure. */
+/** Modes that need no configuration (docs/failure-modes.md §3), so a golden run raises them only when its script makes the failure. */
 const UNCONFIGURED_MODES = new Set(mastDetectors.flatMap((d) => d.modes.filter((m) => m.needsConfig.length === 0).map((m) => m.mode)));
 
 const goldenRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), "golden");

@@ -197,3 +197,43 @@ describe("errors", () => {
     expect(tool({ status: { code: 2, message: "Command failed: exit 1" } }).isError).toBe(true);
   });
 });
+
+describe("Python tracers (docs/instrumenting.md, Python frameworks)", () => {
+  const scope = (name: string) => ({ scope: { name, version: "", attributes: {} } });
+
+  it("OTel contrib OpenAI Agents: the workflow root (invoke_agent without an agent name) is not an agent; invoke_agent <name> is", () => {
+    const contrib = scope("opentelemetry.instrumentation.openai_agents");
+    expect(normalizeSpan(span("logistics_workflow_base", { "gen_ai.operation.name": "invoke_agent" }, contrib)).operation).toBe("other");
+    expect(
+      normalizeSpan(
+        span("invoke_agent planner", { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner", "gen_ai.agent.id": "agent" }, contrib),
+      ),
+    ).toMatchObject({ operation: "agent", agentName: "planner" });
+    // Another tracer's unnamed invoke_agent stays an agent (named by its span).
+    expect(normalizeSpan(span("run", { "gen_ai.operation.name": "invoke_agent" })).operation).toBe("agent");
+  });
+
+  it("LangGraph through OpenInference (Python): AGENT spans inside the graph are not agents; a transfer tool marked AGENT is a handoff", () => {
+    const metadata = JSON.stringify({ langgraph_node: "agent", langgraph_checkpoint_ns: "carrier_researcher:1|agent:2" });
+    const node = normalizeSpan(span("call_agent", { "openinference.span.kind": "AGENT", metadata }));
+    expect(node).toMatchObject({ operation: "other", agentName: "carrier_researcher" });
+    const transfer = normalizeSpan(
+      span("transfer_to_booking_agent", { "openinference.span.kind": "AGENT", "tool.name": "transfer_to_booking_agent", metadata }),
+    );
+    expect(transfer).toMatchObject({ operation: "handoff", toolName: "transfer_to_booking_agent", handoffTo: "booking_agent" });
+    // An AGENT span outside a graph is still an agent.
+    expect(normalizeSpan(span("planner", { "openinference.span.kind": "AGENT", "graph.node.id": "planner" })).operation).toBe("agent");
+  });
+
+  it("smolagents: an AGENT span '<agent>.run' names the agent; tools are named by tool.name, not the span", () => {
+    expect(normalizeSpan(span("carrier_researcher.run", { "openinference.span.kind": "AGENT", "llm.token_count.prompt": 312 }))).toMatchObject({
+      operation: "agent",
+      agentName: "carrier_researcher",
+      inputTokens: 312,
+    });
+    expect(normalizeSpan(span("SimpleTool", { "openinference.span.kind": "TOOL", "tool.name": "get_quote" }))).toMatchObject({
+      operation: "tool",
+      toolName: "get_quote",
+    });
+  });
+});

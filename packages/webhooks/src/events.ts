@@ -11,7 +11,7 @@ export interface AlertEventInput extends AlertEventRecord {
   rule: Pick<AlertRuleSpec, "metric" | "condition" | "scope" | "windowMs" | "minSamples"> & { id: string; name: string };
 }
 
-/** The metrics endpoint that serves each metric's numbers (README "Alerts and webhooks"). */
+/** The metrics endpoint that serves each metric's numbers (docs/api.md "Alerts and webhooks"). */
 function metricsPath(metric: AlertMetric): { path: string; params: Record<string, string> } {
   switch (metric.kind) {
     case "failure_mode_rate":

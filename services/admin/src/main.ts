@@ -2,22 +2,33 @@
  * `pnpm crux <command>`: one-shot operations.
  *   migrate                                   apply pending migrations (production's migrate step)
  *   keys create --project <id> [--name <n>]   create a project if missing and an API key for it (printed once)
+ *   renormalize [--project <id>]              re-read stored spans with the current normalizer and request their re-scoring
  * Uses DATABASE_URL, or the embedded database in CRUX_DATA_DIR (default ./.crux).
  */
 import { parseArgs } from "node:util";
 import { loadConfig } from "@crux/config";
-import { createApiKey, createDatabase, DataDirLockedError, describeStorageError, ensureProject, isStorageUnavailable, migrate } from "@crux/db";
+import {
+  createApiKey,
+  createDatabase,
+  DataDirLockedError,
+  describeStorageError,
+  ensureProject,
+  isStorageUnavailable,
+  migrate,
+  renormalizeStoredSpans,
+} from "@crux/db";
 import { z } from "zod";
 
 const config = loadConfig(z.object({ DATABASE_URL: z.string().url().optional(), CRUX_DATA_DIR: z.string().default("./.crux") }), process.env);
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { project: { type: "string", default: "default" }, name: { type: "string", default: "default" } },
+  // No default project: renormalize without --project covers every project.
+  options: { project: { type: "string" }, name: { type: "string", default: "default" } },
 });
 const command = positionals.join(" ");
-const usage = "usage: pnpm crux migrate | pnpm crux keys create --project <id> [--name <name>]";
+const usage = "usage: pnpm crux migrate | pnpm crux keys create --project <id> [--name <name>] | pnpm crux renormalize [--project <id>]";
 
-if (command !== "migrate" && command !== "keys create") {
+if (command !== "migrate" && command !== "keys create" && command !== "renormalize") {
   console.error(usage);
   process.exit(2);
 }
@@ -38,10 +49,17 @@ try {
   await migrate(database);
   if (command === "migrate") {
     console.log(`migrations applied (${database.kind})`);
+  } else if (command === "renormalize") {
+    const r = await renormalizeStoredSpans(database, values.project === undefined ? {} : { projectId: values.project });
+    console.log(
+      `re-read ${r.spans} spans of ${r.traces} traces${values.project === undefined ? "" : ` in project '${values.project}'`}: ` +
+        `${r.spansChanged} spans in ${r.tracesChanged} traces changed; all ${r.traces} traces are requested for scoring (the worker re-scores them)`,
+    );
   } else {
-    await ensureProject(database, values.project!, values.project!);
-    const { key } = await createApiKey(database, values.project!, values.name!);
-    console.log(`API key for project '${values.project}' (shown once, store it now):\n${key}`);
+    const project = values.project ?? "default";
+    await ensureProject(database, project, project);
+    const { key } = await createApiKey(database, project, values.name!);
+    console.log(`API key for project '${project}' (shown once, store it now):\n${key}`);
   }
 } catch (err) {
   await database.close();

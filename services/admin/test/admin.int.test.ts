@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createDatabase } from "@crux/db";
+import { createDatabase, ensureProject, getTraceSummary, listTraceSpans, migrate, type PgliteDatabase } from "@crux/db";
 import { describe, expect, it } from "vitest";
 
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
@@ -51,5 +51,44 @@ describe("pnpm crux (admin CLI) as a process", () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(/^crux: the database is unreachable \(.*ECONNREFUSED.*\); check DATABASE_URL/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+  it("renormalize re-reads stored spans with the current normalizer and requests their re-scoring", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crux-admin-"));
+    const trace = "ab".repeat(16);
+    try {
+      const db = (await createDatabase({ dataDir: dir })) as PgliteDatabase;
+      await migrate(db);
+      await ensureProject(db, "p1", "p1");
+      // A smolagents agent span as the earlier normalizer stored it: named "<agent>.run" verbatim.
+      await db.pglite.exec(`INSERT INTO traces (project_id, trace_id, start_ns, end_ns, span_count, error_count, llm_calls, tool_calls,
+          raw_input_tokens, raw_output_tokens, has_error, dirty)
+        VALUES ('p1', '${trace}', 1, 2, 1, 0, 0, 0, 0, 0, false, false)`);
+      await db.pglite.exec(`INSERT INTO spans (project_id, trace_id, span_id, trace_state, flags, name, kind, start_ns, end_ns, status_code,
+          status_message, operation, convention, agent_name, is_error, tags, attributes, events, links, resource, scope, limits_applied,
+          dropped_attributes_count, dropped_events_count, dropped_links_count)
+        VALUES ('p1', '${trace}', '00000000000000a1', '', 0, 'logistics_planner.run', 1, 1, 2, 0, '', 'agent', 'openinference', 'logistics_planner.run',
+          false, '{}', '{"openinference.span.kind": "AGENT"}', '[]', '[]', '{}',
+          '{"name": "openinference.instrumentation.smolagents", "version": "0.1.34", "attributes": {}}',
+          '{"truncatedKeys": [], "droppedAttributes": 0}', 0, 0, 0)`);
+      await db.close();
+
+      const r = await runAdmin(["renormalize", "--project", "p1"], { CRUX_DATA_DIR: dir });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout.trim()).toBe(
+        "re-read 1 spans of 1 traces in project 'p1': 1 spans in 1 traces changed; all 1 traces are requested for scoring (the worker re-scores them)",
+      );
+
+      const after = await createDatabase({ dataDir: dir });
+      try {
+        const [span] = (await listTraceSpans(after, "p1", trace)) ?? [];
+        expect(span).toMatchObject({ operation: "agent", agentName: "logistics_planner" });
+        expect((await getTraceSummary(after, "p1", trace))?.scoreRequestedAt).toBeInstanceOf(Date);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 12 end to end through the REST API and OTLP, on every backend: a
+ * Alerts and webhooks end to end through the REST API and OTLP, on every backend: a
  * webhook and a rule are registered over /api/v1, failing runs exported over
  * OTLP/HTTP push FM-3.3 (a reviewer approving a save that failed) over the
  * rule's threshold, and the HTTP receiver started here gets exactly one signed

@@ -1,5 +1,5 @@
 /**
- * Issue 11 end to end: a failed multi-agent run whose failure leaves no
+ * LLM judges end to end: a failed multi-agent run whose failure leaves no
  * mechanical trace (no error span, no failing tool, no contract) is exported
  * with a real OTel exporter. The planner's handoff to the booker drops the
  * request's "EU carriers only"; the verifier approves without checking. The

@@ -1,5 +1,5 @@
 /**
- * Issue 3 end to end: a real OTel exporter sends a multi-agent run with a
+ * Scoring end to end: a real OTel exporter sends a multi-agent run with a
  * repeated tool call, a handoff that breaks its contract (schema and a dropped
  * constraint) and a final write no verifier checked; the worker scores it and
  * the API serves each finding (agent and span), per-agent tokens and cost,

@@ -7,8 +7,7 @@
  * one series per trace), method and status class, plus process metrics.
  */
 import { describeStorageError, type Database } from "@crux/db";
-import { Counter, createReadiness, durationBuckets, Histogram, scrape, type Registry } from "@crux/observability";
-import type { Logger } from "@crux/runtime";
+import { Counter, createReadiness, durationBuckets, Histogram, type Logger, type Registry, scrape } from "@crux/runtime";
 import type { FastifyInstance, FastifyReply, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from "fastify";
 import { routeOf } from "./error-handler.ts";
 

@@ -5,7 +5,7 @@
  * and serves again once it is back, without a restart.
  */
 import { createDatabase, type Database } from "@crux/db";
-import { createMetricsRegistry } from "@crux/observability";
+import { createMetricsRegistry } from "@crux/runtime";
 import { startTcpProxy, testDatabases, type TcpProxy } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, capturedLogger } from "./harness.ts";

@@ -19,6 +19,8 @@ interface AgentSpec {
   llmCalls?: number;
   toolCalls?: number;
   errors?: number;
+  /** false: the tracer reported no tokens for the agent (its counts are 0 for want of a report). */
+  tokensReported?: boolean;
 }
 
 export interface RecordSpec {
@@ -56,6 +58,7 @@ export function scoreRecord(spec: RecordSpec): TraceScoreRecord {
     inputTokens: a.input,
     outputTokens: a.output,
     cachedTokens: a.cached ?? 0,
+    tokensReported: a.tokensReported ?? true,
     costUsd: a.cost === undefined ? 0 : a.cost,
     tokenShare: total === 0 ? 0 : (a.input + a.output) / total,
     wallMs: 10,

@@ -147,4 +147,37 @@ describe.each(testDatabases())("per-trace score endpoints on $name", ({ create }
     // loadScoringConfig is unaffected by outcomes (sanity: it still answers for the project).
     expect((await loadScoringConfig(database, PROJECT, "svc", "task-9")).milestoneSet).toBeNull();
   });
+  it("serves an agent whose tracer reported no tokens as not reported (null, with what to add), never 0", async () => {
+    const t3 = hexTraceId(3);
+    await storeTraceSpan(database, 3, NOW - HOUR);
+    await persistTraceScores(
+      database,
+      PROJECT,
+      scoreRecord({
+        n: 3,
+        startMs: NOW - HOUR,
+        agents: [
+          { agent: "booker", input: 30, output: 10, cost: 0.001 },
+          { agent: "planner", input: 0, output: 0, llmCalls: 0, toolCalls: 2, cost: null, tokensReported: false },
+        ],
+      }),
+    );
+    const agents = (await get(`/api/v1/traces/${t3}/scores`)).body.scores.agents;
+    expect(agents).toEqual([
+      expect.objectContaining({ agent: "booker", inputTokens: 30, outputTokens: 10, totalTokens: 40, tokensReported: true, tokensNotReported: null }),
+      expect.objectContaining({
+        agent: "planner",
+        inputTokens: null,
+        outputTokens: null,
+        cachedTokens: null,
+        totalTokens: null,
+        costUsd: null,
+        tokensReported: false,
+        tokensNotReported: expect.stringContaining("no model calls"),
+      }),
+    ]);
+    // The trace view serves the same per-agent shape.
+    const detail = await get(`/api/v1/traces/${t3}`);
+    expect(detail.body.scoring.agents.find((a: { agent: string }) => a.agent === "planner")).toMatchObject({ inputTokens: null, tokensReported: false });
+  });
 });

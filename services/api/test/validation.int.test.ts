@@ -140,7 +140,7 @@ describe.each(testDatabases())("request validation on $name", ({ create }) => {
       milestones: [{ id: "m", weight: 1, check: "true\u0000" }],
     });
     await expect400(`/api/v1/traces/${hexTraceId(1)}/outcome`, /taskId: must not contain a NUL/, "POST", { taskId: "t\u0000" });
-    // crux.outcome.score is a graded outcome in 0..1 (README run tags).
+    // crux.outcome.score is a graded outcome in 0..1 (docs/instrumenting.md, run tags).
     await expect400(`/api/v1/traces/${hexTraceId(1)}/outcome`, /score/, "POST", { score: 1.5 });
     await expect400(`/api/v1/traces/${hexTraceId(1)}/outcome`, /score/, "POST", { score: -0.1 });
     // 5,000 levels of JSON Schema: Ajv recursed per level and overflowed the stack (a 500).

@@ -4,7 +4,7 @@
  * /v1/traces, or the REST API asked on the wrong port).
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { scrape, type ReadinessProbe, type Registry } from "@crux/observability";
+import { scrape, type ReadinessProbe, type Registry } from "@crux/runtime";
 
 export interface OpsRoutesOptions {
   readiness: ReadinessProbe;

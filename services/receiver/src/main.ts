@@ -8,9 +8,8 @@
  */
 import { loadConfig } from "@crux/config";
 import { countApiKeys, createDatabase, describeStorageError, isStorageUnavailable, waitForDatabase } from "@crux/db";
-import { createMetricsRegistry } from "@crux/observability";
 import { createBullmqQueue } from "@crux/queue";
-import { createLogger, createShutdown, onSignals } from "@crux/runtime";
+import { createLogger, createMetricsRegistry, createShutdown, onSignals } from "@crux/runtime";
 import { receiverMainConfigSchema } from "./config.ts";
 import { createReceiver } from "./receiver.ts";
 

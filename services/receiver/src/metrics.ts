@@ -4,7 +4,7 @@
  * receiver on the same registry reuses the instruments instead of failing on a
  * duplicate name.
  */
-import { Counter, Gauge, Histogram, durationBuckets, type Registry } from "@crux/observability";
+import { Counter, Gauge, Histogram, durationBuckets, type Registry } from "@crux/runtime";
 
 export type Transport = "http" | "grpc";
 

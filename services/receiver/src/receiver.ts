@@ -4,7 +4,7 @@
  * tests assemble it the same way.
  */
 import { describeStorageError, type Database } from "@crux/db";
-import { createMetricsRegistry, createReadiness, type ReadinessProbe, type Registry } from "@crux/observability";
+import { createMetricsRegistry, createReadiness, type ReadinessProbe, type Registry } from "@crux/runtime";
 import { defaultDecodeLimits } from "@crux/otlp";
 import type { JobQueue } from "@crux/queue";
 import { createAuthenticator } from "@crux/auth";

@@ -5,7 +5,7 @@
  * a dependency, so the all-in-one process can share one.
  */
 import * as grpc from "@grpc/grpc-js";
-import { createMetricsRegistry } from "@crux/observability";
+import { createMetricsRegistry } from "@crux/runtime";
 import { describe, expect, it } from "vitest";
 import { EXPORT_METHOD_PATH } from "../src/grpc.ts";
 import { backends, eventually, jsonExport, jsonSpan, protoExport, startReceiver } from "./support.ts";

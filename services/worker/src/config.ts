@@ -6,7 +6,7 @@ export const workerConfigSchema = z
     // 8: group commit (score-writer.ts) writes the sets of jobs finishing together in one transaction; bench:pipeline sustained 4,000–6,000 spans/s with 8 against 3,000–4,000 with 4.
     CRUX_WORKER_CONCURRENCY: envInt(8, 1, 256),
     /**
-     * Settle jobs of one project running at once. Unset: the concurrency minus a
+     * Score and judge jobs of one project running at once. Unset: the concurrency minus a
      * quarter of it (at least one slot), so another project's trace always finds a slot.
      */
     CRUX_WORKER_PROJECT_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),

@@ -3,7 +3,7 @@
  * (the event loop answers) and /readyz (Postgres and Redis answer).
  */
 import { createServer, type Server } from "node:http";
-import { scrape, type ReadinessProbe, type Registry } from "@crux/observability";
+import { scrape, type ReadinessProbe, type Registry } from "@crux/runtime";
 
 export interface WorkerHttpServer {
   port: number;

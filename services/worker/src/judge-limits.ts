@@ -1,5 +1,5 @@
 /**
- * Limits per provider endpoint (issue 11): many projects may share one endpoint (the service
+ * Limits per provider endpoint: many projects may share one endpoint (the service
  * default), and one project may be the only user of its own. An endpoint is the provider and
  * base URL of the credentials a suite was built from; the model does not matter (one quota).
  * - runs per minute: the queue's rate counter (JobQueue.acquireRate), shared by every worker

@@ -1,5 +1,5 @@
 /**
- * When the LLM judges run (issue 11 policy): only for a project whose judges
+ * When the LLM judges run: only for a project whose judges
  * are on (its settings, else the service default); on every failed trace and
  * on the configured share of the others, decided by trace id so every worker
  * and every retry agrees; and while the project's spend today (UTC) is under

@@ -2,9 +2,8 @@
 import { loadConfig } from "@crux/config";
 import { createDatabase, describeStorageError, waitForDatabase } from "@crux/db";
 import { createJudgeSuite } from "@crux/judges";
-import { createMetricsRegistry, createReadiness } from "@crux/observability";
 import { createBullmqQueue } from "@crux/queue";
-import { createLogger, createShutdown, onSignals } from "@crux/runtime";
+import { createLogger, createMetricsRegistry, createReadiness, createShutdown, onSignals } from "@crux/runtime";
 import { workerMainConfigSchema } from "./config.ts";
 import { startWorkerHttpServer } from "./http-server.ts";
 import { workerQueueRegistry } from "./queue-registry.ts";

@@ -2,7 +2,7 @@
  * The worker's Prometheus instruments, defined on a registry the composition
  * root passes in (the all-in-one process shares one registry between services).
  */
-import { Counter, durationBuckets, Histogram, type Registry } from "@crux/observability";
+import { Counter, durationBuckets, Histogram, type Registry } from "@crux/runtime";
 
 export type JobOutcome = "completed" | "retry" | "failed" | "deferred";
 

@@ -1,9 +1,8 @@
 /** The worker as a unit: queue processors plus the sweeper, from explicit dependencies. */
 import { judgeLimitsOf, judgePolicyDefaultsOf, judgeServiceDefaultOf, validationBarOf } from "@crux/config";
 import { compactScoreRollups, createSecretBox, describeStorageError, type Database, type SecretBox } from "@crux/db";
-import { createMetricsRegistry, type Registry } from "@crux/observability";
 import type { JobHandlers, JobOutcomeEvent, JobQueue, JobRunnerOptions } from "@crux/queue";
-import type { Logger } from "@crux/runtime";
+import { createMetricsRegistry, type Logger, type Registry } from "@crux/runtime";
 import { resolveWorkerConfig, type WorkerConfig } from "./config.ts";
 import { createWorkerMetrics, type JobOutcome, type WorkerMetrics } from "./metrics.ts";
 import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";

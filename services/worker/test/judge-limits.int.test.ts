@@ -1,5 +1,5 @@
 /**
- * The judge stage's limits (issue 11), with scripted judges on real databases and queues:
+ * The judge stage's limits, with scripted judges on real databases and queues:
  * - the runs per minute of a provider endpoint, counted by the queue (in-process and BullMQ on
  *   Redis): a job over it is deferred, not failed, and runs in the next window;
  * - the runs at once per endpoint in one process: never more than CRUX_JUDGE_CONCURRENCY;

@@ -23,7 +23,7 @@ import {
   type JudgeSettingsInput,
 } from "@crux/db";
 import { createJudgeSuite, JudgeUnavailableError } from "@crux/judges";
-import { createMetricsRegistry } from "@crux/observability";
+import { createMetricsRegistry } from "@crux/runtime";
 import type { QueueName } from "@crux/queue";
 import { startMockLlmServer, testDatabases, testQueues } from "@crux/testkit";
 import { describe, expect, it } from "vitest";

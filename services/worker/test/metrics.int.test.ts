@@ -3,7 +3,7 @@
  * does) and its HTTP server: /metrics, /livez, /readyz.
  */
 import { ensureProject, insertSpanBatch, setOutcomeOverride } from "@crux/db";
-import { createMetricsRegistry, createReadiness } from "@crux/observability";
+import { createMetricsRegistry, createReadiness } from "@crux/runtime";
 import { createInProcessQueue } from "@crux/queue";
 import { testDatabases } from "@crux/testkit";
 import { describe, expect, it } from "vitest";

@@ -5,7 +5,7 @@
  * EVALUATED (never passed or failed), and projects take turns for threads.
  */
 import { buildTraceView, prepareTrace, runTagsOf } from "@crux/core";
-import { createMetricsRegistry } from "@crux/observability";
+import { createMetricsRegistry } from "@crux/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { createWorkerMetrics } from "../src/metrics.ts";
 import { createMilestoneEvaluator, type MilestoneEvaluatorOptions, type MilestoneExpressionEvaluator } from "../src/milestone-evaluator.ts";

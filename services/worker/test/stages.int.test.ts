@@ -22,7 +22,7 @@ import {
   setOutcomeOverride,
   type Database,
 } from "@crux/db";
-import { createMetricsRegistry } from "@crux/observability";
+import { createMetricsRegistry } from "@crux/runtime";
 import type { QueueName } from "@crux/queue";
 import { testDatabases, testQueues } from "@crux/testkit";
 import { describe, expect, it } from "vitest";

@@ -10,9 +10,8 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer }
 import type { NormalizedSpan, SchemaValidator } from "@crux/core";
 import type { Database } from "@crux/db";
 import { addContent, decodeExportRequest, normalizeSpans } from "@crux/otlp";
-import type { Registry } from "@crux/observability";
 import { createInProcessQueue, type JobQueue, type QueueName } from "@crux/queue";
-import type { Logger } from "@crux/runtime";
+import type { Logger, Registry } from "@crux/runtime";
 import { recordSpans, toProtobuf } from "@crux/testkit";
 import type { JudgeProducer } from "../src/judge-producer.ts";
 import { createJudgeProcessor } from "../src/judge.processor.ts";

@@ -86,13 +86,11 @@ describe("dependency rules (docs/architecture.md §4)", () => {
     expect(check("packages/contracts/src", (s) => (s.startsWith(".") || s === "zod" ? null : "contracts imports only zod"))).toEqual([]);
   });
 
-  it("config and observability import nothing internal", () => {
-    for (const dir of ["packages/config/src", "packages/observability/src"]) {
-      expect(check(dir, (s) => (s.startsWith("@crux/") ? "config and observability import nothing internal" : null))).toEqual([]);
-    }
+  it("config imports nothing internal", () => {
+    expect(check("packages/config/src", (s) => (s.startsWith("@crux/") ? "config imports nothing internal" : null))).toEqual([]);
   });
 
-  it("runtime (logger, shutdown) imports nothing internal; auth imports only db", () => {
+  it("runtime (logger, shutdown, metrics, readiness) imports nothing internal; auth imports only db", () => {
     expect(check("packages/runtime/src", (s) => (s.startsWith("@crux/") ? "runtime imports nothing internal" : null))).toEqual([]);
     expect(check("packages/auth/src", (s) => (s.startsWith("@crux/") && s !== "@crux/db" ? "auth imports only db" : null))).toEqual([]);
   });

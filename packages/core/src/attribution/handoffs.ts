@@ -8,7 +8,11 @@
  * - back links on the target agent span (content.handoffBackLink: OpenLLMetry
  *   `gen_ai.agent.handoff_parent`, OpenInference `graph.node.parent_id`).
  * The same from→to pair seen explicitly and implied by nesting/back link is
- * one handoff: each explicit edge absorbs one implied edge of its pair.
+ * one handoff: each explicit edge absorbs one implied edge of its pair. A
+ * handoff traced twice (two conventions, one inside the other) is one edge. A
+ * source on the span that names no agent of the trace (a tracer default such
+ * as "OpenAI Agent") defers to the owning agent; a back link that names no
+ * agent (AutoGen's "start") is not a handoff.
  */
 import type { NormalizedSpan } from "../span.ts";
 import type { AgentIdentity } from "./identity.ts";
@@ -21,9 +25,11 @@ export interface HandoffInput {
   ownerGroup: Int32Array;
   /** For agent spans: nearest ancestor agent span of a different agent, -1 if none. */
   parentAgentSpan: Int32Array;
+  /** Per span: the enclosing span that is the same call traced twice, -1 if none. */
+  duplicateOf: Int32Array;
 }
 
-export function collectHandoffs({ spans, identity, ownerGroup, parentAgentSpan }: HandoffInput): HandoffEdge[] {
+export function collectHandoffs({ spans, identity, ownerGroup, parentAgentSpan, duplicateOf }: HandoffInput): HandoffEdge[] {
   const { groups, groupOfAgentSpan } = identity;
   const nameOf = (g: number): string | null => (g >= 0 ? (groups[g] as { name: string }).name : null);
   const canonical = (raw: string | null): string | null => (raw === null ? null : identity.canonicalName(raw));
@@ -33,8 +39,11 @@ export function collectHandoffs({ spans, identity, ownerGroup, parentAgentSpan }
   for (let i = 0; i < spans.length; i++) {
     const s = spans[i] as NormalizedSpan;
     if (s.operation === "handoff") {
+      if ((duplicateOf[i] as number) >= 0) continue;
+      const owner = nameOf(ownerGroup[i] as number);
+      const named = s.handoffFrom === null || (owner !== null && identity.groupOfName(s.handoffFrom) < 0) ? null : canonical(s.handoffFrom);
       explicit.push({
-        from: canonical(s.handoffFrom) ?? nameOf(ownerGroup[i] as number),
+        from: named ?? owner ?? s.handoffFrom,
         to: canonical(s.handoffTo),
         spanId: s.spanId,
         via: s.toolName !== null ? "transfer_tool" : "handoff_span",
@@ -52,7 +61,7 @@ export function collectHandoffs({ spans, identity, ownerGroup, parentAgentSpan }
       implied.push({ from: nestedFrom, to, spanId: s.spanId, via: "nested_agent", startNs: s.startTimeUnixNano });
     }
     const backLink = s.content.handoffBackLink;
-    if (backLink !== null) {
+    if (backLink !== null && identity.groupOfName(backLink) >= 0) {
       const from = canonical(backLink);
       // A back link restating the nesting of the same span adds nothing.
       if (from !== to && from !== nestedFrom) {

@@ -6,7 +6,10 @@
  * has no agent span at all do the propagated names define the agents.
  * Identity is the agent id when present, else the name, and the two are
  * merged: spans sharing an id or a name are one agent (an agent run twice is
- * one agent; pydantic-ai run ids differ per run but the name is shared).
+ * one agent; pydantic-ai run ids differ per run but the name is shared). An id
+ * that agent spans of different names share is a tracer default (the OTel
+ * contrib OpenAI Agents instrumentation gives every agent the id "agent"),
+ * not an identity: it is ignored.
  */
 import type { NormalizedSpan } from "../span.ts";
 import type { AgentKey } from "./types.ts";
@@ -27,6 +30,13 @@ export interface AgentIdentity {
   resolveHint(name: string | null, id: string | null): number;
   /** A name as written elsewhere (transfer_to_research_agent → "Research Agent") mapped to the agent's name. */
   canonicalName(raw: string): string;
+  /** Group of a name as written elsewhere, or -1 when it names no known agent. */
+  groupOfName(raw: string): number;
+  /**
+   * The group of an agent that has no agent span of its own (a delegated CrewAI coworker),
+   * added under this name when no known agent has it.
+   */
+  ensureAgent(raw: string): number;
 }
 
 export function identifyAgents(spans: readonly NormalizedSpan[]): AgentIdentity {
@@ -34,13 +44,24 @@ export function identifyAgents(spans: readonly NormalizedSpan[]): AgentIdentity 
   const memberName = (s: NormalizedSpan): string | null =>
     anyAgentSpan ? (s.operation === "agent" ? (s.agentName ?? s.agentId ?? s.name) : null) : (s.agentName ?? s.agentId);
 
+  const namesOfId = new Map<string, Set<string>>();
+  for (const s of spans) {
+    const name = memberName(s);
+    if (name === null || s.agentId === null) continue;
+    const names = namesOfId.get(s.agentId) ?? new Set<string>();
+    names.add(name);
+    namesOfId.set(s.agentId, names);
+  }
+  const idOf = (s: NormalizedSpan): string | null => (s.agentId !== null && (namesOfId.get(s.agentId)?.size ?? 0) <= 1 ? s.agentId : null);
+
   const sets = new UnionFind();
   for (const s of spans) {
     const name = memberName(s);
     if (name === null) continue;
     const nameToken = `name:${name}`;
     sets.add(nameToken);
-    if (s.agentId !== null) sets.union(nameToken, `id:${s.agentId}`);
+    const id = idOf(s);
+    if (id !== null) sets.union(nameToken, `id:${id}`);
   }
 
   const groups: AgentGroup[] = [];
@@ -59,16 +80,20 @@ export function identifyAgents(spans: readonly NormalizedSpan[]): AgentIdentity 
     }
     const group = groups[g] as AgentGroup;
     // Spans are in start order: the first id seen is the agent's id.
-    if (group.id === null && s.agentId !== null) group.id = s.agentId;
+    if (group.id === null) group.id = idOf(s);
     if (s.operation === "agent") groupOfAgentSpan[i] = g;
   }
   for (const group of groups) group.key = group.id ?? `name:${group.name}`;
 
   const byNormalizedName = new Map<string, string>();
-  for (const group of groups) {
+  const groupOfNormalizedName = new Map<string, number>();
+  groups.forEach((group, g) => {
     const norm = normalizeName(group.name);
-    if (!byNormalizedName.has(norm)) byNormalizedName.set(norm, group.name);
-  }
+    if (!byNormalizedName.has(norm)) {
+      byNormalizedName.set(norm, group.name);
+      groupOfNormalizedName.set(norm, g);
+    }
+  });
 
   return {
     groups,
@@ -84,6 +109,18 @@ export function identifyAgents(spans: readonly NormalizedSpan[]): AgentIdentity 
     },
     canonicalName(raw) {
       return byNormalizedName.get(normalizeName(raw)) ?? raw;
+    },
+    groupOfName(raw) {
+      return groupOfNormalizedName.get(normalizeName(raw)) ?? -1;
+    },
+    ensureAgent(raw) {
+      const known = groupOfNormalizedName.get(normalizeName(raw));
+      if (known !== undefined) return known;
+      const g = groups.length;
+      groups.push({ key: `name:${raw}`, name: raw, id: null });
+      byNormalizedName.set(normalizeName(raw), raw);
+      groupOfNormalizedName.set(normalizeName(raw), g);
+      return g;
     },
   };
 }

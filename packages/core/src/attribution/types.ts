@@ -16,6 +16,10 @@ export interface SpanAttribution {
   depth: number;
   /** Tokens and cost of this span that count toward totals (0 when they are a nested duplicate or a run total). */
   counted: { inputTokens: number; outputTokens: number; cachedTokens: number; cost: number | null };
+  /** For a tool or handoff call traced twice (two conventions in one trace): the span id of the enclosing span that is the same call; null otherwise. */
+  duplicateOf: string | null;
+  /** The span is in error and its failure is counted here: not a span of the same agent enclosing a span in error (one failure, counted where it happened). */
+  countedError: boolean;
 }
 
 export interface AgentUsage {
@@ -33,6 +37,12 @@ export interface AgentUsage {
   cachedTokens: number;
   /** Sum of tracer-reported cost over counted spans; null if none reported. */
   cost: number | null;
+  /**
+   * Whether any of the agent's spans carries a token count. False when the tracer reported
+   * none (AutoGen's built-in tracing records no model calls): its token counts are then
+   * unknown, not 0.
+   */
+  tokensReported: boolean;
   firstStartNs: bigint;
   lastEndNs: bigint;
 }

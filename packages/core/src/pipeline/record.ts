@@ -18,6 +18,8 @@ export interface AgentScoreRow {
   inputTokens: number;
   outputTokens: number;
   cachedTokens: number;
+  /** False when the tracer reported no token counts for the agent: the counts (and costUsd) are 0 for want of a report, and readers serve them as not reported. */
+  tokensReported: boolean;
   /** USD; null when some of the agent's tokens are on an unpriced model and no reported cost covers them. */
   costUsd: number | null;
   /** Share of the trace's total tokens, 0..1. */

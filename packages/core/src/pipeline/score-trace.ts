@@ -94,7 +94,9 @@ export function scorePreparedTrace(t: TraceTrajectories, input: ScoreTraceInput)
       inputTokens: u.inputTokens,
       outputTokens: u.outputTokens,
       cachedTokens: u.cachedTokens,
+      tokensReported: u.tokensReported,
       // No counted usage at all costs nothing; usage on an unpriced model is unknown (null), never 0.
+      // (Tokens not reported at all are stored as 0 too, so window sums stay sums; readers serve them as unknown.)
       costUsd: costByAgent.has(u.key) ? (costByAgent.get(u.key) ?? null) : 0,
       tokenShare: u.tokenShare ?? 0,
       wallMs: Number(u.wallTimeNs) / 1e6,

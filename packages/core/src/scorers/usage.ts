@@ -22,7 +22,13 @@ export interface AgentUsageScore {
   cachedTokens: number;
   /** input + output. */
   totalTokens: number;
-  /** Share of the trace's total tokens; null when the trace has no tokens. */
+  /**
+   * False when none of the agent's spans carries a token count (the tracer reported none:
+   * AutoGen's built-in tracing records no model calls). The counts above are then 0 because
+   * nothing was reported, not because nothing was used: readers show them as not reported.
+   */
+  tokensReported: boolean;
+  /** Share of the trace's total tokens; null when the trace has no tokens or the agent's were not reported. */
   tokenShare: number | null;
   /** Tracer-reported cost; null when none reported (see scoreCost for priced cost). */
   reportedCost: number | null;
@@ -68,12 +74,14 @@ export function scoreUsage(t: TraceTrajectories): UsageScore {
       outputTokens: u.outputTokens,
       cachedTokens: u.cachedTokens,
       totalTokens,
-      tokenShare: traceTotal === 0 ? null : totalTokens / traceTotal,
+      tokensReported: u.tokensReported,
+      tokenShare: traceTotal === 0 || !u.tokensReported ? null : totalTokens / traceTotal,
       reportedCost: u.cost,
       wallTimeNs: u.lastEndNs > u.firstStartNs ? u.lastEndNs - u.firstStartNs : 0n,
     };
   });
-  const errorSpans = t.spans.filter((s) => s.isError).sort(compareSpansByStart);
+  // One failure is one path: a span of the same agent enclosing the failing one is not listed again.
+  const errorSpans = t.spans.filter((s) => s.isError && a.bySpan.get(s.spanId)?.countedError !== false).sort(compareSpansByStart);
   const errorPaths = errorSpans.map((s): ErrorPath => {
     const attr = a.bySpan.get(s.spanId);
     const chain = attr?.agentPath ?? [];

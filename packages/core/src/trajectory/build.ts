@@ -83,6 +83,12 @@ export function buildTrajectories(spans: NormalizedSpan[], attribution: TraceAtt
   const foldTarget = new Map<string, string>();
   for (const span of spans) {
     if (!isStepKind(span.operation)) continue;
+    // The same call traced by two conventions is one step (handoffs included).
+    const duplicateOf = attribution.bySpan.get(span.spanId)?.duplicateOf ?? null;
+    if (duplicateOf !== null) {
+      foldTarget.set(span.spanId, duplicateOf);
+      continue;
+    }
     const owner = ownerOf(span.spanId);
     let top: string | null = null;
     // Spans walked so far (a cycle guard), created only when the walk goes past the parent: most stop at it.

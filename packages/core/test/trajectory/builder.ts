@@ -117,7 +117,15 @@ export function attributionFor(spans: NormalizedSpan[], explicitHandoffs?: Hando
       cachedTokens: counts ? (s.cachedTokens ?? 0) : 0,
       cost: counts ? s.cost : null,
     };
-    bySpan.set(s.spanId, { spanId: s.spanId, agentKey: key, agentPath: chain.map((a) => a.agentName ?? "?"), depth: depthOf(s), counted });
+    bySpan.set(s.spanId, {
+      spanId: s.spanId,
+      agentKey: key,
+      agentPath: chain.map((a) => a.agentName ?? "?"),
+      depth: depthOf(s),
+      counted,
+      duplicateOf: null,
+      countedError: s.isError,
+    });
     if (key !== null && ownerName !== null && ownerName !== undefined) {
       const parentAgent = chain.length >= 2 ? (chain[chain.length - 2]?.agentName ?? null) : null;
       const u: AgentUsage = agents.get(key) ?? {
@@ -133,6 +141,7 @@ export function attributionFor(spans: NormalizedSpan[], explicitHandoffs?: Hando
         outputTokens: 0,
         cachedTokens: 0,
         cost: null,
+        tokensReported: false,
         firstStartNs: s.startTimeUnixNano,
         lastEndNs: s.endTimeUnixNano,
       };
@@ -143,6 +152,7 @@ export function attributionFor(spans: NormalizedSpan[], explicitHandoffs?: Hando
       u.inputTokens += counted.inputTokens;
       u.outputTokens += counted.outputTokens;
       u.cachedTokens += counted.cachedTokens;
+      if (s.inputTokens !== null || s.outputTokens !== null) u.tokensReported = true;
       if (counted.cost !== null) u.cost = (u.cost ?? 0) + counted.cost;
       if (s.startTimeUnixNano < u.firstStartNs) u.firstStartNs = s.startTimeUnixNano;
       if (s.endTimeUnixNano > u.lastEndNs) u.lastEndNs = s.endTimeUnixNano;

@@ -1,5 +1,5 @@
 /**
- * Alert rules, their events, webhooks and their deliveries (issue 12;
+ * Alert rules, their events, webhooks and their deliveries (the alerts domain;
  * re-exported from ../schema.ts so drizzle-kit generates them). Ids are
  * random UUIDs made by the repositories; project_id scopes every read (no
  * foreign key to projects: this file is re-exported by ../schema.ts, which

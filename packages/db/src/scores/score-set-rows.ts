@@ -78,6 +78,7 @@ export function agentColumns(r: TraceScoreRecord): Col[] {
     col("input_tokens", "bigint", a, (x) => x.inputTokens),
     col("output_tokens", "bigint", a, (x) => x.outputTokens),
     col("cached_tokens", "bigint", a, (x) => x.cachedTokens),
+    col("tokens_reported", "boolean", a, (x) => x.tokensReported),
     col("cost_usd", "double precision", a, (x) => x.costUsd),
     col("token_share", "double precision", a, (x) => x.tokenShare),
     col("wall_ms", "double precision", a, (x) => x.wallMs),

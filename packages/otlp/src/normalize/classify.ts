@@ -80,7 +80,7 @@ export function classify(span: DecodedSpan): Classification {
     if (LLM_OPS.has(op)) return finish(span, "llm", convention);
     if (AGENT_OPS.has(op)) {
       // OpenLLMetry marks workflows and tasks invoke_agent too; they are not agents.
-      const notAgent = traceloopKind === "workflow" || traceloopKind === "task";
+      const notAgent = traceloopKind === "workflow" || traceloopKind === "task" || isOtelOpenAiAgentsWorkflowRoot(span);
       return finish(span, notAgent ? "other" : "agent", convention);
     }
     if (op === "execute_tool") return finish(span, "tool", convention);
@@ -94,6 +94,12 @@ export function classify(span: DecodedSpan): Classification {
   if (oiKind !== null) {
     const kind = oiKind.toUpperCase();
     if (kind === "AGENT") {
+      // OpenInference's LangChain instrumentor marks AGENT any run whose name contains "agent"
+      // (a react node "agent", a tool "transfer_to_booking_agent"): inside a LangGraph graph the
+      // agents are the nodes named in the metadata (docs/conventions.md §3.5), not these spans.
+      if (carriesLangGraphMetadata(span.attributes)) {
+        return finish(span, firstStr(a, [OPENINFERENCE.toolName]) !== null ? "tool" : "other", "openinference");
+      }
       return finish(span, isOpenAiAgentsWorkflowRoot(span) ? "other" : "agent", "openinference");
     }
     if (kind === "LLM" || kind === "EMBEDDING") return finish(span, "llm", "openinference");
@@ -148,6 +154,21 @@ function isOpenAiAgentsWorkflowRoot(span: DecodedSpan): boolean {
   const scope = span.scope.name;
   if (!scope.includes("openai-agents") && !scope.includes("openai_agents")) return false;
   return span.attributes[OPENINFERENCE.graphNodeId] === undefined && span.attributes[OPENINFERENCE.agentName] === undefined;
+}
+
+/**
+ * The OTel contrib OpenAI Agents instrumentation exports the SDK trace (the workflow) as an
+ * `invoke_agent` span named after the workflow, with no agent name; real agents carry one.
+ */
+function isOtelOpenAiAgentsWorkflowRoot(span: DecodedSpan): boolean {
+  if (!span.scope.name.startsWith("opentelemetry.instrumentation.openai_agents")) return false;
+  return str(span.attributes, GEN_AI.agentName) === null;
+}
+
+/** OpenInference LangChain spans inside a LangGraph graph: `metadata` (a JSON string) names the graph node. */
+function carriesLangGraphMetadata(a: Attributes): boolean {
+  const metadata = a[OPENINFERENCE.metadata];
+  return typeof metadata === "string" && metadata.includes('"langgraph_node"');
 }
 
 function isOpenLlmetry(a: Attributes, traceloopKind: string | null): boolean {

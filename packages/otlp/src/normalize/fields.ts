@@ -109,11 +109,13 @@ export function readAgentSpanName(span: DecodedSpan, convention: Convention): st
     const id = firstStr(a, [GEN_AI.agentId, MASTRA.agentId]);
     if (id !== null) return id;
   }
-  return parseAgentSpanName(span) ?? str(a, PYDANTIC_AI.agentName) ?? span.name;
+  return parseAgentSpanName(span, convention) ?? str(a, PYDANTIC_AI.agentName) ?? span.name;
 }
 
-function parseAgentSpanName(span: DecodedSpan): string | null {
+function parseAgentSpanName(span: DecodedSpan, convention: Convention): string | null {
   const name = span.name;
+  // smolagents through OpenInference: `<agent>.run`, with no agent-name attribute.
+  if (convention === "openinference" && name.endsWith(".run") && name.length > 4) return name.slice(0, -4);
   if (name.startsWith("invoke_agent ")) {
     const rest = name.slice(13).trim();
     // AI SDK v7 names its root `invoke_agent {modelId}`: a model id is not an agent name.

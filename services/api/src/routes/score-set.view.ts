@@ -7,7 +7,19 @@ import type { AgentUsage, Attribution, Handoff, TraceTotals } from "@crux/contra
 import type { TraceAgentUsageRow, TraceAttributionRow, TraceHandoffRow, TraceScoreSummary } from "@crux/db";
 import { nsToIso } from "../time.ts";
 
+/**
+ * Why an agent's tokens are not reported, and what makes the tracer report them
+ * (docs/instrumenting.md, Python frameworks): no model call traced at all (AutoGen's built-in tracing does not
+ * trace the model client), or model calls traced without token counts.
+ */
+function tokensNotReportedReason(llmCalls: number): string {
+  return llmCalls === 0
+    ? "The tracer recorded no model calls for this agent, so no tokens: add an instrumentation of its model client (e.g. openinference-instrumentation-openai, or an OpenInference instrumentation of the framework) to see them (docs/instrumenting.md, Python frameworks)."
+    : "The tracer recorded this agent's model calls without token counts: enable usage capture in the model client's instrumentation (docs/instrumenting.md, Python frameworks).";
+}
+
 export function agentUsageView(a: TraceAgentUsageRow): AgentUsage {
+  const reported = a.tokensReported;
   return {
     agent: a.agent,
     agentId: a.agentId,
@@ -16,11 +28,14 @@ export function agentUsageView(a: TraceAgentUsageRow): AgentUsage {
     llmCalls: a.llmCalls,
     toolCalls: a.toolCalls,
     errors: a.errors,
-    inputTokens: a.inputTokens,
-    outputTokens: a.outputTokens,
-    cachedTokens: a.cachedTokens,
-    totalTokens: a.inputTokens + a.outputTokens,
-    costUsd: a.costUsd,
+    // Not reported is unknown, never 0.
+    inputTokens: reported ? a.inputTokens : null,
+    outputTokens: reported ? a.outputTokens : null,
+    cachedTokens: reported ? a.cachedTokens : null,
+    totalTokens: reported ? a.inputTokens + a.outputTokens : null,
+    tokensReported: reported,
+    tokensNotReported: reported ? null : tokensNotReportedReason(a.llmCalls),
+    costUsd: reported ? a.costUsd : null,
     tokenShare: a.tokenShare,
     wallMs: a.wallMs,
     milestoneCredit: a.milestoneCredit,

@@ -32,6 +32,8 @@ const NO_ATTRIBUTION: SpanAttribution = {
   agentPath: [],
   depth: 0,
   counted: { inputTokens: 0, outputTokens: 0, cachedTokens: 0, cost: null },
+  duplicateOf: null,
+  countedError: false,
 };
 
 /**

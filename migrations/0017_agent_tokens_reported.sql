@@ -1,0 +1,1 @@
+ALTER TABLE "trace_agent_usage" ADD COLUMN "tokens_reported" boolean DEFAULT true NOT NULL;

@@ -1,2 +1,0 @@
-export * from "./metrics.ts";
-export * from "./health.ts";
