@@ -35,6 +35,8 @@ export const JudgeAttribution = z.object({
   spanId: z.string().nullable(),
   stepIndex: z.number().int().nonnegative().nullable(),
   explanation: z.string(),
+  /** What the decisive step should have done and why the run would then have succeeded; absent on verdicts stored before it existed. */
+  counterfactual: z.string().optional(),
 });
 export type JudgeAttribution = z.infer<typeof JudgeAttribution>;
 

@@ -173,6 +173,29 @@ describe("the travel trace: a dropped constraint and a rubber-stamping verifier"
     expect(mock.requests[0]!.prompt).toContain("Examine steps [0] to [5]");
   });
 
+  it("decisive error judges ask for the abduction scaffold and store the counterfactual in the verdict", async () => {
+    const counterfactual = "Had the handoff kept 'EU carriers only', the booker would have picked an EU flight and the run would have succeeded.";
+    const reply = {
+      failure: "a non-EU carrier was booked",
+      step: 1,
+      evidence: "for one adult under 900 EUR",
+      counterfactual,
+      explanation: "the handoff lost the constraint",
+    };
+    mock.reply({ text: JSON.stringify({ ...reply, agent: "orchestrator" }) }, { text: JSON.stringify(reply) });
+    const all = verdict(await judge("decisive-error-all-at-once").run(input()));
+    const step = verdict(await judge("decisive-error-step-by-step").run(input()));
+    expect(all.attribution).toMatchObject({ method: "all-at-once", stepIndex: 1, counterfactual });
+    expect(step.attribution).toMatchObject({ method: "step-by-step", stepIndex: 1, counterfactual });
+    for (const request of mock.requests) {
+      expect(request.prompt).toContain("1. Abduction: what went wrong?");
+      expect(request.prompt).toContain("2. Action: which step's action caused it?");
+      expect(request.prompt).toContain("3. Prediction: had that step been right");
+      expect(request.prompt).toContain("is not the author of an error that output shows");
+      expect(request.prompt).toContain('"counterfactual": ');
+    }
+  });
+
   it("step-by-step goes on past a window with no decisive step, rejects a step outside the window, and stops at the first that holds", async () => {
     mock.reply(
       { text: JSON.stringify({ step: null, explanation: "" }) },
@@ -233,8 +256,8 @@ describe("the travel trace: a dropped constraint and a rubber-stamping verifier"
     expect(suite.judges.map((j) => [j.id, j.version, j.model, j.inputs])).toEqual([
       ["judge.mast-checklist", 1, "claude-haiku-4-5", ["spans", "outcome"]],
       ["judge.handoff-preservation", 1, "claude-haiku-4-5", ["spans"]],
-      ["judge.decisive-error-all-at-once", 1, "claude-haiku-4-5", ["spans", "outcome"]],
-      ["judge.decisive-error-step-by-step", 1, "claude-haiku-4-5", ["spans", "outcome"]],
+      ["judge.decisive-error-all-at-once", 2, "claude-haiku-4-5", ["spans", "outcome"]],
+      ["judge.decisive-error-step-by-step", 2, "claude-haiku-4-5", ["spans", "outcome"]],
       ["judge.outcome-rubric", 1, "claude-haiku-4-5", ["spans", "outcome"]],
     ]);
   });

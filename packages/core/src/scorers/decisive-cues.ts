@@ -21,9 +21,22 @@ import { APPROVAL_PATTERN, REJECTION_PATTERN } from "./verification.ts";
 
 export interface DecisiveCue {
   step: Step;
+  /** What kind of evidence it is: rank-1 confidence is calibrated per kind (decisive-error.ts). */
+  kind: CueKind;
   weight: number;
   evidence: string;
 }
+
+export type CueKind =
+  | "loop_start"
+  | "approved_failed_run"
+  | "approved_result_origin"
+  | "rejection_followed"
+  | "final_answer_origin"
+  | "task_changed"
+  | "off_task"
+  | "execution_failed"
+  | "value_origin";
 
 /** Figures (anything with a digit) are the checkable claims of a result: they weigh more than words when tracing its content. */
 const FIGURE_WEIGHT = 3;
@@ -44,7 +57,12 @@ export function loopCues(t: TraceTrajectories, findings: DetectorFinding[]): Dec
     for (const chain of turnChains(agent)) {
       const first = chain[0] as Step;
       if (chain.length < 2 || !chain.some((s) => repeatedAt.has(s.spanId))) continue;
-      cues.push({ step: first, weight: 0.7, evidence: `loop start: ${agent.name} said this turn ${chain.length} times and the run never moved past it` });
+      cues.push({
+        step: first,
+        kind: "loop_start",
+        weight: 0.7,
+        evidence: `loop start: ${agent.name} said this turn ${chain.length} times and the run never moved past it`,
+      });
     }
   }
   return cues;
@@ -68,7 +86,12 @@ export function approvingTurnCue(t: TraceTrajectories, findings: DetectorFinding
   const verified = new Set(findings.filter((f) => f.mode === "FM-3.3").map((f) => f.spanId));
   const turn = [...t.steps].reverse().find((s) => s.kind === "message" && approves(s));
   if (turn === undefined || verified.has(turn.spanId)) return null;
-  return { step: turn, weight: 0.4, evidence: `${turn.agent ?? "?"} approved ("${quote(turn.outputText as string, 60)}") and the run failed` };
+  return {
+    step: turn,
+    kind: "approved_failed_run",
+    weight: 0.4,
+    evidence: `${turn.agent ?? "?"} approved ("${quote(turn.outputText as string, 60)}") and the run failed`,
+  };
 }
 
 /**
@@ -85,7 +108,13 @@ export function contentCues(t: TraceTrajectories, findings: DetectorFinding[]): 
     const judged = judgedBy(t, approval);
     if (judged === undefined) continue;
     const origin = contentOrigin(t, judged, approval.agent);
-    if (origin !== null) cues.push({ step: origin.step, weight: 0.7, evidence: `${approval.agent ?? "?"} approved a result whose content ${origin.why}` });
+    if (origin !== null)
+      cues.push({
+        step: origin.step,
+        kind: "approved_result_origin",
+        weight: 0.7,
+        evidence: `${approval.agent ?? "?"} approved a result whose content ${origin.why}`,
+      });
   }
   const final = [...t.steps].reverse().find(speaks);
   // A rejection the run followed (the final answer moved away from what was rejected) steered a run that failed.
@@ -95,13 +124,14 @@ export function contentCues(t: TraceTrajectories, findings: DetectorFinding[]): 
     if (contentSimilarity(final.outputText as string, judged.outputText as string) >= FOLLOWED_BELOW) continue;
     cues.push({
       step: rejection,
+      kind: "rejection_followed",
       weight: 0.5,
       evidence: `${rejection.agent ?? "?"} rejected ${judged.agent ?? "?"}'s result ("${quote(rejection.outputText as string, 60)}"), the run moved away from it and failed`,
     });
   }
   if (final !== undefined) {
     const origin = contentOrigin(t, final, null);
-    if (origin !== null) cues.push({ step: origin.step, weight: 0.3, evidence: `the final answer's content ${origin.why}` });
+    if (origin !== null) cues.push({ step: origin.step, kind: "final_answer_origin", weight: 0.3, evidence: `the final answer's content ${origin.why}` });
   }
   return cues;
 }

@@ -175,7 +175,9 @@ describe("scoreTrace attribution of failed runs", () => {
     expect(record.attributions.every((a) => a.method === "suspect")).toBe(true);
     expect(record.attributions.map((a) => a.rank)).toEqual(record.attributions.map((_, i) => i + 1));
     expect(record.attributions[0]).toMatchObject({ agent: "writer", spanId: "wri.save" });
-    expect(record.attributions[0]?.confidence as number).toBeLessThanOrEqual(0.3);
+    expect(record.attributions[0]?.confidence as number).toBeGreaterThan(0);
+    expect(record.attributions[0]?.confidence as number).toBeLessThan(1);
+    expect(record.attributions[1]?.confidence as number).toBeLessThanOrEqual(record.attributions[0]?.confidence as number);
   });
 });
 

@@ -5,6 +5,13 @@
  * walks the steps in windows of STEP_WINDOW, each prompt holding the history
  * so far, and stops at the first window where the model names a decisive
  * step (better at the step). A run reported as succeeded is skipped.
+ * Both use the abduction scaffold (ECHO/A2P-style reasoning for failure
+ * attribution): what went wrong (abduction), the action that caused it, and
+ * the prediction that the run would have succeeded had that action been
+ * right; the counterfactual is stored in the verdict. They also say that an
+ * agent which only runs others' code is not the author of the error its
+ * output shows, and that a plan or instruction others faithfully followed
+ * can be the decisive step.
  */
 import type { JudgeAttribution } from "@crux/contracts";
 import { z } from "zod";
@@ -28,13 +35,27 @@ const STEP_WINDOW = 10;
 const WHAT =
   "The decisive error is the step whose mistake made the run's failure inevitable: had that step been right, the run would have succeeded. It is often earlier than where the failure shows.";
 
+/** The abduction scaffold and the causes that are easy to miss: the reasoning asked for before the answer. */
+const REASON = [
+  "Reason in three parts before you answer:",
+  "1. Abduction: what went wrong? State the failure and the most likely cause that explains everything after it.",
+  "2. Action: which step's action caused it? Walk back from where the failure shows to the earliest step that introduced what it depends on (a wrong value, claim, plan item or instruction). An agent that only runs code or tools another agent wrote and reports the output (exit codes, tracebacks, results) is not the author of an error that output shows: name the step that wrote the code or the request. A plan or instruction that later agents faithfully followed can be the decisive step.",
+  "3. Prediction: had that step been right (say how), would the run have succeeded? If not, the decisive step is elsewhere: go back to 1.",
+].join("\n");
+
 const Decision = z.object({ step: stepNumber.transform((v) => v ?? null), agent: z.string().nullish(), evidence: quote, explanation: looseText });
 
-/** Both methods: version 1, the outcome an input, a run that succeeded (or has no step) skipped. */
+/** The abduction scaffold's parts of a reply; optional so a reply without them still reads. */
+const Abduction = z.object({ failure: looseText, counterfactual: looseText });
+const Reply = z.intersection(Decision, Abduction);
+const counterfactualOf = (d: { counterfactual: string }): { counterfactual?: string } =>
+  d.counterfactual.trim() === "" ? {} : { counterfactual: d.counterfactual };
+
+/** Both methods: version 2 (the abduction scaffold), the outcome an input, a run that succeeded (or has no step) skipped. */
 function decisiveJudge(kind: JudgeDefinition["kind"], find: (ctx: JudgeContext, task: string) => Promise<JudgeRun>): JudgeDefinition {
   return {
     kind,
-    version: 1,
+    version: 2,
     inputs: ["spans", "outcome"],
     async run(ctx) {
       if (ctx.input.runTags.success === true) return skip("the run succeeded: there is no decisive error to find");
@@ -45,9 +66,9 @@ function decisiveJudge(kind: JudgeDefinition["kind"], find: (ctx: JudgeContext, 
 }
 
 export const decisiveErrorAllAtOnce = decisiveJudge("decisive-error-all-at-once", async (ctx, task) => {
-  const tail = `${WHAT}\nRead the whole trajectory, then name the agent that made the decisive error and its step, quoting the step. If the run did not fail, answer with step null and agent null.\n\nReply shape:\n{"agent": "<agent name>" or null, "step": <step number> or null, "evidence": "<verbatim quote of that step>", "explanation": "<one or two sentences>"}`;
+  const tail = `${WHAT}\nRead the whole trajectory, then name the agent that made the decisive error and its step, quoting the step. If the run did not fail, answer with step null and agent null.\n${REASON}\n\nReply shape:\n{"failure": "<what went wrong>", "agent": "<agent name>" or null, "step": <step number> or null, "evidence": "<verbatim quote of that step>", "counterfactual": "<what that step should have done, and why the run would then have succeeded>", "explanation": "<one or two sentences>"}`;
   const steps = stepsSection(ctx, `${task}\n${tail}`);
-  const reply = await ctx.ask({ system: SYSTEM_RULES, user: `${task}\n\nTrajectory:\n${steps.text}\n\n${tail}` }, Decision);
+  const reply = await ctx.ask({ system: SYSTEM_RULES, user: `${task}\n\nTrajectory:\n${steps.text}\n\n${tail}` }, Reply);
   if (!reply.ok) return reply;
   const d = reply.value;
   const rejected = [];
@@ -67,11 +88,13 @@ export const decisiveErrorAllAtOnce = decisiveJudge("decisive-error-all-at-once"
         spanId: check.step.spanId,
         stepIndex: check.step.index,
         explanation: d.explanation,
+        ...counterfactualOf(d),
       };
     else rejected.push(rejection("decisive-error", d.step, check.reason));
   }
   // The agent alone is kept when the step did not hold: all-at-once is better at the agent than at the step.
-  if (attribution === null && agent !== null) attribution = { method: "all-at-once", agent, spanId: null, stepIndex: null, explanation: d.explanation };
+  if (attribution === null && agent !== null)
+    attribution = { method: "all-at-once", agent, spanId: null, stepIndex: null, explanation: d.explanation, ...counterfactualOf(d) };
   return { ok: true, output: { findings: [], attribution, outcome: null, omitted: steps.omitted, rejected, skipped: null } };
 });
 
@@ -81,11 +104,11 @@ export const decisiveErrorStepByStep = decisiveJudge("decisive-error-step-by-ste
   const last = ctx.steps.length - 1;
   for (let from = 0; from <= last; from += STEP_WINDOW) {
     const to = Math.min(from + STEP_WINDOW - 1, last);
-    const tail = `${WHAT}\nYou are walking the run step by step; the steps before [${from}] were found not decisive. Examine steps [${from}] to [${to}] in order and decide, for each, whether it is the decisive error. Answer with the first one that is, quoting it, or step null when none of them is.\n\nReply shape:\n{"step": <step number from ${from} to ${to}> or null, "evidence": "<verbatim quote of that step>", "explanation": "<one or two sentences>"}`;
+    const tail = `${WHAT}\nYou are walking the run step by step; the steps before [${from}] were found not decisive. Examine steps [${from}] to [${to}] in order and decide, for each, whether it is the decisive error. Answer with the first one that is, quoting it, or step null when none of them is.\n${REASON}\n\nReply shape:\n{"failure": "<what went wrong>", "step": <step number from ${from} to ${to}> or null, "evidence": "<verbatim quote of that step>", "counterfactual": "<what that step should have done, and why the run would then have succeeded>", "explanation": "<one or two sentences>"}`;
     const shown = ctx.steps.slice(0, to + 1);
     const steps = stepsSection({ ...ctx, steps: shown }, `${task}\n${tail}`, (i) => i >= from);
     for (const o of steps.omitted) omitted.add(`window ${from}-${to}: ${o}`);
-    const reply = await ctx.ask({ system: SYSTEM_RULES, user: `${task}\n\nTrajectory so far:\n${steps.text}\n\n${tail}` }, Decision);
+    const reply = await ctx.ask({ system: SYSTEM_RULES, user: `${task}\n\nTrajectory so far:\n${steps.text}\n\n${tail}` }, Reply);
     if (!reply.ok) return reply;
     const d = reply.value;
     if (d.step === null) continue;
@@ -104,6 +127,7 @@ export const decisiveErrorStepByStep = decisiveJudge("decisive-error-step-by-ste
       spanId: check.step.spanId,
       stepIndex: check.step.index,
       explanation: d.explanation,
+      ...counterfactualOf(d),
     };
     return { ok: true, output: { findings: [], attribution, outcome: null, omitted: [...omitted], rejected, skipped: null } };
   }
