@@ -92,7 +92,6 @@ export const AgentGraph = memo(function AgentGraph({
               tabIndex={0}
               data-agent={n.agent}
               aria-pressed={selected}
-              aria-label={`Agent ${n.agent}${n.attributed ? ", attributed" : ""}${n.findingModes.length ? `, findings ${n.findingModes.join(" ")}` : ""}`}
               onClick={() => onSelectAgent(n.agent)}
               onKeyDown={activate(() => onSelectAgent(n.agent))}
             >
