@@ -146,7 +146,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "node_modules|/golden/" },
+    exclude: { path: "node_modules|/golden/|/dist/|/test-artifacts/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: {

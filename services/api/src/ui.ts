@@ -25,9 +25,9 @@ export interface UiOptions {
   otlpHttpPort?: () => number | null;
 }
 
-export const defaultUiRoot = (): string => fileURLToPath(new URL("../../web/dist", import.meta.url));
+const defaultUiRoot = (): string => fileURLToPath(new URL("../../web/dist", import.meta.url));
 
-export const contentSecurityPolicy = [
+const contentSecurityPolicy = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -49,7 +49,7 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = text === "" ? null : JSON.parse(text);
   } catch {

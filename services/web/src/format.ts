@@ -20,9 +20,11 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+// One formatter: toLocaleString with options builds a new one per call, which costs more than the row it formats.
+const dateTime = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+
 export function formatTime(iso: string): string {
-  const d = new Date(iso);
-  return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  return dateTime.format(new Date(iso));
 }
 
 export function formatPercent(x: number | null | undefined, digits = 1): string {

@@ -4,18 +4,15 @@
  */
 import type {
   AgentUsage,
-  Attribution,
   Handoff,
-  RunOutcome,
-  Scores,
   SpanNode,
   TraceAttributionResponse,
   TraceDetail,
   TraceFindingsResponse,
+  TraceScoresResponse,
   TraceLabelsBody,
   TraceLabelsResponse,
   TraceList,
-  TraceListItem,
   TraceListQuery,
   TraceTrajectoriesResponse,
   TraceVerdictsResponse,
@@ -33,23 +30,19 @@ import type {
   DeliveryList,
   JudgeSettingsResponse,
   JudgeCallList,
-  Settings,
 } from "@crux/contracts";
 import type { z } from "zod";
 
-export type { AgentUsage, Attribution, Handoff, SpanNode, TraceListItem, Scores };
-export type Outcome = z.output<typeof RunOutcome>;
+export type { AgentUsage, Handoff, SpanNode };
 export type TraceListPage = z.output<typeof TraceList>;
 export type TraceListFilters = Partial<Record<Exclude<keyof z.input<typeof TraceListQuery>, "cursor" | "limit">, string>>;
 export type TraceDetailBody = z.output<typeof TraceDetail>;
 export type FindingsBody = z.output<typeof TraceFindingsResponse>;
-export type TraceFinding = FindingsBody["items"][number];
 export type AttributionBody = z.output<typeof TraceAttributionResponse>;
-export type RankedMethod = AttributionBody["methods"][number];
 export type TrajectoriesBody = z.output<typeof TraceTrajectoriesResponse>;
 export type TrajectoryStep = TrajectoriesBody["items"][number]["steps"][number];
 export type VerdictsBody = z.output<typeof TraceVerdictsResponse>;
-export type ScoresBody = { traceId: string; scored: boolean; scores: Scores | null };
+export type ScoresBody = z.output<typeof TraceScoresResponse>;
 export type LabelsBody = z.output<typeof TraceLabelsResponse>;
 export type LabelsInput = z.input<typeof TraceLabelsBody>;
 export type ValidationBody = z.output<typeof ValidationResponse>;
@@ -66,4 +59,3 @@ export type WebhookCreated = z.output<typeof WebhookWithSecret>;
 export type Deliveries = z.output<typeof DeliveryList>;
 export type JudgeSettingsBody = z.output<typeof JudgeSettingsResponse>;
 export type JudgeCalls = z.output<typeof JudgeCallList>;
-export type ProjectSettings = z.output<typeof Settings>;

@@ -161,3 +161,6 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
   }
   throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ""}`);
 }
+
+/** playwright-core is services/web's dependency: the UI benchmark (bench/ui.bench.ts) launches Chromium through here. */
+export { chromium } from "playwright-core";

@@ -78,7 +78,7 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
   /** This tab keeps the key once signed in (the sign-in itself is the first test). */
   async function signIn() {
     await page.goto(service.uiUrl);
-    await page.evaluate((k) => sessionStorage.setItem("crux.apiKey", k), key);
+    await page.evaluate((k) => (globalThis as any).sessionStorage.setItem("crux.apiKey", k), key);
     await page.goto(service.uiUrl);
     await page.getByRole("heading", { name: "Runs" }).waitFor();
   }
@@ -88,7 +88,7 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await page.evaluate(axeSource);
     const violations = await page.evaluate(async () => {
       const axe = (globalThis as any).axe;
-      const r = await axe.run(document, { resultTypes: ["violations"] });
+      const r = await axe.run((globalThis as any).document, { resultTypes: ["violations"] });
       return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) }));
     });
     const serious = violations.filter((v: any) => v.impact === "serious" || v.impact === "critical");
@@ -105,8 +105,8 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Runs" }).waitFor();
     // Kept for this tab only.
-    expect(await page.evaluate(() => sessionStorage.getItem("crux.apiKey"))).toBe(key);
-    expect(await page.evaluate(() => localStorage.getItem("crux.apiKey"))).toBeNull();
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem("crux.apiKey"))).toBe(key);
+    expect(await page.evaluate(() => (globalThis as any).localStorage.getItem("crux.apiKey"))).toBeNull();
   });
 
   it("lists every run with the tokens, cost, outcome and findings the API serves", async () => {
@@ -160,7 +160,7 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     const isStep = trajectories.items.some((t: any) => t.steps.some((s: any) => s.spanId === pick.spanId));
     if (isStep) await expect.poll(() => page.locator(`article.msg[data-span-id="${pick.spanId}"]`).getAttribute("aria-current")).toBe("true");
     await checkPage("run");
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
     await page.screenshot({ path: path.join(artifacts, "run-view.png") });
     // The URL alone opens the same run with the same span selected.
     await page.goto(page.url());

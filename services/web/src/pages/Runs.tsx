@@ -4,7 +4,7 @@
  */
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { memo, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { api, qs } from "../api.ts";
 import type { UiConfig } from "../App.tsx";
 import { formatCost, formatDuration, formatTime, formatTokens } from "../format.ts";
@@ -41,6 +41,9 @@ export function RunsPage({ config }: { config: UiConfig }) {
     queryFn: ({ pageParam, signal }) => api<TraceListPage>(`/traces${qs({ ...filters, limit: pageSize, cursor: pageParam })}`, { signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
+    // Pages are appended, never changed: comparing every loaded row on each new page (structural
+    // sharing) cost a long task per page once thousands of rows were loaded.
+    structuralSharing: false,
   });
   const rows = useMemo(() => runs.data?.pages.flatMap((p) => p.items) ?? [], [runs.data]);
 
@@ -148,6 +151,49 @@ function Filters({ search, onApply }: { search: URLSearchParams; onApply: (value
   );
 }
 
+/** One row; rendered once when it scrolls into view (scrolling re-renders only the spacer rows). */
+const RunRow = memo(function RunRow({ r, index }: { r: TraceListPage["items"][number]; index: number }) {
+  return (
+    <tr
+      data-index={index}
+      data-trace-id={r.traceId}
+      aria-rowindex={index + 2}
+      style={{ height: rowHeight }}
+      onClick={(e) => {
+        if (!(e.target as HTMLElement).closest("a")) navigate(`/runs/${r.traceId}`);
+      }}
+    >
+      <td>
+        <Link to={`/runs/${r.traceId}`}>{formatTime(r.startTime)}</Link>
+      </td>
+      <td>{r.serviceName ?? "–"}</td>
+      <td>{r.taskId ?? "–"}</td>
+      <td>
+        <OutcomeBadge outcome={r.outcome} />
+        {r.isBaseline && <span className="badge baseline">baseline</span>}
+        {!r.settled && (
+          <span className="badge pending" title="spans may still arrive">
+            open
+          </span>
+        )}
+      </td>
+      <td className="agents" title={r.agents.join(", ")}>
+        {r.agents.length === 0 ? "–" : r.agents.join(", ")}
+      </td>
+      <td className="num">{formatTokens(r.totalTokens)}</td>
+      <td className="num">{formatCost(r.costUsd)}</td>
+      <td className="num">{formatDuration(r.durationMs)}</td>
+      <td className="findings">
+        {r.findingModes.map((m) => (
+          <ModeBadge key={m} mode={m} />
+        ))}
+        {!r.scored && <span className="muted">not scored yet</span>}
+      </td>
+      <td>{r.attributedAgent ?? "–"}</td>
+    </tr>
+  );
+});
+
 function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPage["items"]; hasMore: boolean; loadingMore: boolean; loadMore: () => void }) {
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => rowHeight, overscan: 12 });
@@ -199,49 +245,9 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
               <td colSpan={10} />
             </tr>
           )}
-          {items.map((item) => {
-            const r = rows[item.index]!;
-            return (
-              <tr
-                key={r.traceId}
-                data-index={item.index}
-                data-trace-id={r.traceId}
-                aria-rowindex={item.index + 2}
-                style={{ height: rowHeight }}
-                onClick={(e) => {
-                  if (!(e.target as HTMLElement).closest("a")) navigate(`/runs/${r.traceId}`);
-                }}
-              >
-                <td>
-                  <Link to={`/runs/${r.traceId}`}>{formatTime(r.startTime)}</Link>
-                </td>
-                <td>{r.serviceName ?? "–"}</td>
-                <td>{r.taskId ?? "–"}</td>
-                <td>
-                  <OutcomeBadge outcome={r.outcome} />
-                  {r.isBaseline && <span className="badge baseline">baseline</span>}
-                  {!r.settled && (
-                    <span className="badge pending" title="spans may still arrive">
-                      open
-                    </span>
-                  )}
-                </td>
-                <td className="agents" title={r.agents.join(", ")}>
-                  {r.agents.length === 0 ? "–" : r.agents.join(", ")}
-                </td>
-                <td className="num">{formatTokens(r.totalTokens)}</td>
-                <td className="num">{formatCost(r.costUsd)}</td>
-                <td className="num">{formatDuration(r.durationMs)}</td>
-                <td className="findings">
-                  {r.findingModes.map((m) => (
-                    <ModeBadge key={m} mode={m} />
-                  ))}
-                  {!r.scored && <span className="muted">not scored yet</span>}
-                </td>
-                <td>{r.attributedAgent ?? "–"}</td>
-              </tr>
-            );
-          })}
+          {items.map((item) => (
+            <RunRow key={rows[item.index]!.traceId} r={rows[item.index]!} index={item.index} />
+          ))}
           {bottom > 0 && (
             <tr aria-hidden="true" style={{ height: bottom }}>
               <td colSpan={10} />

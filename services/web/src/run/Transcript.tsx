@@ -37,7 +37,20 @@ function Field({ name, text, quotes }: { name: string; text: string; quotes: str
   );
 }
 
-function Step({ step, selected, quotes, onSelect }: { step: TrajectoryStep; selected: boolean; quotes: string[]; onSelect: () => void }) {
+const noQuotes: string[] = [];
+
+/** One step; re-rendered only when it is selected or unselected. */
+const Step = memo(function Step({
+  step,
+  selected,
+  quotes,
+  onSelect,
+}: {
+  step: TrajectoryStep;
+  selected: boolean;
+  quotes: string[];
+  onSelect: (spanId: string) => void;
+}) {
   const ref = useRef<HTMLElement>(null);
   useEffect(() => {
     if (selected) ref.current?.scrollIntoView({ block: "nearest" });
@@ -58,7 +71,7 @@ function Step({ step, selected, quotes, onSelect }: { step: TrajectoryStep; sele
       data-span-id={step.spanId}
       aria-current={selected ? "true" : undefined}
     >
-      <button type="button" className="msg-head" onClick={onSelect}>
+      <button type="button" className="msg-head" onClick={() => onSelect(step.spanId)}>
         [{step.index}] {what} <span className="muted">{step.spanName ?? ""}</span>
         {step.isError && <span className="badge outcome failed">error</span>}
         <span className="muted"> · {step.inputTokens + step.outputTokens} tok</span>
@@ -70,7 +83,7 @@ function Step({ step, selected, quotes, onSelect }: { step: TrajectoryStep; sele
       {!t.input && !t.args && !t.output && !t.error && <p className="muted small">No content captured for this step.</p>}
     </article>
   );
-}
+});
 
 export const Transcript = memo(function Transcript({
   trajectories,
@@ -105,7 +118,7 @@ export const Transcript = memo(function Transcript({
       <div className="msgs" role="list" aria-label={`Steps of ${current.agent}`}>
         {current.steps.map((s) => (
           <div role="listitem" key={s.spanId}>
-            <Step step={s} selected={s.spanId === selectedSpanId} quotes={quotesByStep.get(s.index) ?? []} onSelect={() => onSelect(s.spanId)} />
+            <Step step={s} selected={s.spanId === selectedSpanId} quotes={quotesByStep.get(s.index) ?? noQuotes} onSelect={onSelect} />
           </div>
         ))}
       </div>

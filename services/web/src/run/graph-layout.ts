@@ -26,7 +26,7 @@ export interface AgentNode {
   y: number;
 }
 
-export interface AgentEdge {
+interface AgentEdge {
   id: string;
   from: string;
   to: string;

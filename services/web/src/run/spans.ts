@@ -67,11 +67,6 @@ export function indexSpans(roots: SpanNode[]): SpanIndex {
   return { ordered, byId, children: childIds, roots: rootSpans.map((s) => s.spanId), startNs, endNs };
 }
 
-/** Milliseconds from the trace start (ns precision kept until the subtraction). */
-export function offsetMs(index: SpanIndex, ns: string): number {
-  return Number(BigInt(ns) - index.startNs) / 1e6;
-}
-
 /** The first agent span of each agent (what selecting the agent's node selects), by start. */
 export function firstAgentSpans(index: SpanIndex): Map<string, string> {
   const first = new Map<string, FlatSpan>();

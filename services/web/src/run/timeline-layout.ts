@@ -20,7 +20,7 @@ export interface TimelineBar {
   operation: FlatSpan["operation"];
 }
 
-export interface TimelineLane {
+interface TimelineLane {
   agent: string | null;
   label: string;
   firstRow: number;
