@@ -3,9 +3,9 @@
  * cached for a year (their names change with their content), index.html never cached and sent
  * with a Content-Security-Policy that allows scripts, styles and connections to this origin only
  * (span content is untrusted: the UI renders it as text, and no injected markup could run a
- * script). Client routes (/runs/..., /alerts) get index.html; no spelling of /api/... or /v1/...
- * ever does (percent-encoded, case or dot variants included): only plain lowercase-letter paths are
- * client routes. GET /api/ui-config, unauthenticated, tells the UI whether to ask for an API key.
+ * script). The UI's pages (/runs/..., /alerts) get index.html; no spelling of /api/... or /v1/...
+ * ever does (percent-encoded, case or dot variants included): only the UI's page names, in plain
+ * segments, are client routes. GET /api/ui-config, unauthenticated, tells the UI whether to ask for an API key.
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -40,16 +40,19 @@ const contentSecurityPolicy = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** Paths that are never the UI's (API, OTLP, probes, metrics, the docs, assets): answered by their routes or a JSON 404. */
-const reservedFirstSegments = new Set(["api", "v1", "assets", "metrics", "livez", "readyz", "healthz", "docs"]);
+/** The UI's pages (services/web/src/App.tsx): only these paths, and `/`, get the page. */
+const clientPages = new Set(["runs", "failure-modes", "agents", "alerts", "judges", "config", "compare"]);
 const clientRoutePattern = /^\/(?:[a-z][a-z0-9-]*(?:\/[A-Za-z0-9_-]+)*)?\/?$/;
 
-/** A path the UI routes itself: plain segments only (no %, no dots, no double slashes), its first one not reserved in any case. */
+/**
+ * A path the UI routes itself: one of its pages, in plain segments only (no %, no dots, no double
+ * slashes, lowercase page names), so no spelling of /api or /v1 and no mistyped path gets the page.
+ */
 export function isClientRoute(url: string): boolean {
   const pathOnly = url.split("?")[0] ?? "";
   if (!clientRoutePattern.test(pathOnly)) return false;
   const first = pathOnly.split("/")[1] ?? "";
-  return !reservedFirstSegments.has(first.toLowerCase());
+  return first === "" || clientPages.has(first);
 }
 
 function uiHeaders(reply: FastifyReply): FastifyReply {

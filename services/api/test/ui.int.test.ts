@@ -124,9 +124,9 @@ describe.each(testDatabases())("the web UI on $name", ({ create }) => {
 });
 
 describe("isClientRoute", () => {
-  it("accepts plain lowercase paths and refuses reserved, encoded and dotted ones", () => {
+  it("accepts the UI's pages and refuses any other path, encoded and dotted ones included", () => {
     expect(["/", "/runs", "/runs/abc", "/failure-modes", "/config/"].every(isClientRoute)).toBe(true);
     expect(apiSpellings.some(isClientRoute)).toBe(false);
-    expect(["/Runs", "/runs.json", "/metrics", "/healthz", "/readyz", "/livez", "/docs"].some(isClientRoute)).toBe(false);
+    expect(["/Runs", "/runs.json", "/metrics", "/healthz", "/readyz", "/livez", "/docs", "/nope", "/api-docs"].some(isClientRoute)).toBe(false);
   });
 });
