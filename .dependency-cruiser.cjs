@@ -105,6 +105,20 @@ module.exports = {
       },
     },
     {
+      name: "web-only-contracts",
+      severity: "error",
+      comment: "services/web (the browser UI) is typed only from @crux/contracts: no other package, no Node or server module",
+      from: { path: "^services/web/src" },
+      to: { path: `^packages/|^services/|${IO}|^node:|^(os|path|crypto|stream|buffer|url|util)$`, pathNot: "^services/web/src|^packages/contracts/src" },
+    },
+    {
+      name: "contracts-browser-importable",
+      severity: "error",
+      comment: "packages/contracts is imported by the browser UI: no Node built-in module",
+      from: { path: "^packages/contracts/src" },
+      to: { dependencyTypes: ["core"] },
+    },
+    {
       name: "packages-never-import-services",
       severity: "error",
       from: { path: "^packages/" },
@@ -133,7 +147,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "node_modules|/golden/" },
+    exclude: { path: "node_modules|/golden/|/dist/|/test-artifacts/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: {

@@ -10,7 +10,7 @@ export { ErrorBody, ErrorCode, errorRetryAfterSeconds, errorStatus, isErrorCode,
 export { CostUsd, ReportedCostUsd, costUsdMeaning } from "./cost.ts";
 export { AgentUsage, Handoff, TokenCounts, TraceTotals } from "./usage.ts";
 export { IsoTime, JsonValue, PageQuery, cursorParam, limitParam, text } from "./request.ts";
-export { SpanNode, TraceDetail, TraceList, TraceListQuery, TraceScoring, TraceSummary } from "./traces.ts";
+export { RunOutcome, SpanNode, TraceDetail, TraceList, TraceListItem, TraceListQuery, TraceScoring, TraceSummary } from "./traces.ts";
 export {
   Attribution,
   Finding,

@@ -40,6 +40,15 @@ export const Step = z.object({
   inputTokens: z.number(),
   outputTokens: z.number(),
   time: z.string(),
+  spanName: z.string().nullable().describe("The step span's name; null when the span is no longer stored"),
+  text: z
+    .object({
+      input: z.string().nullable().describe("What the step was given: the model input, or the agent's turn input"),
+      args: z.string().nullable().describe("Tool arguments as canonical JSON, or the raw string"),
+      output: z.string().nullable().describe("The model output or tool result"),
+      error: z.string().nullable().describe("The exception message (exception event, else the status message) of a failed step"),
+    })
+    .describe("The step's content as the tracer sent it (untrusted text: render it as text, never as markup); null fields were not captured"),
 });
 
 const Multiplier = z.object({

@@ -5,6 +5,15 @@ import { spanIdField, traceIdField } from "./ids.ts";
 import { IsoTime, cursorParam, limitParam, nextCursorField, text } from "./request.ts";
 import { Attribution } from "./scores.ts";
 import { AgentUsage, Handoff, TraceTotals } from "./usage.ts";
+import { mastModes } from "./validation.ts";
+
+/** A run's outcome as the list shows it: the stored score's success, `unknown` when none says (or not scored yet). */
+export const RunOutcome = z.enum(["success", "failed", "unknown"]);
+
+const trueOrFalse = z
+  .enum(["true", "false"])
+  .transform((v) => v === "true")
+  .optional();
 
 export const TraceListQuery = z
   .strictObject({
@@ -12,10 +21,21 @@ export const TraceListQuery = z
     agent: text().optional(),
     from: IsoTime.optional(),
     to: IsoTime.optional(),
-    hasError: z
-      .enum(["true", "false"])
-      .transform((v) => v === "true")
-      .optional(),
+    hasError: trueOrFalse,
+    outcome: RunOutcome.optional().describe("success / failed: the stored score's outcome; unknown: no outcome, or not scored yet"),
+    mode: z.enum(mastModes).optional().describe("Runs with a finding of this MAST mode (e.g. FM-1.3)"),
+    category: z.enum(["FC1", "FC2", "FC3"]).optional().describe("Runs with a finding of this MAST category"),
+    source: z
+      .enum(["code", "judge", "all"])
+      .optional()
+      .describe("Which findings `mode` and `category` look at: code detectors, LLM judges, or either (default)"),
+    task: text().optional().describe("Runs of this task (crux.task.id)"),
+    baseline: trueOrFalse.describe("true: only runs tagged crux.baseline; false: only the others"),
+    q: text(200)
+      .optional()
+      .describe(
+        "Free text over span names and string attribute values (inputs, outputs, tool arguments): every word must appear, each matched as a word prefix, case-insensitive",
+      ),
     cursor: cursorParam.optional(),
     limit: limitParam(),
   })
@@ -38,7 +58,22 @@ export const TraceSummary = z.object({
 });
 export type TraceSummary = z.infer<typeof TraceSummary>;
 
-export const TraceList = z.object({ items: z.array(TraceSummary), nextCursor: nextCursorField() });
+/** A row of GET /traces: the summary plus what its stored score set says (null / empty until scored). */
+export const TraceListItem = TraceSummary.extend({
+  scored: z.boolean().describe("The worker has stored a score set; the fields below are null or empty until then"),
+  outcome: RunOutcome,
+  taskId: z.string().nullable(),
+  isBaseline: z.boolean().nullable(),
+  totalTokens: z.number().nullable(),
+  costUsd: z.number().nullable().describe("Crux's cost of the run in USD; null when not scored or no model of it is priced"),
+  findingModes: z.array(z.string()).describe("Distinct MAST modes found, by code detectors or judges, sorted"),
+  findingCount: z.number().describe("Code findings plus the judges' current findings"),
+  attributedAgent: z.string().nullable().describe("The code attribution's rank-1 agent (a lead, not a verdict)"),
+  attributedSpanId: z.string().nullable(),
+});
+export type TraceListItem = z.infer<typeof TraceListItem>;
+
+export const TraceList = z.object({ items: z.array(TraceListItem), nextCursor: nextCursorField() });
 
 const Json = z.unknown();
 

@@ -27,6 +27,7 @@ export {
   decodeTraceCursor,
   maxListTracesLimit,
   type ListTracesQuery,
+  type TraceListRow,
   type TraceSummary,
 } from "./traces.ts";
 export {

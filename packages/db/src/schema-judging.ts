@@ -90,7 +90,13 @@ export const judgeFindings = pgTable(
     startNs: bigint({ mode: "bigint" }).notNull(),
     serviceName: text(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.producerId, t.ord] }), index("judge_findings_project_start_idx").on(t.projectId, t.startNs)],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.traceId, t.producerId, t.ord] }),
+    index("judge_findings_project_start_idx").on(t.projectId, t.startNs),
+    // The runs list's mode and category filters with source judge (GET /traces?mode=&source=judge).
+    index("judge_findings_project_mode_trace_idx").on(t.projectId, t.mode, t.traceId),
+    index("judge_findings_project_category_trace_idx").on(t.projectId, t.category, t.traceId),
+  ],
 );
 
 /**

@@ -104,6 +104,14 @@ export const spans = pgTable(
     check("spans_trace_id_len", sql`octet_length(${t.traceId}) = 32`),
     check("spans_span_id_len", sql`octet_length(${t.spanId}) = 16`),
     check("spans_parent_span_id_len", sql`${t.parentSpanId} IS NULL OR octet_length(${t.parentSpanId}) = 16`),
+    // Free text of the runs list (GET /traces?q=): words of the span name and attributes. The text
+    // is cut to its first 32,768 characters so no span can exceed tsvector's 1 MB (which would fail
+    // its insert); JSON escapes (\n, \u00e9) become spaces so "\nHello" indexes "hello". Must equal
+    // spanSearchText in traces.ts, which the planner matches to use it.
+    index("spans_search_idx").using(
+      "gin",
+      sql`to_tsvector('simple'::regconfig, regexp_replace(left(${t.name} || ' ' || ${t.attributes}::text, 32768), '\\\\(u[0-9a-fA-F]{4}|.)', ' ', 'g'))`,
+    ),
   ],
 );
 
@@ -251,6 +259,8 @@ export const traceScores = pgTable(
     index("trace_scores_project_start_idx").on(t.projectId, t.startNs),
     index("trace_scores_project_service_start_idx").on(t.projectId, t.serviceName, t.startNs),
     index("trace_scores_project_task_idx").on(t.projectId, t.taskId, t.startNs),
+    // The runs list's outcome filter (GET /traces?outcome=).
+    index("trace_scores_project_success_start_idx").on(t.projectId, t.success, t.startNs),
     // The current baseline of a task: its baseline-tagged runs, read on every multiplier read.
     index("trace_scores_project_baseline_task_idx")
       .on(t.projectId, t.taskId)
@@ -290,6 +300,9 @@ export const traceFindings = pgTable(
     index("trace_findings_project_start_idx").on(t.projectId, t.startNs),
     index("trace_findings_project_service_start_idx").on(t.projectId, t.serviceName, t.startNs),
     index("trace_findings_project_agent_start_idx").on(t.projectId, t.agent, t.startNs),
+    // The runs list's mode and category filters (GET /traces?mode=, ?category=).
+    index("trace_findings_project_mode_trace_idx").on(t.projectId, t.mode, t.traceId),
+    index("trace_findings_project_category_trace_idx").on(t.projectId, t.category, t.traceId),
   ],
 );
 

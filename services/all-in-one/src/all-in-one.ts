@@ -85,7 +85,9 @@ export async function composeCrux(deps: {
     judgeSuites: deps.judgeSuites ?? createJudgeSuite,
   });
   const authenticate = createAuthenticator({ database, required: config.CRUX_AUTH, defaultProjectId: config.CRUX_DEFAULT_PROJECT });
+  let otlpHttpPort: number | null = null;
   const api = await buildApiApp({
+    ui: { authRequired: config.CRUX_AUTH, otlpHttpPort: () => otlpHttpPort },
     database,
     authenticate,
     queue,
@@ -115,6 +117,7 @@ export async function composeCrux(deps: {
       );
     }
     const { httpPort, grpcPort } = await receiver.listen().catch((err: unknown) => Promise.reject(asPortInUse(err, config)));
+    otlpHttpPort = httpPort;
     await api.listen({ host: config.CRUX_HOST, port: config.CRUX_API_PORT }).catch((err: unknown) => Promise.reject(asPortInUse(err, config)));
     const address = api.server.address();
     const apiPort = typeof address === "object" && address ? address.port : config.CRUX_API_PORT;

@@ -62,13 +62,14 @@ if (!stopping) {
     "Crux is running (all-in-one)",
     `  OTLP/HTTP   http://${host}:${crux.ports.otlpHttp}/v1/traces`,
     `  OTLP/gRPC   ${host}:${crux.ports.otlpGrpc}`,
+    `  UI          http://${host}:${crux.ports.api}/`,
     `  API         http://${host}:${crux.ports.api}/api/v1/traces`,
     `  API docs    http://${host}:${crux.ports.api}/api/docs`,
     `  storage     ${crux.storage === "pglite" ? `PGlite (embedded) in ${config.CRUX_DATA_DIR}` : "PostgreSQL (DATABASE_URL)"}`,
     `  queue       ${crux.queueKind === "in-process" ? "in-process" : "BullMQ on Redis (REDIS_URL)"}`,
     config.CRUX_AUTH
       ? `  auth        ON: send 'Authorization: Bearer <key>' (create one with \`pnpm crux keys create\`${crux.storage === "pglite" ? " while Crux is stopped" : ""})`
-      : "  auth        OFF: every request is accepted into project 'default' (set CRUX_AUTH=true to require API keys)",
+      : "  auth        OFF: every request is accepted into project 'default', and anyone who can reach these ports can read the data (set CRUX_AUTH=true to require API keys)",
     "Press Ctrl-C to stop.",
     "",
   ];

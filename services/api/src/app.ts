@@ -24,6 +24,7 @@ import { tracesRoutes } from "./routes/traces.route.ts";
 import { alertsRoutes } from "./routes/alerts.route.ts";
 import { webhooksRoutes } from "./routes/webhooks.route.ts";
 import { validationRoutes } from "./routes/validation.route.ts";
+import { registerUi, type UiOptions } from "./ui.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -60,6 +61,8 @@ export interface ApiDeps {
   validationBar?: ValidationBar;
   /** The judges' service default (env). Default: no service default model, sampling 0.1, a $5 daily budget. */
   judges?: { defaults: JudgeServiceDefaults };
+  /** The web UI at `/` (ui.ts). Default: the built services/web, auth on. */
+  ui?: UiOptions;
 }
 
 const noJudgeDefaults: JudgeServiceDefaults = { model: null, samplingShare: 0.1, dailyBudgetUsd: 5 };
@@ -102,7 +105,9 @@ export async function buildApiApp(deps: ApiDeps) {
   });
 
   app.setErrorHandler(apiErrorHandler);
-  app.setNotFoundHandler((req) => {
+  const ui = await registerUi(app, deps.ui ?? { authRequired: true });
+  app.setNotFoundHandler((req, reply) => {
+    if (ui.fallback(req, reply)) return;
     throw new ApiError("not_found", `no route ${req.method} ${req.url}`);
   });
 

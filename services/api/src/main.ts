@@ -43,6 +43,7 @@ const app = await buildApiApp({
   started: () => started,
   validationBar: validationBarOf(config),
   secretBox,
+  ui: { authRequired: config.CRUX_AUTH },
 });
 
 const startup = new AbortController();

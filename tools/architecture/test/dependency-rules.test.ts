@@ -22,7 +22,7 @@ function sourceFiles(dir: string): string[] {
     if (name === "node_modules" || name.startsWith(".") || name.startsWith("_")) continue;
     const path = join(dir, name);
     if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (name.endsWith(".ts") && !name.endsWith(".test.ts")) out.push(path);
+    else if (/\.tsx?$/.test(name) && !name.endsWith(".test.ts")) out.push(path);
   }
   return out;
 }
@@ -118,6 +118,27 @@ describe("dependency rules (docs/architecture.md §4)", () => {
     expect(
       check("packages/judges/src", (s) =>
         (s.startsWith("@crux/") && !allowed.has(s)) || IO_MODULES.test(s) ? "judges imports only core and contracts, no I/O module" : null,
+      ),
+    ).toEqual([]);
+  });
+
+  it("contracts stays importable by a browser: no Node built-in module or global", () => {
+    const bad: string[] = [];
+    for (const file of sourceFiles(join(root, "packages/contracts/src"))) {
+      const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
+      if (/\b(process|Buffer|require|__dirname|__filename)\b/.test(code)) bad.push(relative(root, file));
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("the web UI imports of the workspace only contracts, and no Node module", () => {
+    expect(
+      check("services/web/src", (s) =>
+        s.startsWith("@crux/") && s !== "@crux/contracts"
+          ? "the web UI is typed only from @crux/contracts"
+          : s.startsWith("node:") || IO_MODULES.test(s) || s.includes("../../")
+            ? "the web UI runs in a browser: no Node or server module, nothing outside services/web"
+            : null,
       ),
     ).toEqual([]);
   });

@@ -13,6 +13,7 @@ import {
   validationMetrics,
   listTraceHandoffs,
   listTraceTrajectories,
+  listTraceSpans,
   setOutcomeOverride,
   traceScoreStatus,
   type Database,
@@ -34,10 +35,10 @@ import {
   TraceTrajectoriesResponse,
 } from "@crux/contracts";
 import { ApiError, ErrorBody } from "../errors.ts";
-import { nsToIso } from "../time.ts";
 import { rankAttributionMethods } from "./attribution-ranking.view.ts";
 import { attributionView, handoffView } from "./score-set.view.ts";
 import { traceScoresView } from "./trace-scores.view.ts";
+import { trajectoryStepView } from "./trajectory.view.ts";
 
 const params = z.object({ traceId: TraceId });
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
@@ -165,7 +166,8 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
       "/traces/:traceId/trajectories",
       {
         schema: {
-          summary: "Per agent, its ordered steps (ids, kinds, tool names, errors, tokens)",
+          summary:
+            "Per agent, its ordered steps (ids, kinds, tool names, errors, tokens) with each step's text (input, tool arguments, output, exception message)",
           tags: ["trace scores"],
           params,
           response: { 200: TraceTrajectoriesResponse, ...errors },
@@ -173,11 +175,15 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
       },
       async (req) => {
         const scored = await requireTrace(req.projectId, req.params.traceId);
-        const rows = await listTraceTrajectories(db, req.projectId, req.params.traceId);
+        const [rows, spans] = await Promise.all([
+          listTraceTrajectories(db, req.projectId, req.params.traceId),
+          listTraceSpans(db, req.projectId, req.params.traceId),
+        ]);
+        const spanById = new Map(spans.map((s) => [s.spanId, s]));
         return {
           traceId: req.params.traceId,
           scored,
-          items: rows.map((t) => ({ agent: t.agent, steps: t.steps.map(({ startNs, ...s }) => ({ ...s, time: nsToIso(startNs) })) })),
+          items: rows.map((t) => ({ agent: t.agent, steps: t.steps.map((s) => trajectoryStepView(s, spanById.get(s.spanId))) })),
         };
       },
     );

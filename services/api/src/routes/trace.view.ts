@@ -4,7 +4,7 @@
  */
 import type { SpanNode, TraceScoring } from "@crux/contracts";
 import type { NormalizedSpan, SpanAttribution, TraceAttribution } from "@crux/core";
-import type { TraceScoring as StoredTraceScoring, TraceSummary } from "@crux/db";
+import type { TraceScoring as StoredTraceScoring, TraceListRow, TraceSummary } from "@crux/db";
 import { nsToIso, nsToMs } from "../time.ts";
 import { agentUsageView, attributionView, handoffView, totalsView } from "./score-set.view.ts";
 
@@ -23,6 +23,22 @@ export function traceSummaryView(t: TraceSummary) {
     hasError: t.hasError,
     settled: !t.dirty,
     lastReceivedAt: t.lastReceivedAt.toISOString(),
+  };
+}
+
+export function traceListItemView(t: TraceListRow) {
+  return {
+    ...traceSummaryView(t),
+    scored: t.scored,
+    outcome: t.success === true ? ("success" as const) : t.success === false ? ("failed" as const) : ("unknown" as const),
+    taskId: t.taskId,
+    isBaseline: t.isBaseline,
+    totalTokens: t.totalTokens,
+    costUsd: t.costUsd,
+    findingModes: t.findingModes,
+    findingCount: t.findingCount,
+    attributedAgent: t.attributedAgent,
+    attributedSpanId: t.attributedSpanId,
   };
 }
 

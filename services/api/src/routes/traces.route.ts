@@ -11,7 +11,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ApiError, ErrorBody } from "../errors.ts";
 import { isoToNs } from "../time.ts";
-import { scoringView, spanTreeView, traceSummaryView } from "./trace.view.ts";
+import { scoringView, spanTreeView, traceListItemView, traceSummaryView } from "./trace.view.ts";
 
 export function tracesRoutes(deps: { database: Database }): FastifyPluginAsync {
   return async (app) => {
@@ -23,7 +23,7 @@ export function tracesRoutes(deps: { database: Database }): FastifyPluginAsync {
         schema: {
           summary: "List traces, newest first",
           description:
-            "Filters: service, agent (any agent in the trace), from/to (ISO 8601, on the trace start), hasError. Keyset pagination with the opaque `cursor` from the previous page.",
+            "Each row carries the stored score's outcome, total tokens, cost and task, the distinct finding modes (code and judges) and the code attribution's rank-1 agent (null / empty until scored). Filters (all server-side, combined with AND): service, agent (any agent in the trace), from/to (ISO 8601, on the trace start), hasError, outcome, mode or category (of the findings of `source`), task, baseline, q (free text over span names and attributes: every word as a word prefix). Keyset pagination with the opaque `cursor` from the previous page.",
           tags: ["traces"],
           querystring: TraceListQuery,
           response: { 200: TraceList, 400: ErrorBody, 401: ErrorBody },
@@ -37,10 +37,17 @@ export function tracesRoutes(deps: { database: Database }): FastifyPluginAsync {
           fromNs: q.from ? isoToNs(q.from) : undefined,
           toNs: q.to ? isoToNs(q.to) : undefined,
           hasError: q.hasError,
+          outcome: q.outcome,
+          mode: q.mode,
+          category: q.category,
+          source: q.source,
+          taskId: q.task,
+          isBaseline: q.baseline,
+          text: q.q,
           cursor: q.cursor,
           limit: q.limit,
         });
-        return { items: page.items.map(traceSummaryView), nextCursor: page.nextCursor };
+        return { items: page.items.map(traceListItemView), nextCursor: page.nextCursor };
       },
     );
 

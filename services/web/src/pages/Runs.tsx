@@ -1,0 +1,261 @@
+/**
+ * The runs list: newest first, keyset pages of 100 fetched as the table scrolls, rows virtualised
+ * (only the rows in view are in the DOM), every filter server-side and kept in the URL.
+ */
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { memo, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { api, qs } from "../api.ts";
+import type { UiConfig } from "../App.tsx";
+import { formatCost, formatDuration, formatTime, formatTokens } from "../format.ts";
+import { Link, navigate, useLocation, useSearchUpdate, useTitle } from "../router.tsx";
+import type { TraceListFilters, TraceListPage } from "../types.ts";
+import { Empty, ErrorState, Loading, ModeBadge, OutcomeBadge } from "../ui.tsx";
+
+const modes = ["FM-1.1", "FM-1.2", "FM-1.3", "FM-1.4", "FM-1.5", "FM-2.1", "FM-2.2", "FM-2.3", "FM-2.4", "FM-2.5", "FM-2.6", "FM-3.1", "FM-3.2", "FM-3.3"];
+const filterKeys = ["window", "service", "agent", "outcome", "mode", "category", "source", "task", "baseline", "q"] as const;
+const windows: Record<string, number> = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 };
+const pageSize = 100;
+const rowHeight = 40;
+
+function apiFilters(search: URLSearchParams): TraceListFilters {
+  const f: TraceListFilters = {};
+  for (const k of filterKeys) {
+    const v = search.get(k);
+    if (!v || k === "window") continue;
+    f[k] = v;
+  }
+  const w = search.get("window");
+  if (w && windows[w]) f.from = new Date(Date.now() - windows[w]!).toISOString();
+  return f;
+}
+
+export function RunsPage({ config }: { config: UiConfig }) {
+  useTitle("Runs");
+  const { search } = useLocation();
+  const update = useSearchUpdate();
+  const filters = useMemo(() => apiFilters(search), [search]);
+  const anyFilter = filterKeys.some((k) => search.get(k));
+  const runs = useInfiniteQuery({
+    queryKey: ["runs", filters],
+    queryFn: ({ pageParam, signal }) => api<TraceListPage>(`/traces${qs({ ...filters, limit: pageSize, cursor: pageParam })}`, { signal }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    // Pages are appended, never changed: comparing every loaded row on each new page (structural
+    // sharing) cost a long task per page once thousands of rows were loaded.
+    structuralSharing: false,
+  });
+  const rows = useMemo(() => runs.data?.pages.flatMap((p) => p.items) ?? [], [runs.data]);
+
+  return (
+    <div className="page runs">
+      <h1>Runs</h1>
+      <Filters search={search} onApply={(values) => update(values)} />
+      {runs.isPending ? (
+        <Loading what="runs" />
+      ) : runs.isError ? (
+        <ErrorState error={runs.error} what="the runs" retry={() => void runs.refetch()} />
+      ) : rows.length === 0 ? (
+        anyFilter ? (
+          <Empty>
+            No run matches these filters. <Link to="/runs">Clear the filters</Link>.
+          </Empty>
+        ) : (
+          <FirstTrace config={config} />
+        )
+      ) : (
+        <RunsTable rows={rows} hasMore={runs.hasNextPage} loadingMore={runs.isFetchingNextPage} loadMore={() => void runs.fetchNextPage()} />
+      )}
+    </div>
+  );
+}
+
+function FirstTrace({ config }: { config: UiConfig }) {
+  const endpoint = `${location.protocol}//${location.hostname}:${config.otlpHttpPort ?? 4318}/v1/traces`;
+  return (
+    <Empty>
+      <h2>No runs yet</h2>
+      <p>Send your first trace: point any OpenTelemetry exporter at the OTLP/HTTP endpoint</p>
+      <pre className="snippet">{endpoint}</pre>
+      <p>For example, with the OpenTelemetry SDK of your agents' language:</p>
+      <pre className="snippet">{`export OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${endpoint}\nexport OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf${config.authRequired ? '\nexport OTEL_EXPORTER_OTLP_TRACES_HEADERS="Authorization=Bearer <your API key>"' : ""}`}</pre>
+      <p>A run appears here once its spans have been quiet for a moment; it is scored shortly after.</p>
+    </Empty>
+  );
+}
+
+function Filters({ search, onApply }: { search: URLSearchParams; onApply: (values: Record<string, string | null>) => void }) {
+  const [values, setValues] = useState(() => Object.fromEntries(filterKeys.map((k) => [k, search.get(k) ?? ""])));
+  useEffect(() => setValues(Object.fromEntries(filterKeys.map((k) => [k, search.get(k) ?? ""]))), [search]);
+  const set = (k: string) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onApply(Object.fromEntries(filterKeys.map((k) => [k, values[k] || null])));
+  };
+  const select = (k: string, label: string, options: [string, string][]) => (
+    <label>
+      {label}
+      <select value={values[k]} onChange={(e) => onApply({ [k]: e.target.value || null })}>
+        <option value="">any</option>
+        {options.map(([v, l]) => (
+          <option key={v} value={v}>
+            {l}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  const text = (k: string, label: string, placeholder = "") => (
+    <label>
+      {label}
+      <input type="search" value={values[k]} onChange={set(k)} placeholder={placeholder} />
+    </label>
+  );
+  return (
+    <form className="filters" onSubmit={submit} aria-label="Filters">
+      {select("window", "Time", [
+        ["1h", "last hour"],
+        ["24h", "last 24 hours"],
+        ["7d", "last 7 days"],
+        ["30d", "last 30 days"],
+      ])}
+      {text("service", "Service")}
+      {text("agent", "Agent")}
+      {text("task", "Task")}
+      {select("outcome", "Outcome", [
+        ["success", "success"],
+        ["failed", "failed"],
+        ["unknown", "unknown"],
+      ])}
+      {select(
+        "mode",
+        "Finding mode",
+        modes.map((m) => [m, m]),
+      )}
+      {select("category", "Category", [
+        ["FC1", "FC1 specification"],
+        ["FC2", "FC2 inter-agent"],
+        ["FC3", "FC3 verification"],
+      ])}
+      {select("source", "Finding source", [
+        ["code", "code"],
+        ["judge", "judge"],
+      ])}
+      {select("baseline", "Baseline", [
+        ["true", "baseline runs"],
+        ["false", "not baseline"],
+      ])}
+      {text("q", "Text", "words in span names and content")}
+      <button type="submit">Apply</button>
+    </form>
+  );
+}
+
+/** One row; rendered once when it scrolls into view (scrolling re-renders only the spacer rows). */
+const RunRow = memo(function RunRow({ r, index }: { r: TraceListPage["items"][number]; index: number }) {
+  return (
+    <tr
+      data-index={index}
+      data-trace-id={r.traceId}
+      aria-rowindex={index + 2}
+      style={{ height: rowHeight }}
+      onClick={(e) => {
+        if (!(e.target as HTMLElement).closest("a")) navigate(`/runs/${r.traceId}`);
+      }}
+    >
+      <td>
+        <Link to={`/runs/${r.traceId}`}>{formatTime(r.startTime)}</Link>
+      </td>
+      <td>{r.serviceName ?? "–"}</td>
+      <td>{r.taskId ?? "–"}</td>
+      <td>
+        <OutcomeBadge outcome={r.outcome} />
+        {r.isBaseline && <span className="badge baseline">baseline</span>}
+        {!r.settled && (
+          <span className="badge pending" title="spans may still arrive">
+            open
+          </span>
+        )}
+      </td>
+      <td className="agents" title={r.agents.join(", ")}>
+        {r.agents.length === 0 ? "–" : r.agents.join(", ")}
+      </td>
+      <td className="num">{formatTokens(r.totalTokens)}</td>
+      <td className="num">{formatCost(r.costUsd)}</td>
+      <td className="num">{formatDuration(r.durationMs)}</td>
+      <td className="findings">
+        {r.findingModes.map((m) => (
+          <ModeBadge key={m} mode={m} />
+        ))}
+        {!r.scored && <span className="muted">not scored yet</span>}
+      </td>
+      <td>{r.attributedAgent ?? "–"}</td>
+    </tr>
+  );
+});
+
+function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPage["items"]; hasMore: boolean; loadingMore: boolean; loadMore: () => void }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => rowHeight, overscan: 12 });
+  const items = virtualizer.getVirtualItems();
+  const lastIndex = items[items.length - 1]?.index ?? 0;
+  useEffect(() => {
+    if (hasMore && !loadingMore && lastIndex >= rows.length - 20) loadMore();
+  }, [hasMore, loadingMore, lastIndex, rows.length, loadMore]);
+  const top = items[0]?.start ?? 0;
+  const bottom = virtualizer.getTotalSize() - (items[items.length - 1]?.end ?? 0);
+  const onKey = (e: KeyboardEvent<HTMLTableSectionElement>) => {
+    const tr = (e.target as HTMLElement).closest("tr");
+    const index = tr ? Number(tr.dataset.index) : NaN;
+    if (Number.isNaN(index)) return;
+    const next =
+      e.key === "ArrowDown" ? index + 1 : e.key === "ArrowUp" ? index - 1 : e.key === "PageDown" ? index + 10 : e.key === "PageUp" ? index - 10 : null;
+    if (next === null) return;
+    e.preventDefault();
+    const target = Math.max(0, Math.min(rows.length - 1, next));
+    virtualizer.scrollToIndex(target);
+    requestAnimationFrame(() => scroller.current?.querySelector<HTMLAnchorElement>(`tr[data-index="${target}"] a`)?.focus());
+  };
+  return (
+    <div className="table-scroll" ref={scroller} data-testid="runs-scroll">
+      <table className="runs-table" aria-rowcount={rows.length + 1}>
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Service</th>
+            <th scope="col">Task</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Agents</th>
+            <th scope="col" className="num">
+              Tokens
+            </th>
+            <th scope="col" className="num">
+              Cost
+            </th>
+            <th scope="col" className="num">
+              Duration
+            </th>
+            <th scope="col">Findings</th>
+            <th scope="col">Attributed</th>
+          </tr>
+        </thead>
+        <tbody onKeyDown={onKey}>
+          {top > 0 && (
+            <tr aria-hidden="true" style={{ height: top }}>
+              <td colSpan={10} />
+            </tr>
+          )}
+          {items.map((item) => (
+            <RunRow key={rows[item.index]!.traceId} r={rows[item.index]!} index={item.index} />
+          ))}
+          {bottom > 0 && (
+            <tr aria-hidden="true" style={{ height: bottom }}>
+              <td colSpan={10} />
+            </tr>
+          )}
+        </tbody>
+      </table>
+      {loadingMore && <Loading what="more runs" />}
+    </div>
+  );
+}
