@@ -21,6 +21,8 @@ function usage(agent: string, parentAgent: string | null, extra: Partial<AgentUs
     outputTokens: 20,
     cachedTokens: 0,
     totalTokens: 120,
+    tokensReported: true,
+    tokensNotReported: null,
     costUsd: 0.5,
     tokenShare: 0.3,
     wallMs: 10,

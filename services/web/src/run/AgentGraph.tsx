@@ -100,7 +100,7 @@ export const AgentGraph = memo(function AgentGraph({
                 {n.agent.length > 22 ? `${n.agent.slice(0, 21)}…` : n.agent}
               </text>
               <text x="10" y="40">
-                {u ? `${formatTokens(u.totalTokens)} tok · ${formatCost(u.costUsd)}` : "no usage stored"}
+                {u ? (u.tokensReported === false ? "tokens not reported" : `${formatTokens(u.totalTokens)} tok · ${formatCost(u.costUsd)}`) : "no usage stored"}
               </text>
               <text x="10" y="58">
                 {u ? `${u.llmCalls} LLM · ${u.toolCalls} tool · ${u.errors} err` : ""}

@@ -197,7 +197,9 @@ export function ScoresSection({ scores }: { scores: ScoresBody }) {
           {s.agents.map((a) => (
             <tr key={a.agent} data-agent-row={a.agent}>
               <th scope="row">{a.agent}</th>
-              <td className="num">{formatTokens(a.totalTokens)}</td>
+              <td className="num" title={a.tokensNotReported ?? undefined}>
+                {a.tokensReported === false ? "not reported" : formatTokens(a.totalTokens)}
+              </td>
               <td className="num">{formatCost(a.costUsd)}</td>
               <td className="num">{formatPercent(a.tokenShare, 0)}</td>
               <td className="num">{a.llmCalls}</td>
