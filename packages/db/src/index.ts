@@ -38,6 +38,7 @@ export {
   updateTraceAgents,
   listScoreRequests,
   clearScoreRequest,
+  requestRescore,
   type DirtyTrace,
   type ScoreRequest,
 } from "./settle.ts";

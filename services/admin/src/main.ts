@@ -2,25 +2,45 @@
  * `pnpm crux <command>`: one-shot operations.
  *   migrate                                   apply pending migrations (production's migrate step)
  *   keys create --project <id> [--name <n>]   create a project if missing and an API key for it (printed once)
+ *   rescore --project <id> [--from <t>] [--to <t>]   re-score the project's traces that started in [from, to)
+ *                                             (ISO times), e.g. after a price change (docs/metrics.md §3)
  * Uses DATABASE_URL, or the embedded database in CRUX_DATA_DIR (default ./.crux).
  */
 import { parseArgs } from "node:util";
 import { loadConfig } from "@crux/config";
-import { createApiKey, createDatabase, DataDirLockedError, describeStorageError, ensureProject, isStorageUnavailable, migrate } from "@crux/db";
+import { createApiKey, createDatabase, requestRescore, DataDirLockedError, describeStorageError, ensureProject, isStorageUnavailable, migrate } from "@crux/db";
 import { z } from "zod";
 
 const config = loadConfig(z.object({ DATABASE_URL: z.string().url().optional(), CRUX_DATA_DIR: z.string().default("./.crux") }), process.env);
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { project: { type: "string", default: "default" }, name: { type: "string", default: "default" } },
+  options: {
+    project: { type: "string", default: "default" },
+    name: { type: "string", default: "default" },
+    from: { type: "string" },
+    to: { type: "string" },
+  },
 });
 const command = positionals.join(" ");
-const usage = "usage: pnpm crux migrate | pnpm crux keys create --project <id> [--name <name>]";
+const usage =
+  "usage: pnpm crux migrate | pnpm crux keys create --project <id> [--name <name>] | pnpm crux rescore --project <id> [--from <ISO time>] [--to <ISO time>]";
 
-if (command !== "migrate" && command !== "keys create") {
+if (command !== "migrate" && command !== "keys create" && command !== "rescore") {
   console.error(usage);
   process.exit(2);
 }
+/** An ISO time option, or exit 2 naming it. */
+function timeOption(name: "from" | "to"): Date | undefined {
+  const text = values[name];
+  if (text === undefined) return undefined;
+  const time = new Date(text);
+  if (Number.isNaN(time.getTime())) {
+    console.error(`crux: --${name} ${JSON.stringify(text)} is not a time; give an ISO time such as 2026-11-30T00:00:00Z`);
+    process.exit(2);
+  }
+  return time;
+}
+const range = { from: timeOption("from"), to: timeOption("to") };
 /** One plain line and exit 1 for the failures a user can fix; anything else keeps its stack. */
 function fail(err: unknown): never {
   if (err instanceof DataDirLockedError) {
@@ -38,6 +58,9 @@ try {
   await migrate(database);
   if (command === "migrate") {
     console.log(`migrations applied (${database.kind})`);
+  } else if (command === "rescore") {
+    const requested = await requestRescore(database, values.project!, range);
+    console.log(`re-score requested for ${requested} trace(s) of project '${values.project}'; the worker's sweeper scores them`);
   } else {
     await ensureProject(database, values.project!, values.project!);
     const { key } = await createApiKey(database, values.project!, values.name!);
