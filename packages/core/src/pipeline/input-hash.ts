@@ -11,7 +11,7 @@ import type { ScoringConfig } from "./config.ts";
  * Version of the deterministic scorers' output. Bump it when the same spans and
  * configuration would now score differently, so stored scores are not kept as current.
  */
-export const scoringVersion = 2;
+export const scoringVersion = 3;
 
 /**
  * Hash of a trace's span set. Spans are write-once by (project, trace, span id)

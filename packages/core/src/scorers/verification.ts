@@ -42,7 +42,14 @@ function verifierNames(contracts: AgentContract[]): Set<string> {
 
 const isVerifierStep = (verifiers: Set<string>, s: Step): boolean => s.agent !== null && verifiers.has(s.agent.toLowerCase());
 
+/**
+ * Contracts describe one system: they apply to a run where an agent they name took part. A run of
+ * none of those agents (the single-agent baseline, another system sharing the project) has no
+ * verifier to miss.
+ */
 export function detectVerificationFailures(t: TraceTrajectories, options: VerificationOptions): DetectorFinding[] {
+  const named = new Set(options.contracts.filter((c) => c.agent !== "*").map((c) => c.agent.toLowerCase()));
+  if (!t.agents.some((a) => named.has(a.name.toLowerCase()))) return [];
   return verificationFindings(t, { names: verifierNames(options.contracts), inferredBy: null }, options);
 }
 
@@ -87,6 +94,18 @@ function detectMissingVerification(t: TraceTrajectories, verifierSet: Verifiers,
     t.agents.some((a) => verifiers.has(a.name.toLowerCase()) && a.agentSpanIds.some((id) => (t.spanById.get(id)?.startTimeUnixNano ?? -1n) >= lastWrite.endNs));
   if (verifiedAfter) return [];
   const configured = tools !== undefined && verifierSet.inferredBy === null;
+  const names = shownNames(t, verifierSet);
+  const present = t.steps.some((s) => isVerifierStep(verifiers, s));
+  // Say what was seen: unless artifact tools are given, the cited step only stands in for the artifact's write.
+  const what =
+    tools !== undefined
+      ? `the last write of the final artifact (step ${lastWrite.index}, ${lastWrite.toolName ?? lastWrite.kind})`
+      : lastWrite.kind === "tool"
+        ? `step ${lastWrite.index} (${lastWrite.toolName ?? "tool"} by ${lastWrite.agent}), the last tool call of a non-verifier agent, taken as the final artifact's write`
+        : `step ${lastWrite.index} (${lastWrite.kind} of ${lastWrite.agent}), the last output of a non-verifier agent, taken as the final artifact`;
+  const evidence = present
+    ? `no step by verifier ${describeVerifiers(verifierSet, names)} after ${what}`
+    : `verifier ${describeVerifiers(verifierSet, verifierSet.inferredBy === null ? [...verifiers] : names)} took no step in this run; nothing checked ${what}`;
   return [
     finding({
       mode: "FM-3.2",
@@ -95,7 +114,7 @@ function detectMissingVerification(t: TraceTrajectories, verifierSet: Verifiers,
       stepIndex: lastWrite.index,
       source: configured ? "contract" : "heuristic",
       confidence: configured ? MISSING.configuredTools : verifierSet.inferredBy === null ? MISSING.contract : MISSING.inferred,
-      evidence: `no step by verifier ${describeVerifiers(verifierSet, shownNames(t, verifierSet))} after the last write of the final artifact (step ${lastWrite.index}, ${lastWrite.toolName ?? lastWrite.kind})`,
+      evidence,
     }),
   ];
 }
