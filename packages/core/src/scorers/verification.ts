@@ -127,11 +127,24 @@ function detectIncorrectVerification(t: TraceTrajectories, verifierSet: Verifier
   const approve = options.approvalPattern ?? APPROVAL_PATTERN;
   const reject = options.rejectionPattern ?? REJECTION_PATTERN;
   const verifierSteps = t.steps.filter((s) => isVerifierStep(verifiers, s));
-  // Explicit verdict attributes first, then the verifier's last word.
+  // Explicit verdict attributes first (on a verifier's steps, then on its agent spans, which are
+  // steps only when they have no children), then the verifier's last word.
   for (const s of [...verifierSteps].reverse()) {
     const span = t.spanById.get(s.spanId);
     for (const { key, value } of span?.content.verdicts ?? []) {
       if (APPROVING_VERDICT.test(value.trim())) return [incorrect(s, `${who(s)} set ${key}=${value} and the run failed`, INCORRECT.verdict[by])];
+    }
+  }
+  for (const agent of t.agents.filter((a) => verifiers.has(a.name.toLowerCase()))) {
+    const last = agent.steps[agent.steps.length - 1];
+    if (last === undefined) continue;
+    for (const id of agent.agentSpanIds) {
+      const span = t.spanById.get(id);
+      if (span === undefined || verifierSteps.some((s) => s.spanId === id)) continue;
+      const approving = span.content.verdicts.find(({ value }) => APPROVING_VERDICT.test(value.trim()));
+      if (approving !== undefined) {
+        return [incorrect(last, `${who(last)} set ${approving.key}=${approving.value} on its agent span and the run failed`, INCORRECT.verdict[by])];
+      }
     }
   }
   const lastSay = [...verifierSteps].reverse().find((s) => s.outputText !== null);

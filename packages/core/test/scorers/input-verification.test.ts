@@ -122,6 +122,30 @@ describe("detectVerificationFailures verdicts (FM-3.3)", () => {
   });
 });
 
+describe("a verdict on a verifier's agent span (FM-3.3)", () => {
+  it("is the verifier's verdict whether or not the agent span has children", () => {
+    const verdicts = [{ key: "crux.verdict", value: "pass" }];
+    // The reviewer's agent span has children (its model call), and its words say nothing either way.
+    const withChildren = traj(
+      withSpecs(cleanSpecs, [
+        { ...cleanSpecs.find((s) => s.id === "rev")!, content: { verdicts } },
+        { id: "rev.llm", parent: "rev", op: "llm", start: 710, end: 800, output: "Checked the figures." },
+      ]),
+    );
+    const f = detectVerificationFailures(withChildren, { contracts, outcomeSuccess: false });
+    expect(f.map((x) => [x.mode, x.agent, x.spanId, x.confidence])).toEqual([["FM-3.3", "reviewer", "rev.llm", 0.9]]);
+    expect(f[0]!.evidence).toBe("reviewer set crux.verdict=pass on its agent span and the run failed");
+    // A rejecting verdict on the agent span approves nothing.
+    const rejecting = traj(
+      withSpecs(cleanSpecs, [
+        { ...cleanSpecs.find((s) => s.id === "rev")!, content: { verdicts: [{ key: "crux.verdict", value: "fail" }] } },
+        { id: "rev.llm", parent: "rev", op: "llm", start: 710, end: 800, output: "Checked the figures." },
+      ]),
+    );
+    expect(detectVerificationFailures(rejecting, { contracts, outcomeSuccess: false })).toEqual([]);
+  });
+});
+
 describe("detectPrematureTermination (FM-3.1)", () => {
   const milestones = (passing: boolean[]) =>
     scoreMilestones(
