@@ -28,7 +28,17 @@ const STEP_WINDOW = 10;
 const WHAT =
   "The decisive error is the step whose mistake made the run's failure inevitable: had that step been right, the run would have succeeded. It is often earlier than where the failure shows.";
 
-const Decision = z.object({ step: stepNumber.transform((v) => v ?? null), agent: z.string().nullish(), evidence: quote, explanation: looseText });
+/**
+ * `step` must be there (a number, or null for "none"): an empty or meaningless reply ({}) is
+ * invalid and asked again, never read as "no decisive error".
+ */
+const Decision = z
+  .object({ step: stepNumber, agent: z.string().nullish(), evidence: quote, explanation: looseText })
+  .superRefine((d, ctx) => {
+    if (d.step === undefined)
+      ctx.addIssue({ code: "custom", path: ["step"], message: "step is missing: give the step number, or null when no step is decisive" });
+  })
+  .transform((d) => ({ ...d, step: d.step ?? null }));
 
 /** Both methods: version 1, the outcome an input, a run that succeeded (or has no step) skipped. */
 function decisiveJudge(kind: JudgeDefinition["kind"], find: (ctx: JudgeContext, task: string) => Promise<JudgeRun>): JudgeDefinition {
