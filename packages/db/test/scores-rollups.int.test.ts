@@ -307,7 +307,7 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     expect([await pendingTraces(database, p), await pendingDeltas(database, p)]).toEqual([0, 0]);
     expect(await allMetrics(database, p, window)).toEqual(before);
     expect(await allMetrics(database, p, { fromNs: T0, toNs: T0 + 6n * HOUR })).toEqual(aligned);
-    expect(aligned.modes.scopeTraces).toBe(8);
+    expect(aligned.modes.scopeTraces).toBe(7); // the 8 traces but 5, the baseline run
   });
 
   it("compaction in small batches, bounded per run and run twice at once, folds every trace and delta row exactly once", async () => {
@@ -416,10 +416,12 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     const p = await seeded();
     const got = await allMetrics(database, p, window);
     const direct = async (q: ReturnType<typeof sql>) => rowsOf(await database.db.execute(q))[0]!;
-    const w = sql`project_id = ${p} AND start_ns >= ${window.fromNs.toString()}::bigint AND start_ns < ${window.toNs.toString()}::bigint`;
+    // System metrics leave the baseline run (trace 5) out: the direct aggregation does too.
+    const system = sql`trace_id NOT IN (SELECT trace_id FROM trace_scores WHERE project_id = ${p} AND is_baseline)`;
+    const w = sql`project_id = ${p} AND start_ns >= ${window.fromNs.toString()}::bigint AND start_ns < ${window.toNs.toString()}::bigint AND ${system}`;
 
     const scope = await direct(sql`SELECT count(*)::int AS n, count(*) FILTER (WHERE success = false)::int AS failed FROM trace_scores WHERE ${w}`);
-    expect(scope).toEqual({ n: 6, failed: 2 }); // traces 2..7; 1 (00:10) and 8 (05:50) fall outside
+    expect(scope).toEqual({ n: 5, failed: 1 }); // traces 2..7 but 5, the baseline run; 1 (00:10) and 8 (05:50) fall outside
     expect(got.modes.scopeTraces).toBe(scope.n);
     expect(got.modes.failed.traces).toBe(scope.failed);
 
@@ -457,7 +459,7 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     // From an hour boundary the series reads hourly cells too.
     const aligned = { ...window, fromNs: T0 + HOUR };
     const alignedSeries = (await agentMetrics(database, p, aligned, { bucketNs: HOUR })).series!;
-    const wa = sql`project_id = ${p} AND start_ns >= ${aligned.fromNs.toString()}::bigint AND start_ns < ${aligned.toNs.toString()}::bigint`;
+    const wa = sql`project_id = ${p} AND start_ns >= ${aligned.fromNs.toString()}::bigint AND start_ns < ${aligned.toNs.toString()}::bigint AND ${system}`;
     const alignedDirect = rowsOf(
       await database.db.execute(
         sql`SELECT agent, (start_ns - ${aligned.fromNs.toString()}::bigint) / ${HOUR.toString()}::bigint AS b, sum(input_tokens + output_tokens)::float8 AS tokens, count(*)::int AS n FROM trace_agent_usage WHERE ${wa} GROUP BY 1, 2 ORDER BY 2, 1`,
@@ -483,7 +485,7 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
       "svc-a/FM-1.3=2/3",
       "svc-a/FM-1.5=2/3",
       "svc-a/FM-3.2=1/3",
-      "svc-b/FM-3.2=1/2",
+      "svc-b/FM-3.2=1/1", // svc-b's other trace, 5, is the baseline run: not the system's
     ]);
 
     // Multipliers are measured when read against each task's current baseline runs (the stored ones are ignored):

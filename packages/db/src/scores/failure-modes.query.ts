@@ -66,7 +66,10 @@ export interface FailureModeRate extends Measurement, RateValidation {
 
 export interface FailureModesResult {
   source: FindingSourceFilter;
+  /** Scored runs of the system in scope (baseline runs are not the system's). */
   scopeTraces: number;
+  /** Baseline runs in the window and service: reported beside, counted in no rate. */
+  baselineRuns: number;
   /** Scored traces in scope that a mode-asking judge has a current verdict on (judges see a sample). */
   judgedTraces: number;
   /** Every mode of the taxonomy, whatever the grouping. */
@@ -220,8 +223,10 @@ async function failureModeMetricsIn(database: Database, projectId: string, filte
   // Traces in scope: all scored traces, or (agent) the scored traces the agent took part in.
   const scopeSql =
     filter.agent === undefined
-      ? sql`SELECT sum(t.traces)::int AS traces, sum(t.failed)::int AS failed FROM ${rollupRows(traceRollup, projectId, filter)} t`
-      : sql`SELECT sum(a.scored_traces)::int AS traces, sum(a.failed_traces)::int AS failed FROM ${rollupRows(agentRollup, projectId, filter)} a WHERE a.agent = ${filter.agent}`;
+      ? sql`SELECT sum(t.traces)::int AS traces, sum(t.failed)::int AS failed, sum(t.baseline_runs)::int AS baseline_runs FROM ${rollupRows(traceRollup, projectId, filter)} t`
+      : sql`SELECT sum(a.scored_traces)::int AS traces, sum(a.failed_traces)::int AS failed,
+          (SELECT sum(t.baseline_runs)::int FROM ${rollupRows(traceRollup, projectId, filter)} t) AS baseline_runs
+          FROM ${rollupRows(agentRollup, projectId, filter)} a WHERE a.agent = ${filter.agent}`;
   const facts = judgeCells(projectId, filter);
   const noJudge = source === "code";
   const [scopeResult, failedResult, sourceResult, codeModeCounts, configured, judged, judgeModeCounts, judgeSourceRows] = await Promise.all([
@@ -299,6 +304,7 @@ async function failureModeMetricsIn(database: Database, projectId: string, filte
   return {
     source,
     scopeTraces,
+    baselineRuns: num(scopeRow?.baseline_runs),
     judgedTraces: judged.traces,
     coverage: modes.map((mode) => ({ mode, ...(measurements.get(mode) as Measurement) })),
     rates,
