@@ -5,10 +5,13 @@
  * deletes it in the verdict's transaction) or with the failed run (releaseJudgeLease). Expiry is
  * on the database's clock, so workers' clocks do not matter.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "./client.ts";
 import { judgeLeases } from "./schema-judging.ts";
-import { failedAndDue, type VerdictKey } from "./verdicts.ts";
+import type { VerdictKey } from "./verdicts.ts";
+
+/** A stored verdict that is run again: failed, with its retry time past (verdicts.ts). */
+export const failedAndDue = (status: SQL, retryAt: SQL): SQL => sql`(${status} = 'failed' and ${retryAt} <= now())`;
 
 /** The lease's producer_key: the verdict key it guards, as one text. */
 function judgeLeaseKey(key: VerdictKey): string {

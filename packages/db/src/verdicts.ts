@@ -6,10 +6,10 @@
  * (its retry_at is past: its backoff ran out, or POST /traces/:id/judge asked); the retry's
  * verdict replaces the failed row.
  */
-import { and, asc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Database } from "./client.ts";
 import { recordJudgeFindings } from "./judge-findings.ts";
-import { leaseOf } from "./judge-leases.ts";
+import { failedAndDue, leaseOf } from "./judge-leases.ts";
 import { judgeLeases } from "./schema-judging.ts";
 import { traceVerdicts } from "./schema.ts";
 import { decodeOrdinalCursor, encodeCursor } from "./scores/sql-util.ts";
@@ -124,9 +124,6 @@ export async function insertVerdict(
     return true;
   });
 }
-
-/** A stored verdict that is run again: failed, with its retry time past. */
-export const failedAndDue = (status: SQL, retryAt: SQL): SQL => sql`(${status} = 'failed' and ${retryAt} <= now())`;
 
 /**
  * POST /traces/:id/judge: the trace's failed verdicts are due at once (the judge job runs them
