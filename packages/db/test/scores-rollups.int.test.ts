@@ -514,6 +514,44 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     ]);
   });
 
+  it("a baseline run with milestones, an agent and a finding stays out of every system metric, folded or not", async () => {
+    const p = projectId();
+    const at = T0 + HOUR;
+    await persistTraceScores(database, p, rec({ n: 1, at, success: true, taskId: "t", agents: [["lead", 100, 0.01]], milestones: [true, true] }));
+    await persistTraceScores(
+      database,
+      p,
+      rec({
+        n: 2,
+        at,
+        success: true,
+        taskId: "t",
+        baseline: true,
+        agents: [["solo", 50, 0.005]],
+        findings: [["FM-1.3", "solo", "heuristic"]],
+        milestones: [true, false],
+      }),
+    );
+    const f: MetricsFilter = { fromNs: T0, toNs: T0 + 3n * HOUR };
+    for (const folded of [false, true]) {
+      if (folded) await compactScoreRollups(database);
+      const success = await successInputs(database, p, f);
+      expect(success).toMatchObject({ runs: 1, baselineRuns: 1 });
+      // The milestone block counts the system's run only (it counted the baseline run too).
+      expect(success.milestones).toMatchObject({ traces: 1, meanPartialCredit: 1, fullSuccessRate: 1 });
+      expect(success.milestones.perMilestone).toEqual([
+        { id: "m0", traces: 1, passed: 1 },
+        { id: "m1", traces: 1, passed: 1 },
+      ]);
+      const modes = await failureModeMetrics(database, p, f, { groupBy: "mode" });
+      expect(modes).toMatchObject({ scopeTraces: 1, baselineRuns: 1 });
+      expect(modes.rates.find((r) => r.mode === "FM-1.3")).toMatchObject({ numerator: 0, denominator: 1 });
+      const agents = await agentMetrics(database, p, f, {});
+      expect(agents.agents.map((a) => [a.agent, a.tokenShare])).toEqual([["lead", 1]]);
+      expect(agents.totals).toMatchObject({ agents: 1, inputTokens: 100 });
+    }
+  });
+
   it("an agent filter scopes traces to the agent and counts its own findings", async () => {
     const p = await seeded();
     const f = { ...window, agent: "search" };
