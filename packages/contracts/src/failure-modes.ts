@@ -46,7 +46,14 @@ export const FailureModesMetrics = z.object({
   groupBy: FailureModesGroupBy,
   source: z.enum(["code", "judge", "all"]),
   judgedTraces: z.number().describe("Traces in scope a mode-asking judge has a current verdict on: judges see a sample, so judge counts come from these"),
-  scopeTraces: z.number().describe("Scored traces in scope (the denominator when not grouped by agent or service)"),
+  scopeTraces: z
+    .number()
+    .describe(
+      "Scored runs of the system in scope (the denominator when not grouped by agent or service, and the rate rests on code); baseline runs are not counted",
+    ),
+  baselineRuns: z
+    .number()
+    .describe("Runs tagged crux.baseline=true in the window and service: the single-agent reference, reported beside the system and counted in no rate"),
   coverage: z
     .array(Measurement.extend({ mode: z.string() }))
     .describe("Every mode of the taxonomy, whatever the grouping: measured or not, by which detectors"),

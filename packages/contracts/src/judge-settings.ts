@@ -130,4 +130,17 @@ export const JudgeRequestResponse = z.object({
     .describe(
       "true: the judge job is queued; false: the queue is unreachable (or this API has none), and the recorded request is started by a worker's sweeper",
     ),
+  judges: z
+    .array(
+      z.object({
+        judge: z.string().describe("The judge's producer id (`judge.<kind>`)"),
+        model: z.string(),
+        action: z
+          .enum(["run", "retry", "cached"])
+          .describe(
+            "run: no verdict of this judge, prompt version and model yet; retry: its earlier verdict failed and is run again now; cached: its verdict is kept and not paid for again (unless the trace's spans, outcome or rubric changed since, which judges it again)",
+          ),
+      }),
+    )
+    .describe("What the job will do, per judge of the project's settings"),
 });

@@ -86,6 +86,11 @@ export const SuccessMetrics = z.object({
       tasks: z.number(),
       runs: z.number(),
       seed: z.number(),
+      method: z
+        .enum(["bootstrap", "wilson"])
+        .describe(
+          "How the interval was made: a bootstrap over tasks (`iterations` resamples), or, with fewer than 10 tasks, Wilson's score interval over the tasks (`iterations` 0), which stays wide with few tasks instead of looking certain",
+        ),
     })
     .nullable(),
   runs: z.number(),

@@ -39,10 +39,11 @@ export {
   updateTraceAgents,
   listScoreRequests,
   clearScoreRequest,
+  requestRescore,
   type DirtyTrace,
   type ScoreRequest,
 } from "./settle.ts";
-export { listVerdicts, listVerdictsPage, insertVerdict, type VerdictKey, type VerdictRow } from "./verdicts.ts";
+export { listVerdicts, listVerdictsPage, insertVerdict, retryFailedVerdicts, type VerdictKey, type VerdictRow } from "./verdicts.ts";
 export { takeJudgeLease, releaseJudgeLease, type JudgeLeaseTake } from "./judge-leases.ts";
 export { requestJudge, clearJudgeRequest, deferJudgeRequest, listJudgeRequests, type JudgeRequest, type JudgeRequestOptions } from "./judge-requests.ts";
 export { putTraceLabels, getTraceLabels, type TraceLabelsInput, type StoredTraceLabels } from "./labels.ts";

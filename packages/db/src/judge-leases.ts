@@ -5,10 +5,13 @@
  * deletes it in the verdict's transaction) or with the failed run (releaseJudgeLease). Expiry is
  * on the database's clock, so workers' clocks do not matter.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "./client.ts";
 import { judgeLeases } from "./schema-judging.ts";
 import type { VerdictKey } from "./verdicts.ts";
+
+/** A stored verdict that is run again: failed, with its retry time past (verdicts.ts). */
+export const failedAndDue = (status: SQL, retryAt: SQL): SQL => sql`(${status} = 'failed' and ${retryAt} <= now())`;
 
 /** The lease's producer_key: the verdict key it guards, as one text. */
 function judgeLeaseKey(key: VerdictKey): string {
@@ -20,10 +23,12 @@ export type JudgeLeaseTake =
   /** Someone else holds it for `expiresInMs` more (0: it just ended), or the verdict was stored meanwhile. */
   | { taken: false; verdictStored: boolean; expiresInMs: number };
 
+/** A verdict is stored for the key, and it is not a failed one due for a retry (verdicts.ts). */
 const verdictExists = (projectId: string, traceId: string, key: VerdictKey) => sql`exists (
   select 1 from trace_verdicts v
   where v.project_id = ${projectId} and v.trace_id = ${traceId} and v.producer_id = ${key.producerId}
-    and v.producer_version = ${key.producerVersion} and v.model = ${key.model} and v.input_hash = ${key.inputHash})`;
+    and v.producer_version = ${key.producerVersion} and v.model = ${key.model} and v.input_hash = ${key.inputHash}
+    and not ${failedAndDue(sql`v.status`, sql`v.retry_at`)})`;
 
 /** Takes the lease of (trace, verdict key) for `holder` for `ttlMs`, unless another live holder has it or the verdict exists. */
 export async function takeJudgeLease(

@@ -404,6 +404,13 @@ export const traceVerdicts = pgTable(
     status: text().notNull(),
     result: jsonb().notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Runs that stored this key: a failed verdict retried replaces its row and counts one more. */
+    attempts: integer().notNull().default(1),
+    /**
+     * A failed verdict is run again from this time (its backoff, or at once when POST
+     * /traces/:id/judge asks); null: a succeeded verdict, or a failed one past its last automatic retry.
+     */
+    retryAt: timestamp({ withTimezone: true, precision: 3 }),
   },
   (t) => [
     primaryKey({ name: "trace_verdicts_pk", columns: [t.projectId, t.traceId, t.producerId, t.producerVersion, t.model, t.inputHash] }),

@@ -142,3 +142,21 @@ export async function clearScoreRequest(database: Database, projectId: string, t
     .returning({ traceId: traces.traceId });
   return rows.length > 0;
 }
+
+/**
+ * Requests the score stage for the project's settled traces that started in [from, to) (either
+ * bound optional), so a price or configuration change reaches traces scored before it: the
+ * sweeper scores them once their request is past its quiet period, and a trace whose inputs did
+ * not change is skipped by its input hash. Returns how many traces were asked for.
+ */
+export async function requestRescore(database: Database, projectId: string, range: { from?: Date; to?: Date } = {}): Promise<number> {
+  const conditions = [eq(traces.projectId, projectId), isNotNull(traces.spanSetHash)];
+  if (range.from) conditions.push(sql`${traces.startNs} >= ${BigInt(range.from.getTime()) * 1_000_000n}`);
+  if (range.to) conditions.push(sql`${traces.startNs} < ${BigInt(range.to.getTime()) * 1_000_000n}`);
+  const rows = await database.db
+    .update(traces)
+    .set({ scoreRequestedAt: bumpScoreRequest })
+    .where(and(...conditions))
+    .returning({ traceId: traces.traceId });
+  return rows.length;
+}

@@ -1,13 +1,15 @@
 /**
  * trace_verdicts: results that cost money to compute (judge verdicts), one row per
- * (project, trace, producer id, producer version, model, input hash). Rows are only ever
- * added: a re-settle or re-score never deletes them, and a producer whose row for
- * the current input hash exists is not run again.
+ * (project, trace, producer id, producer version, model, input hash). Rows are never
+ * deleted: a re-settle or re-score keeps them, and a producer whose row for the current
+ * input hash exists is not run again, unless that row is a failed verdict due for a retry
+ * (its retry_at is past: its backoff ran out, or POST /traces/:id/judge asked); the retry's
+ * verdict replaces the failed row.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Database } from "./client.ts";
 import { recordJudgeFindings } from "./judge-findings.ts";
-import { leaseOf } from "./judge-leases.ts";
+import { failedAndDue, leaseOf } from "./judge-leases.ts";
 import { judgeLeases } from "./schema-judging.ts";
 import { traceVerdicts } from "./schema.ts";
 import { decodeOrdinalCursor, encodeCursor } from "./scores/sql-util.ts";
@@ -24,6 +26,12 @@ export interface VerdictRow extends VerdictKey {
   status: "succeeded" | "failed";
   result: unknown;
   createdAt: Date;
+  /** Runs that stored this key (a failed verdict retried counts one more). */
+  attempts: number;
+  /** When a failed verdict is run again; null: never on its own (succeeded, or past its last automatic retry). */
+  retryAt: Date | null;
+  /** Milliseconds until retryAt on the database's clock (0 or less: due now); null with retryAt. */
+  retryInMs: number | null;
 }
 
 /** Every verdict stored for the trace, oldest first. */
@@ -45,7 +53,11 @@ export async function listVerdictsPage(
 
 async function readVerdicts(database: Database, projectId: string, traceId: string, page?: { offset: number; limit: number }): Promise<VerdictRow[]> {
   const query = database.db
-    .select()
+    .select({
+      ...getTableColumns(traceVerdicts),
+      // On the database's clock, which also decides a retry's lease and store (failedAndDue).
+      retryInMs: sql<number | null>`(extract(epoch from (${traceVerdicts.retryAt} - now())) * 1000)::float8`,
+    })
     .from(traceVerdicts)
     .where(and(eq(traceVerdicts.projectId, projectId), eq(traceVerdicts.traceId, traceId)))
     .orderBy(
@@ -64,33 +76,65 @@ async function readVerdicts(database: Database, projectId: string, traceId: stri
     status: r.status as VerdictRow["status"],
     result: r.result,
     createdAt: r.createdAt,
+    attempts: r.attempts,
+    retryAt: r.retryAt,
+    retryInMs: r.retryInMs === null ? null : Number(r.retryInMs),
   }));
 }
 
 /**
- * Stores a verdict; false when one with the same key already exists (it is kept as it was).
- * A judge's verdict (`judge.<kind>`) becomes its current verdict on the trace in the same
- * transaction (judge-findings.ts), so its findings join the rates at once. `leaseHolder`: the
- * holder's judge lease of this verdict ends in the same transaction (judge-leases.ts), so no
- * other worker sees the lease free and the verdict missing.
+ * Stores a verdict; false when one with the same key already exists and is not a failed
+ * verdict due for a retry (it is kept as it was). A retried key's row is replaced, its attempts
+ * counted. A failed verdict carries `retryInMs`: when it is run again on its own (null: only
+ * on request). A judge's verdict (`judge.<kind>`) becomes its current verdict on the trace in
+ * the same transaction (judge-findings.ts), so its findings join the rates at once.
+ * `leaseHolder`: the holder's judge lease of this verdict ends in the same transaction
+ * (judge-leases.ts), so no other worker sees the lease free and the verdict missing.
  */
 export async function insertVerdict(
   database: Database,
   projectId: string,
   traceId: string,
-  verdict: VerdictKey & { status: VerdictRow["status"]; result: unknown },
+  verdict: VerdictKey & { status: VerdictRow["status"]; result: unknown; retryInMs?: number | null },
   opts: { leaseHolder?: string } = {},
 ): Promise<boolean> {
+  const { retryInMs = null, ...row } = verdict;
+  const retryAt = row.status === "failed" && retryInMs !== null ? sql`now() + ${Math.max(0, Math.ceil(retryInMs))} * interval '1 millisecond'` : null;
   return database.db.transaction(async (tx) => {
-    if (opts.leaseHolder !== undefined) await tx.delete(judgeLeases).where(leaseOf(projectId, traceId, verdict, opts.leaseHolder));
+    if (opts.leaseHolder !== undefined) await tx.delete(judgeLeases).where(leaseOf(projectId, traceId, row, opts.leaseHolder));
     const rows = await tx
       .insert(traceVerdicts)
-      .values({ projectId, traceId, ...verdict })
-      .onConflictDoNothing()
+      .values({ projectId, traceId, ...row, retryAt })
+      .onConflictDoUpdate({
+        target: [
+          traceVerdicts.projectId,
+          traceVerdicts.traceId,
+          traceVerdicts.producerId,
+          traceVerdicts.producerVersion,
+          traceVerdicts.model,
+          traceVerdicts.inputHash,
+        ],
+        set: { status: row.status, result: row.result, retryAt, createdAt: sql`now()`, attempts: sql`${traceVerdicts.attempts} + 1` },
+        setWhere: failedAndDue(sql`${traceVerdicts.status}`, sql`${traceVerdicts.retryAt}`),
+      })
       .returning({ createdAt: traceVerdicts.createdAt });
     const stored = rows[0];
     if (stored === undefined) return false;
-    await recordJudgeFindings(tx, projectId, traceId, { ...verdict, createdAt: stored.createdAt });
+    await recordJudgeFindings(tx, projectId, traceId, { ...row, createdAt: stored.createdAt });
     return true;
   });
+}
+
+/**
+ * POST /traces/:id/judge: the trace's failed verdicts are due at once (the judge job runs them
+ * again, whatever their backoff). Returns the producers and models whose failed verdicts were
+ * made due.
+ */
+export async function retryFailedVerdicts(database: Database, projectId: string, traceId: string): Promise<{ producerId: string; model: string }[]> {
+  const rows = await database.db
+    .update(traceVerdicts)
+    .set({ retryAt: sql`now()` })
+    .where(and(eq(traceVerdicts.projectId, projectId), eq(traceVerdicts.traceId, traceId), eq(traceVerdicts.status, "failed")))
+    .returning({ producerId: traceVerdicts.producerId, model: traceVerdicts.model });
+  return rows;
 }

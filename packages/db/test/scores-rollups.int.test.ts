@@ -308,7 +308,7 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     expect([await pendingTraces(database, p), await pendingDeltas(database, p)]).toEqual([0, 0]);
     expect(await allMetrics(database, p, window)).toEqual(before);
     expect(await allMetrics(database, p, { fromNs: T0, toNs: T0 + 6n * HOUR })).toEqual(aligned);
-    expect(aligned.modes.scopeTraces).toBe(8);
+    expect(aligned.modes.scopeTraces).toBe(7); // the 8 traces but 5, the baseline run
   });
 
   it("compaction in small batches, bounded per run and run twice at once, folds every trace and delta row exactly once", async () => {
@@ -417,10 +417,12 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     const p = await seeded();
     const got = await allMetrics(database, p, window);
     const direct = async (q: ReturnType<typeof sql>) => rowsOf(await database.db.execute(q))[0]!;
-    const w = sql`project_id = ${p} AND start_ns >= ${window.fromNs.toString()}::bigint AND start_ns < ${window.toNs.toString()}::bigint`;
+    // System metrics leave the baseline run (trace 5) out: the direct aggregation does too.
+    const system = sql`trace_id NOT IN (SELECT trace_id FROM trace_scores WHERE project_id = ${p} AND is_baseline)`;
+    const w = sql`project_id = ${p} AND start_ns >= ${window.fromNs.toString()}::bigint AND start_ns < ${window.toNs.toString()}::bigint AND ${system}`;
 
     const scope = await direct(sql`SELECT count(*)::int AS n, count(*) FILTER (WHERE success = false)::int AS failed FROM trace_scores WHERE ${w}`);
-    expect(scope).toEqual({ n: 6, failed: 2 }); // traces 2..7; 1 (00:10) and 8 (05:50) fall outside
+    expect(scope).toEqual({ n: 5, failed: 1 }); // traces 2..7 but 5, the baseline run; 1 (00:10) and 8 (05:50) fall outside
     expect(got.modes.scopeTraces).toBe(scope.n);
     expect(got.modes.failed.traces).toBe(scope.failed);
 
@@ -458,7 +460,7 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
     // From an hour boundary the series reads hourly cells too.
     const aligned = { ...window, fromNs: T0 + HOUR };
     const alignedSeries = (await agentMetrics(database, p, aligned, { bucketNs: HOUR })).series!;
-    const wa = sql`project_id = ${p} AND start_ns >= ${aligned.fromNs.toString()}::bigint AND start_ns < ${aligned.toNs.toString()}::bigint`;
+    const wa = sql`project_id = ${p} AND start_ns >= ${aligned.fromNs.toString()}::bigint AND start_ns < ${aligned.toNs.toString()}::bigint AND ${system}`;
     const alignedDirect = rowsOf(
       await database.db.execute(
         sql`SELECT agent, (start_ns - ${aligned.fromNs.toString()}::bigint) / ${HOUR.toString()}::bigint AS b, sum(input_tokens + output_tokens)::float8 AS tokens, count(*)::int AS n FROM trace_agent_usage WHERE ${wa} GROUP BY 1, 2 ORDER BY 2, 1`,
@@ -484,7 +486,7 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
       "svc-a/FM-1.3=2/3",
       "svc-a/FM-1.5=2/3",
       "svc-a/FM-3.2=1/3",
-      "svc-b/FM-3.2=1/2",
+      "svc-b/FM-3.2=1/1", // svc-b's other trace, 5, is the baseline run: not the system's
     ]);
 
     // Multipliers are measured when read against each task's current baseline runs (the stored ones are ignored):
@@ -511,6 +513,44 @@ describe.each(testDatabases())("score rollups on $name", ({ create }) => {
       { id: "m0", traces: 3, passed: 2 },
       { id: "m1", traces: 3, passed: 1 },
     ]);
+  });
+
+  it("a baseline run with milestones, an agent and a finding stays out of every system metric, folded or not", async () => {
+    const p = projectId();
+    const at = T0 + HOUR;
+    await persistTraceScores(database, p, rec({ n: 1, at, success: true, taskId: "t", agents: [["lead", 100, 0.01]], milestones: [true, true] }));
+    await persistTraceScores(
+      database,
+      p,
+      rec({
+        n: 2,
+        at,
+        success: true,
+        taskId: "t",
+        baseline: true,
+        agents: [["solo", 50, 0.005]],
+        findings: [["FM-1.3", "solo", "heuristic"]],
+        milestones: [true, false],
+      }),
+    );
+    const f: MetricsFilter = { fromNs: T0, toNs: T0 + 3n * HOUR };
+    for (const folded of [false, true]) {
+      if (folded) await compactScoreRollups(database);
+      const success = await successInputs(database, p, f);
+      expect(success).toMatchObject({ runs: 1, baselineRuns: 1 });
+      // The milestone block counts the system's run only (it counted the baseline run too).
+      expect(success.milestones).toMatchObject({ traces: 1, meanPartialCredit: 1, fullSuccessRate: 1 });
+      expect(success.milestones.perMilestone).toEqual([
+        { id: "m0", traces: 1, passed: 1 },
+        { id: "m1", traces: 1, passed: 1 },
+      ]);
+      const modes = await failureModeMetrics(database, p, f, { groupBy: "mode" });
+      expect(modes).toMatchObject({ scopeTraces: 1, baselineRuns: 1 });
+      expect(modes.rates.find((r) => r.mode === "FM-1.3")).toMatchObject({ numerator: 0, denominator: 1 });
+      const agents = await agentMetrics(database, p, f, {});
+      expect(agents.agents.map((a) => [a.agent, a.tokenShare])).toEqual([["lead", 1]]);
+      expect(agents.totals).toMatchObject({ agents: 1, inputTokens: 100 });
+    }
   });
 
   it("an agent filter scopes traces to the agent and counts its own findings", async () => {

@@ -9,11 +9,12 @@ import {
   listScoreRequests,
   listSpanIds,
   markTraceSettled,
+  requestRescore,
   setOutcomeOverride,
   updateTraceAgents,
   type Database,
 } from "../src/index.ts";
-import { projectId, sleep, span, spanId, traceId } from "./fixtures.ts";
+import { BASE_NS, projectId, sleep, span, spanId, traceId } from "./fixtures.ts";
 
 describe.each(testDatabases())("dirty and settled traces on $name", ({ create }) => {
   let database: Database;
@@ -131,5 +132,44 @@ describe.each(testDatabases())("dirty and settled traces on $name", ({ create })
     expect(await requestsOf()).toEqual([]);
     // setOutcomeOverride no longer re-opens the trace: the span set did not change.
     expect((await getTrace(database, p, t))!.trace).toMatchObject({ dirty: false, settleVersion: 1 });
+  });
+  it("requests a re-score of the project's settled traces in a start-time range, and of no other", async () => {
+    const p = projectId();
+    const other = projectId();
+    await ensureProject(database, p, "rescore");
+    await ensureProject(database, other, "rescore-other");
+    const startMs = Number(BASE_NS / 1_000_000n);
+    // traces 1 and 2 settled (2 starts an hour later), 3 still dirty; the other project's trace settled
+    for (const [project, n, offsetMs] of [
+      [p, 1, 0],
+      [p, 2, 3_600_000],
+      [p, 3, 0],
+      [other, 4, 0],
+    ] as const) {
+      const start = BASE_NS + BigInt(offsetMs) * 1_000_000n;
+      await insertSpanBatch(database, project, [span({ traceId: traceId(n), spanId: spanId(n), startTimeUnixNano: start, endTimeUnixNano: start + 1_000n })]);
+    }
+    await sleep(5);
+    for (const [project, n] of [
+      [p, 1],
+      [p, 2],
+      [other, 4],
+    ] as const) {
+      const [seen] = (await listDirtyTraces(database, { quietBeforeMs: 0, limit: 1_000 })).filter((d) => d.projectId === project && d.traceId === traceId(n));
+      expect(await markTraceSettled(database, project, traceId(n), seen!.lastReceivedAt, `h${n}`)).toBe(true);
+      const requested = (await getTrace(database, project, traceId(n)))!.trace.scoreRequestedAt!;
+      expect(await clearScoreRequest(database, project, traceId(n), requested)).toBe(true);
+    }
+    const requestedOf = async (project: string, n: number) => (await getTrace(database, project, traceId(n)))!.trace.scoreRequestedAt;
+
+    expect(await requestRescore(database, p, { from: new Date(startMs + 1_800_000) })).toBe(1);
+    expect(await requestedOf(p, 1)).toBeNull();
+    expect(await requestedOf(p, 2)).toBeInstanceOf(Date);
+
+    expect(await requestRescore(database, p)).toBe(2);
+    expect(await requestedOf(p, 1)).toBeInstanceOf(Date);
+    expect(await requestedOf(p, 3)).toBeNull(); // not settled yet: its settle requests the score anyway
+    expect(await requestedOf(other, 4)).toBeNull();
+    expect(await requestRescore(database, p, { to: new Date(startMs) })).toBe(0);
   });
 });

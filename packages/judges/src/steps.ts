@@ -59,9 +59,25 @@ export function stepViews(t: TraceTrajectories): StepView[] {
     push("args", step.args);
     push("message", handoff?.message);
     push("output", step.outputText);
-    if (step.isError) push("error", step.errorType ?? "error");
+    if (step.isError) push("error", errorText(t, step));
     return { index: step.index, spanId: step.spanId, agent: step.agent, header: headerOf(step, handoff), fields };
   });
+}
+
+/**
+ * What the tracer said of a failed step: its error type and, after it, the exception messages and
+ * the status message ("TimeoutError: upstream took 30 s"), each once. A judge placing the decisive
+ * error needs what went wrong, not only its class.
+ */
+function errorText(t: TraceTrajectories, step: Step): string {
+  const span = t.spanById.get(step.spanId);
+  const messages: string[] = [];
+  for (const text of [...(span?.content.exceptions ?? []).map((e) => e.message), span?.status.message ?? ""]) {
+    const message = text.trim();
+    if (message !== "" && !messages.includes(message)) messages.push(message);
+  }
+  const type = step.errorType ?? "error";
+  return messages.length === 0 ? type : `${type}: ${messages.join(" | ")}`;
 }
 
 /** Every text of the step, in full: what a quote must be found in. */

@@ -219,6 +219,22 @@ describe("the travel trace: a dropped constraint and a rubber-stamping verifier"
     expect(mock.requests[1]!.prompt).not.toContain("step 20 says");
   });
 
+  it("an empty reply ({}) to either decisive-error judge is invalid, never a verdict of no decisive error", async () => {
+    for (const kind of ["decisive-error-all-at-once", "decisive-error-step-by-step"] as const) {
+      mock.reply({ text: "{}" }, { text: '{"explanation": "looks fine"}' }, { text: "{}" });
+      const failed = await judge(kind).run(input());
+      expect(failed.status).toBe("failed");
+      expect(failed.calls.map((c) => c.error)).toEqual([
+        expect.stringContaining("step is missing"),
+        expect.stringContaining("step is missing"),
+        expect.stringContaining("step is missing"),
+      ]);
+      // An explicit null is an answer: no decisive step.
+      mock.reply({ text: '{"agent": null, "step": null, "explanation": "no step made the failure inevitable"}' });
+      expect(verdict(await judge(kind).run(input())).attribution).toBeNull();
+    }
+  });
+
   it("decisive error judges skip a run that succeeded, without a call", async () => {
     const r = verdict(await judge("decisive-error-all-at-once").run(input({ success: true })));
     expect(r.skipped).toBe("the run succeeded: there is no decisive error to find");

@@ -3,6 +3,8 @@
  *   migrate                                   apply pending migrations (production's migrate step)
  *   keys create --project <id> [--name <n>]   create a project if missing and an API key for it (printed once)
  *   renormalize [--project <id>]              re-read stored spans with the current normalizer and request their re-scoring
+ *   rescore --project <id> [--from <t>] [--to <t>]   re-score the project's traces that started in [from, to)
+ *                                             (ISO times), e.g. after a price change (docs/metrics.md §3)
  * Uses DATABASE_URL, or the embedded database in CRUX_DATA_DIR (default ./.crux).
  */
 import { parseArgs } from "node:util";
@@ -16,6 +18,7 @@ import {
   isStorageUnavailable,
   migrate,
   renormalizeStoredSpans,
+  requestRescore,
 } from "@crux/db";
 import { z } from "zod";
 
@@ -23,15 +26,33 @@ const config = loadConfig(z.object({ DATABASE_URL: z.string().url().optional(), 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   // No default project: renormalize without --project covers every project.
-  options: { project: { type: "string" }, name: { type: "string", default: "default" } },
+  options: {
+    project: { type: "string" },
+    name: { type: "string", default: "default" },
+    from: { type: "string" },
+    to: { type: "string" },
+  },
 });
 const command = positionals.join(" ");
-const usage = "usage: pnpm crux migrate | pnpm crux keys create --project <id> [--name <name>] | pnpm crux renormalize [--project <id>]";
+const usage =
+  "usage: pnpm crux migrate | pnpm crux keys create --project <id> [--name <name>] | pnpm crux renormalize [--project <id>] | pnpm crux rescore --project <id> [--from <ISO time>] [--to <ISO time>]";
 
-if (command !== "migrate" && command !== "keys create" && command !== "renormalize") {
+if (command !== "migrate" && command !== "keys create" && command !== "renormalize" && command !== "rescore") {
   console.error(usage);
   process.exit(2);
 }
+/** An ISO time option, or exit 2 naming it. */
+function timeOption(name: "from" | "to"): Date | undefined {
+  const text = values[name];
+  if (text === undefined) return undefined;
+  const time = new Date(text);
+  if (Number.isNaN(time.getTime())) {
+    console.error(`crux: --${name} ${JSON.stringify(text)} is not a time; give an ISO time such as 2026-11-30T00:00:00Z`);
+    process.exit(2);
+  }
+  return time;
+}
+const range = { from: timeOption("from"), to: timeOption("to") };
 /** One plain line and exit 1 for the failures a user can fix; anything else keeps its stack. */
 function fail(err: unknown): never {
   if (err instanceof DataDirLockedError) {
@@ -55,6 +76,10 @@ try {
       `re-read ${r.spans} spans of ${r.traces} traces${values.project === undefined ? "" : ` in project '${values.project}'`}: ` +
         `${r.spansChanged} spans in ${r.tracesChanged} traces changed; all ${r.traces} traces are requested for scoring (the worker re-scores them)`,
     );
+  } else if (command === "rescore") {
+    const project = values.project ?? "default";
+    const requested = await requestRescore(database, project, range);
+    console.log(`re-score requested for ${requested} trace(s) of project '${project}'; the worker's sweeper scores them`);
   } else {
     const project = values.project ?? "default";
     await ensureProject(database, project, project);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createDatabase, ensureProject, getTraceSummary, listTraceSpans, migrate, type PgliteDatabase } from "@crux/db";
+import { createDatabase, ensureProject, getTrace, getTraceSummary, listTraceSpans, migrate, schema, type PgliteDatabase } from "@crux/db";
 import { describe, expect, it } from "vitest";
 
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
@@ -87,6 +87,45 @@ describe("pnpm crux (admin CLI) as a process", () => {
       } finally {
         await after.close();
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it("requests a re-score of a project's settled traces, and refuses a time that is not one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crux-admin-"));
+    try {
+      const database = await createDatabase({ dataDir: dir });
+      await migrate(database);
+      await ensureProject(database, "p1", "p1");
+      const traceId = "0af7651916cd43dd8448eb211c80319c";
+      // A settled trace of June 2025 whose score request was answered.
+      await database.db.insert(schema.traces).values({
+        projectId: "p1",
+        traceId,
+        startNs: 1_750_000_000_000_000_000n,
+        endNs: 1_750_000_000_000_001_000n,
+        spanCount: 1,
+        errorCount: 0,
+        llmCalls: 0,
+        toolCalls: 0,
+        rawInputTokens: 0,
+        rawOutputTokens: 0,
+        hasError: false,
+        dirty: false,
+        spanSetHash: "h",
+      });
+      await database.close();
+
+      const bad = await runAdmin(["rescore", "--project", "p1", "--from", "yesterday"], { CRUX_DATA_DIR: dir });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--from "yesterday" is not a time/);
+      const r = await runAdmin(["rescore", "--project", "p1", "--from", "2025-06-01T00:00:00Z"], { CRUX_DATA_DIR: dir });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/re-score requested for 1 trace\(s\) of project 'p1'/);
+      const after = await createDatabase({ dataDir: dir });
+      expect((await getTrace(after, "p1", traceId))!.trace.scoreRequestedAt).toBeInstanceOf(Date);
+      await after.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

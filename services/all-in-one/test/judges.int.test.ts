@@ -175,5 +175,25 @@ describe.each(backends())("packages/judges through the worker on $name", (backen
     const calls = (await getJson(`${api}/judge-calls?traceId=${traceId}`)).body.items;
     expect(calls).toHaveLength(mock.requests.length);
     expect(calls.every((c: { outcome: string; inputTokens: number }) => c.outcome === "invalid_reply" && c.inputTokens === 500)).toBe(true);
-  }, 60_000);
+
+    // The endpoint is fixed: a request runs the failed verdict again (it answered 202 and did nothing before) and says so.
+    const modes = ["1.1", "1.2", "1.3", "1.4", "1.5", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "3.1", "3.2", "3.3"];
+    mock.respondWith(() => ({ text: JSON.stringify({ answers: modes.map((m) => ({ mode: `FM-${m}`, answer: "no" })) }), inputTokens: 500, outputTokens: 20 }));
+    const retry = await fetch(`${api}/traces/${traceId}/judge`, { method: "POST" });
+    expect(retry.status).toBe(202);
+    expect(((await retry.json()) as { judges: unknown }).judges).toEqual([{ judge: "judge.mast-checklist", model: "claude-haiku-4-5", action: "retry" }]);
+    const retried = await eventually(async () => {
+      const items = (await getJson(`${api}/traces/${traceId}/verdicts`)).body.items;
+      return items.some((v: { status: string }) => v.status === "succeeded") ? items : undefined;
+    }, 30_000);
+    // The retry's verdict replaces the failed one of the same key.
+    expect(retried).toEqual([expect.objectContaining({ producerId: "judge.mast-checklist", model: "claude-haiku-4-5", status: "succeeded" })]);
+    const paidCalls = mock.requests.length;
+
+    // Asked again: cached, nothing paid twice.
+    const again = await fetch(`${api}/traces/${traceId}/judge`, { method: "POST" });
+    expect(((await again.json()) as { judges: unknown }).judges).toEqual([{ judge: "judge.mast-checklist", model: "claude-haiku-4-5", action: "cached" }]);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(mock.requests.length).toBe(paidCalls);
+  }, 90_000);
 });

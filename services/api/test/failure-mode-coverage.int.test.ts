@@ -4,11 +4,12 @@
  * never 0; configuring what a detector needs turns its modes into measured ones.
  */
 import { mastDetectors, mastModeIds } from "@crux/core";
-import { persistTraceScores, type Database } from "@crux/db";
+import { JudgeVerdictResult } from "@crux/contracts";
+import { insertVerdict, persistTraceScores, schema, type Database } from "@crux/db";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, NOW, PROJECT, buildTestApp } from "./harness.ts";
-import { scoreRecord } from "./score-records.ts";
+import { hexTraceId, scoreRecord } from "./score-records.ts";
 
 // Derived from the detector list, so a detector added later changes these with it.
 const covering = (mode: string) => mastDetectors.flatMap((d) => d.modes.filter((m) => m.mode === mode));
@@ -171,5 +172,49 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
     expect(coverage.find((c) => c.mode === "FM-3.1")).toEqual({ mode: "FM-3.1", measured: true, detectors: ["premature-termination"], reason: null });
     // Configured by now: tools, a verifier, a schema (service "other"), a milestone set; no required constraints (FM-2.4).
     expect(coverage.filter((c) => !c.measured).map((c) => c.mode)).toEqual(mastModeIds.filter((m) => m === "FM-2.4" || undetected.includes(m)));
+  });
+  it("a judge's rate rests on the judge: one verdict with no finding on 1 of 3 traces gives 0 over 1, not validated without labels", async () => {
+    await persistTraceScores(database, PROJECT, scoreRecord({ n: 3, startMs: NOW - 3 * HOUR, agents: [{ agent: "lead", input: 10, output: 5 }] }));
+    const before = await rates();
+    expect(before[undetected[0]!]).toMatchObject({ rate: null, measured: false });
+    const result = JudgeVerdictResult.parse({
+      kind: "mast-checklist",
+      promptVersion: 1,
+      provider: "anthropic",
+      model: "claude-test",
+      findings: [],
+      attribution: null,
+      outcome: null,
+      omitted: [],
+      rejected: [],
+      selfPreferenceWarning: null,
+    });
+    const verdict = { producerId: "judge.mast-checklist", producerVersion: 1, model: "judge-model", inputHash: "h1", status: "succeeded" as const, result };
+    // The verdict's copy of the trace's start and service comes from its traces row.
+    const startNs = BigInt(NOW - HOUR) * 1_000_000n;
+    await database.db.insert(schema.traces).values({
+      projectId: PROJECT,
+      traceId: hexTraceId(1),
+      serviceName: "svc",
+      startNs,
+      endNs: startNs + 1_000n,
+      spanCount: 1,
+      errorCount: 0,
+      llmCalls: 0,
+      toolCalls: 0,
+      rawInputTokens: 0,
+      rawOutputTokens: 0,
+      hasError: false,
+      dirty: false,
+    });
+    expect(await insertVerdict(database, PROJECT, hexTraceId(1), verdict)).toBe(true);
+    const after = await rates();
+    for (const mode of undetected) {
+      // Only the judge measures it: counted over the one trace it read, and not validated (no label exists).
+      expect(after[mode]).toMatchObject({ numerator: 0, denominator: 1, rate: 0, measured: true, validated: false });
+      expect((after[mode] as Rate & { validationReason: string }).validationReason).toContain("judge.mast-checklist on");
+    }
+    // A mode code measures keeps every scored trace as its denominator, and needs no label.
+    expect(after[configFree[0]!]).toMatchObject({ denominator: 3, validated: true });
   });
 });

@@ -335,10 +335,12 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
     expect(all.body).toMatchObject({ source: "all", scopeTraces: 6, judgedTraces: 5 });
     expect(rateOf(all.body, "FM-1.3")).toMatchObject({ numerator: 4, denominator: 6, rate: 4 / 6, validated: true, validationReason: null });
     expect(rateOf(all.body, "FM-1.3").detectors).toEqual(["repetition", "judge.mast-checklist"]);
-    // FM-2.2: no code detector; the judge found it on 1, 2 and is not validated for it.
+    // FM-2.2: no code detector; the judge found it on 1, 2 and is not validated for it. The rate rests
+    // on the judge alone, so it is counted over the 5 traces the judge read, not the 6 scored.
     expect(rateOf(all.body, "FM-2.2")).toMatchObject({
       numerator: 2,
-      rate: 2 / 6,
+      denominator: 5,
+      rate: 2 / 5,
       measured: true,
       detectors: ["judge.mast-checklist"],
       reason: "measured by judges only; code: no detector",
@@ -375,7 +377,7 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
     expect(code.body.sources.every((s: { kind: string }) => s.kind === "code")).toBe(true);
 
     const judged = await get("/api/v1/metrics/failure-modes?source=judge");
-    expect(rateOf(judged.body, "FM-1.3")).toMatchObject({ numerator: 3, rate: 0.5, detectors: ["judge.mast-checklist"], validated: true });
+    expect(rateOf(judged.body, "FM-1.3")).toMatchObject({ numerator: 3, denominator: 5, rate: 3 / 5, detectors: ["judge.mast-checklist"], validated: true });
     expect(rateOf(judged.body, "FM-2.2")).toMatchObject({ numerator: 2, validated: false });
     // Categories: FC1 by judge = traces with a judge FC1 finding (FM-1.3 on 1, 2, 4); its FM-1.4 etc. are unvalidated (no labels).
     const cat = await get("/api/v1/metrics/failure-modes?groupBy=category&source=judge");

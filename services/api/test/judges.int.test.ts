@@ -291,7 +291,11 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
       });
       const accepted = await judge();
       expect(accepted.statusCode, accepted.body).toBe(202);
-      expect(accepted.json()).toEqual({ traceId, enqueued: true });
+      expect(accepted.json()).toMatchObject({ traceId, enqueued: true });
+      // Nothing judged yet: every judge of the settings will run.
+      const planned = accepted.json().judges as { action: string }[];
+      expect(planned.length).toBeGreaterThan(0);
+      expect(planned.every((j) => j.action === "run")).toBe(true);
       await expect.poll(() => jobs).toEqual([{ projectId: PROJECT, traceId }]);
       // The request is recorded before the enqueue, so a job lost with the queue is swept (the handler here does not clear it).
       const recorded = (await getTraceSummary(database, PROJECT, traceId))!.judgeRequestedAt;
@@ -344,7 +348,7 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
       });
       const accepted = await api.inject({ method: "POST", url: `/api/v1/traces/${traceId}/judge` });
       expect(accepted.statusCode, accepted.body).toBe(202);
-      expect(accepted.json()).toEqual({ traceId, enqueued: false });
+      expect(accepted.json()).toMatchObject({ traceId, enqueued: false });
       expect((await getTraceSummary(database, PROJECT, traceId))!.judgeRequestedAt).toBeInstanceOf(Date);
     } finally {
       await dead.close(0);

@@ -1,4 +1,4 @@
-import { defaultBootstrapSeed, mulberry32, successRateCI } from "@crux/core";
+import { defaultBootstrapSeed, wilsonInterval } from "@crux/core";
 import { baselineRepository, persistTraceScores, type Database } from "@crux/db";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -91,14 +91,15 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     const { status, body } = await get("/api/v1/metrics/failure-modes");
     expect(status).toBe(200);
     expect(body.window).toEqual({ from: new Date(NOW - 24 * HOUR).toISOString(), to: new Date(NOW).toISOString() });
-    expect(body.scopeTraces).toBe(4); // trace 5 is 30 h old
+    expect(body.scopeTraces).toBe(3); // trace 5 is 30 h old; trace 4 is the baseline run
     const byMode = Object.fromEntries(body.rates.map((r: { mode: string }) => [r.mode, r]));
     expect(body.rates).toHaveLength(14);
-    // Trace 1 has FM-1.3 twice: it counts once.
-    expect(byMode["FM-1.3"]).toEqual({ group: null, mode: "FM-1.3", numerator: 2, denominator: 4, rate: 0.5, ...byRepetition });
-    expect(byMode["FM-3.2"]).toMatchObject({ numerator: 2, denominator: 4, rate: 0.5, ...byVerificationHeuristics });
+    // Trace 1 has FM-1.3 twice: it counts once. Trace 4 is the baseline run: not the system, not in scope.
+    expect(body.baselineRuns).toBe(1);
+    expect(byMode["FM-1.3"]).toEqual({ group: null, mode: "FM-1.3", numerator: 2, denominator: 3, rate: 2 / 3, ...byRepetition });
+    expect(byMode["FM-3.2"]).toMatchObject({ numerator: 2, denominator: 3, rate: 2 / 3, ...byVerificationHeuristics });
     // No handoff contract with a schema: nothing measures FM-1.1, so its rate is unknown, not 0.
-    expect(byMode["FM-1.1"]).toMatchObject({ numerator: 0, denominator: 4, rate: null, measured: false });
+    expect(byMode["FM-1.1"]).toMatchObject({ numerator: 0, denominator: 3, rate: null, measured: false });
     // Failed traces: 1 and 3. Both have FM-1.3; only trace 1 has FM-3.2.
     expect(body.failed.traces).toBe(2);
     expect(body.failed.modes).toEqual([
@@ -114,12 +115,12 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
 
   it("explicit window, service and agent filters change the scope", async () => {
     const wide = await get(`/api/v1/metrics/failure-modes?from=${new Date(NOW - 48 * HOUR).toISOString()}&to=${new Date(NOW).toISOString()}`);
-    expect(wide.body.scopeTraces).toBe(5);
+    expect(wide.body.scopeTraces).toBe(4);
     // FM-1.1 needs a handoff contract no one configured, yet trace 5 has one: it was measured when that trace was scored.
     expect(wide.body.rates.find((r: { mode: string }) => r.mode === "FM-1.1")).toMatchObject({
       numerator: 1,
-      denominator: 5,
-      rate: 0.2,
+      denominator: 4,
+      rate: 0.25,
       measured: true,
       detectors: ["handoff-contracts"],
       reason:
@@ -127,8 +128,8 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     });
 
     const svc = await get("/api/v1/metrics/failure-modes?service=svc");
-    expect(svc.body.scopeTraces).toBe(3);
-    expect(svc.body.rates.find((r: { mode: string }) => r.mode === "FM-1.3")).toMatchObject({ numerator: 1, denominator: 3 });
+    expect(svc.body.scopeTraces).toBe(2);
+    expect(svc.body.rates.find((r: { mode: string }) => r.mode === "FM-1.3")).toMatchObject({ numerator: 1, denominator: 2 });
 
     // Agent scope: traces search took part in (1), and only search's findings.
     const search = await get("/api/v1/metrics/failure-modes?agent=search");
@@ -145,8 +146,8 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
         group: null,
         mode: "FC1",
         numerator: 2,
-        denominator: 4,
-        rate: 0.5,
+        denominator: 3,
+        rate: 2 / 3,
         measured: true,
         detectors: ["repetition", "termination"],
         reason: "not measured: FM-1.1, FM-1.2, FM-1.4",
@@ -157,7 +158,7 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
         group: null,
         mode: "FC2",
         numerator: 0,
-        denominator: 4,
+        denominator: 3,
         rate: 0,
         measured: true,
         detectors: ["ignored-input"],
@@ -169,8 +170,8 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
         group: null,
         mode: "FC3",
         numerator: 2,
-        denominator: 4,
-        rate: 0.5,
+        denominator: 3,
+        rate: 2 / 3,
         measured: true,
         detectors: ["premature-stop", "inferred-verification", "error-propagation"],
         reason: null,
@@ -181,8 +182,8 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     const svc = await get("/api/v1/metrics/failure-modes?groupBy=service");
     expect(svc.body.rates).toEqual([
       { group: "other", mode: "FM-1.3", numerator: 1, denominator: 1, rate: 1, ...byRepetition },
-      { group: "svc", mode: "FM-1.3", numerator: 1, denominator: 3, rate: 1 / 3, ...byRepetition },
-      { group: "svc", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3, ...byVerificationHeuristics },
+      { group: "svc", mode: "FM-1.3", numerator: 1, denominator: 2, rate: 1 / 2, ...byRepetition },
+      { group: "svc", mode: "FM-3.2", numerator: 2, denominator: 2, rate: 1, ...byVerificationHeuristics },
     ]);
     const page1 = await get("/api/v1/metrics/failure-modes?groupBy=agent&limit=2");
     expect(page1.body.rates).toEqual([
@@ -198,15 +199,16 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
   it("per-agent totals, shares over all agents, pagination and an hourly series", async () => {
     const page1 = await get("/api/v1/metrics/agents?limit=2&bucket=1h");
     expect(page1.status).toBe(200);
-    expect(page1.body.totals).toMatchObject({ agents: 3, traces: 4, inputTokens: 1850, outputTokens: 300, totalTokens: 2150, unpricedRows: 1 });
-    expect(page1.body.totals.costUsd).toBeCloseTo(0.065, 10);
+    // The baseline run (trace 4, agent solo) is not the system: in no total and no share.
+    expect(page1.body.totals).toMatchObject({ agents: 2, traces: 3, inputTokens: 1600, outputTokens: 250, totalTokens: 1850, unpricedRows: 1 });
+    expect(page1.body.totals.costUsd).toBeCloseTo(0.06, 10);
     const [lead, search] = page1.body.agents;
     expect(lead).toMatchObject({ agent: "lead", inputTokens: 1300, outputTokens: 150, totalTokens: 1450, traces: 3, llmCalls: 3, unpricedRows: 1 });
     expect(lead.costUsd).toBeCloseTo(0.03, 10);
-    expect(lead.tokenShare).toBeCloseTo(1450 / 2150, 12);
+    expect(lead.tokenShare).toBeCloseTo(1450 / 1850, 12);
     expect(search).toMatchObject({ agent: "search", totalTokens: 400, traces: 1 });
-    expect(search.tokenShare).toBeCloseTo(400 / 2150, 12);
-    expect(search.costShare).toBeCloseTo(0.03 / 0.065, 10);
+    expect(search.tokenShare).toBeCloseTo(400 / 1850, 12);
+    expect(search.costShare).toBeCloseTo(0.03 / 0.06, 10);
     // Series: lead's traces started 1, 2 and 3 hours before NOW (buckets 23, 22, 21 of the 24 h window).
     const leadPoints = page1.body.series.filter((p: { agent: string }) => p.agent === "lead");
     expect(leadPoints.map((p: { bucketStart: string; totalTokens: number }) => [p.bucketStart, p.totalTokens])).toEqual([
@@ -216,9 +218,11 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     ]);
     expect(page1.body.series.some((p: { agent: string }) => p.agent === "solo")).toBe(false);
 
-    const page2 = await get(`/api/v1/metrics/agents?limit=2&cursor=${page1.body.nextCursor}`);
-    expect(page2.body.agents.map((a: { agent: string }) => a.agent)).toEqual(["solo"]);
-    expect(page2.body.agents[0].tokenShare).toBeCloseTo(300 / 2150, 12);
+    expect(page1.body.agents.map((a: { agent: string }) => a.agent)).toEqual(["lead", "search"]);
+    expect(page1.body.nextCursor).toBeNull();
+    const page1of1 = await get("/api/v1/metrics/agents?limit=1");
+    const page2 = await get(`/api/v1/metrics/agents?limit=1&cursor=${page1of1.body.nextCursor}`);
+    expect(page2.body.agents.map((a: { agent: string }) => a.agent)).toEqual(["search"]);
     expect(page2.body.nextCursor).toBeNull();
     expect(page2.body.series).toBeNull();
 
@@ -248,22 +252,16 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     expect(next.body.nextCursor).toBeNull();
   });
 
-  it("success rate is the mean over tasks, with the same bootstrap interval core gives for these runs", async () => {
+  it("success rate is the mean over tasks, with the interval core gives for these runs", async () => {
     const { status, body } = await get("/api/v1/metrics/success");
     expect(status).toBe(200);
     // Task A: runs 1 (fail), 2 (ok) → 1/2; task B: run 3 (fail) → 0. Mean over tasks: 1/4 (per run it would be 1/3).
     // Run 4 (ok) is the baseline: the single-agent reference, not the system, so it is left out.
     expect(body.successRate.estimate).toBeCloseTo(1 / 4, 12);
     expect(body).toMatchObject({ runs: 3, successfulRuns: 1, runsWithoutOutcome: 0, baselineRuns: 1 });
-    expect(body.successRate).toMatchObject({ tasks: 2, runs: 3, seed: defaultBootstrapSeed, confidence: 0.95 });
-    const expected = successRateCI(
-      [
-        { taskId: "A", success: false },
-        { taskId: "A", success: true },
-        { taskId: "B", success: false },
-      ],
-      { rng: mulberry32(defaultBootstrapSeed) },
-    )!;
+    // Two tasks are too few for a bootstrap: Wilson's interval over the tasks, never a zero-width one.
+    expect(body.successRate).toMatchObject({ tasks: 2, runs: 3, seed: defaultBootstrapSeed, confidence: 0.95, method: "wilson", iterations: 0 });
+    const expected = wilsonInterval(1 / 4, 2, 0.95);
     expect(body.successRate.lower).toBeCloseTo(expected.lower, 12);
     expect(body.successRate.upper).toBeCloseTo(expected.upper, 12);
     expect(body.successRate.lower).toBeLessThanOrEqual(body.successRate.estimate);

@@ -31,6 +31,7 @@ import {
   getTrace,
   getTraceSummary,
   insertVerdict,
+  isStorageUnavailable,
   listVerdicts,
   releaseJudgeLease,
   takeJudgeLease,
@@ -58,6 +59,17 @@ export interface JudgeDeps {
   leaseMs: number;
   /** This processor's name in judge_leases; default host, pid and a random id (two processors are two holders). */
   holder?: string;
+  /** How long a verdict store is tried again while the database is unreachable before the job fails (its retry stores the verdict kept); default 15 s. */
+  storeRetryMs?: number;
+}
+
+/** Automatic retries of a failed verdict: 5 min after the first failure, ×4 each time (20 min, 80 min, 5.3 h), then only on request. */
+export const failedVerdictRetry = { firstDelayMs: 5 * 60_000, factor: 4, automaticAttempts: 5 };
+
+/** When attempt `attempts` of a key failed: the delay before the next automatic retry, or null past the last. */
+export function failedVerdictRetryDelayMs(attempts: number): number | null {
+  if (attempts >= failedVerdictRetry.automaticAttempts) return null;
+  return failedVerdictRetry.firstDelayMs * failedVerdictRetry.factor ** (attempts - 1);
 }
 
 interface Run {
@@ -90,7 +102,32 @@ const sameTraceDeferMs = 1_000;
 /** A job whose producer another worker holds looks again after this long at most (the lease's end, if sooner). */
 const leaseRecheckMs = 2_000;
 
+/** A verdict store that meets a database outage is tried again for this long (by default), backing off from 100 ms to 2 s. */
+const defaultStoreRetryMs = 15_000;
+/** Verdicts paid for and not stored yet are kept for the job's retry, at most this many per processor. */
+const maxUnsaved = 1_000;
+
 export function createJudgeProcessor(deps: JudgeDeps) {
+  /** Paid verdicts whose store failed (the database was away), by trace and verdict key. */
+  const unsaved = new Map<string, { verdict: JudgeVerdict; retryInMs: number | null }>();
+  const rememberUnsaved = (key: string, paid: { verdict: JudgeVerdict; retryInMs: number | null }) => {
+    if (unsaved.size >= maxUnsaved) unsaved.delete(unsaved.keys().next().value!);
+    unsaved.set(key, paid);
+  };
+  /** Runs a store, again while the database is unreachable (a dropped connection), for up to storeRetryMs. */
+  async function storeSurvivingOutages<T>(store: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + (deps.storeRetryMs ?? defaultStoreRetryMs);
+    for (let delayMs = 100; ; delayMs = Math.min(delayMs * 2, 2_000)) {
+      try {
+        return await store();
+      } catch (err) {
+        if (!isStorageUnavailable(err) || Date.now() + delayMs > giveUpAt) throw err;
+        deps.log.warn({ error: describeStorageError(err).message, retryInMs: delayMs }, "judge verdict not stored: the database is unreachable; trying again");
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
+  }
+
   // The queue runs one trace's judge jobs one at a time (debounced per trace); a second run in this process
   // (a stalled job redelivered, a direct caller) waits for the first, and judge_leases covers other processes.
   const judging = new Set<string>();
@@ -102,22 +139,26 @@ export function createJudgeProcessor(deps: JudgeDeps) {
     try {
       const trace = await getTraceSummary(deps.database, payload.projectId, payload.traceId);
       const seen = trace?.judgeRequestedAt ?? null;
+      let retryInMs: number | null;
       try {
-        await judgeTrace(payload, trace);
+        retryInMs = await judgeTrace(payload, trace);
       } catch (err) {
         // Deferred: the request waits with the job (the sweeper leaves it until then). Permanent: no retry can answer it.
         if (seen !== null && isJobDeferral(err)) await deferJudgeRequest(deps.database, payload.projectId, payload.traceId, seen, err.delayMs);
         else if (seen !== null && isPermanent(err)) await clearJudgeRequest(deps.database, payload.projectId, payload.traceId, seen);
         throw err;
       }
-      // Answered (or nothing to judge); a request made meanwhile is newer and stays.
-      if (seen !== null) await clearJudgeRequest(deps.database, payload.projectId, payload.traceId, seen);
+      // Answered (or nothing to judge); a request made meanwhile is newer and stays. A failed verdict
+      // with an automatic retry ahead keeps the request, moved to then: the sweeper runs the job again.
+      if (seen !== null && retryInMs !== null) await deferJudgeRequest(deps.database, payload.projectId, payload.traceId, seen, retryInMs);
+      else if (seen !== null) await clearJudgeRequest(deps.database, payload.projectId, payload.traceId, seen);
     } finally {
       judging.delete(key);
     }
   };
 
-  async function judgeTrace(payload: Payload<"trace.judge">, trace: TraceSummary | null): Promise<void> {
+  /** Runs what is missing or due; returns when the next automatic retry of a failed verdict is due (null: none). */
+  async function judgeTrace(payload: Payload<"trace.judge">, trace: TraceSummary | null): Promise<number | null> {
     const { projectId, traceId } = payload;
     const llm = deps.policy ? await deps.policy.forProject(projectId) : { off: "no LLM judges in this worker" };
     const runs: Run[] = [
@@ -126,59 +167,91 @@ export function createJudgeProcessor(deps: JudgeDeps) {
     ];
     if (runs.length === 0) {
       deps.log.debug({ ...payload, reason: "off" in llm ? llm.off : "no judge" }, "judge: judges are off for the project");
-      return;
+      return null;
     }
     const frozen = trace ? await frozenSpanSetHash(deps.database, trace) : null;
     if (frozen === null) {
       deps.log.debug(payload, "judge: the trace is unknown or re-opened; its next score job starts the judges");
-      return;
+      return null;
     }
     const override = await getOutcomeOverride(deps.database, projectId, traceId);
     const keyed: Keyed[] = runs.map((run) => ({
       ...run,
       inputHash: judgeInputHash(run.producer.inputs, { spanSetHash: frozen, outcomeOverride: override, settings: run.producer.settingsKey ?? null }),
     }));
-    const stored = new Set((await listVerdicts(deps.database, projectId, traceId)).map((v) => keyOf(v.producerId, v.producerVersion, v.model, v.inputHash)));
-    const missing = keyed.filter((k) => !stored.has(keyOf(k.producer.id, k.producer.version, k.producer.model ?? "", k.inputHash)));
+    const stored = new Map(
+      (await listVerdicts(deps.database, projectId, traceId)).map((v) => [keyOf(v.producerId, v.producerVersion, v.model, v.inputHash), v]),
+    );
+    const storedOf = (k: Keyed) => stored.get(keyOf(k.producer.id, k.producer.version, k.producer.model ?? "", k.inputHash));
+    // Missing, or a failed verdict whose retry is due (its backoff ran out, or POST /traces/:id/judge
+    // asked), on the database's clock, which also decides the lease and the store.
+    const missing = keyed.filter((k) => {
+      const v = storedOf(k);
+      return v === undefined || (v.status === "failed" && v.retryInMs !== null && v.retryInMs <= 0);
+    });
+    // The next automatic retry of a failed verdict not due yet: the judge request waits for it.
+    const later = keyed.map((k) => storedOf(k)?.retryInMs ?? null).filter((ms): ms is number => ms !== null && ms > 0);
+    const nextRetryInMs = later.length === 0 ? null : Math.min(...later);
     if (missing.length === 0) {
       deps.log.debug({ ...payload, producers: keyed.length }, "judge: every verdict is current");
-      return;
+      return nextRetryInMs;
     }
     const found = await getTrace(deps.database, projectId, traceId);
-    if (!found) return;
+    if (!found) return null;
     if (spanSetHash(found.spans.map((s) => s.spanId)) !== frozen) {
       deps.log.debug(payload, "judge: spans arrived since the trace was settled; its next settle starts the judges again");
-      return;
+      return null;
     }
     const trajectories = pure("trajectory build", traceId, () => prepareTrace(found.spans));
     const runTags = pure("run tags", traceId, () => runTagsOf(trajectories, override));
     const judged: string[] = [];
+    let retryInMs = nextRetryInMs;
     for (const run of missing) {
       const key: VerdictKey = { producerId: run.producer.id, producerVersion: run.producer.version, model: run.producer.model ?? "", inputHash: run.inputHash };
+      const attempts = (storedOf(run)?.attempts ?? 0) + 1;
       // The place first, then the lease: a lease never runs out while its holder waits for a place.
-      const paid = await (run.withSlot ?? direct)(() => runLeased(run, key, { projectId, traceId, spans: found.spans, trajectories, runTags }));
-      if (paid) judged.push(run.producer.id);
+      const ran = await (run.withSlot ?? direct)(() => runLeased(run, key, attempts, { projectId, traceId, spans: found.spans, trajectories, runTags }));
+      if (ran.stored) judged.push(run.producer.id);
+      if (ran.retryInMs !== null) retryInMs = retryInMs === null ? ran.retryInMs : Math.min(retryInMs, ran.retryInMs);
     }
     deps.log.info({ ...payload, judged, kept: keyed.length - judged.length }, "trace judged");
+    return retryInMs;
   }
 
-  /** Runs one missing producer under its lease; false when another worker stored its verdict meanwhile. */
-  async function runLeased(run: Keyed, key: VerdictKey, input: JudgeProducerInput): Promise<boolean> {
+  /**
+   * Runs one missing producer under its lease (attempt `attempts` of its key). stored: false when
+   * another worker stored its verdict meanwhile; retryInMs: when a failed verdict is retried on its own.
+   */
+  async function runLeased(run: Keyed, key: VerdictKey, attempts: number, input: JudgeProducerInput): Promise<{ stored: boolean; retryInMs: number | null }> {
     const { projectId, traceId } = input;
     const lease = await takeJudgeLease(deps.database, projectId, traceId, key, holder, deps.leaseMs);
     if (!lease.taken) {
-      if (lease.verdictStored) return false;
+      if (lease.verdictStored) return { stored: false, retryInMs: null };
       throw new JobDeferral(
         Math.max(1, Math.min(lease.expiresInMs, leaseRecheckMs)),
         `judge ${run.producer.id} of trace ${traceId} is being run by another worker (its lease ends in ${lease.expiresInMs} ms)`,
       );
     }
+    const paidKey = `${projectId}\u0000${traceId}\u0000${keyOf(key.producerId, key.producerVersion, key.model, key.inputHash)}`;
     try {
-      if (run.beforeRun) await run.beforeRun();
-      const verdict = checkedVerdict(run.producer, await run.producer.judge(input));
-      await insertVerdict(deps.database, projectId, traceId, { ...key, status: verdict.status, result: verdict.result }, { leaseHolder: holder });
-      return true;
+      // A verdict paid for by an earlier run of this job whose store failed is stored, not paid for again.
+      let paid = unsaved.get(paidKey);
+      if (paid === undefined) {
+        if (run.beforeRun) await run.beforeRun();
+        const verdict = checkedVerdict(run.producer, await run.producer.judge(input));
+        paid = { verdict, retryInMs: verdict.status === "failed" ? failedVerdictRetryDelayMs(attempts) : null };
+        rememberUnsaved(paidKey, paid);
+      }
+      const { verdict, retryInMs } = paid;
+      await storeSurvivingOutages(() =>
+        insertVerdict(deps.database, projectId, traceId, { ...key, status: verdict.status, result: verdict.result, retryInMs }, { leaseHolder: holder }),
+      );
+      unsaved.delete(paidKey);
+      return { stored: true, retryInMs };
     } catch (err) {
+      // Paid but not stored (the database is away): the lease is kept, so no other worker pays
+      // while this one holds the verdict; the job's retry stores it (or the lease expires).
+      if (unsaved.has(paidKey) && isStorageUnavailable(err)) throw err;
       // Another worker may run it now; a release that fails leaves the lease to expire.
       await releaseJudgeLease(deps.database, projectId, traceId, key, holder).catch((releaseError: unknown) =>
         deps.log.warn(

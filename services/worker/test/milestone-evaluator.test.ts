@@ -53,7 +53,11 @@ describe("JSONata milestone evaluator", () => {
 describe("scoring with Ajv and JSONata injected", () => {
   const config: ScoringConfig = {
     prices: defaultPriceTable,
-    agentContracts: [{ agent: "reviewer", role: "review", isVerifier: true }],
+    // The planner is named too: contracts apply to runs where an agent they name took part.
+    agentContracts: [
+      { agent: "planner", role: "plan" },
+      { agent: "reviewer", role: "review", isVerifier: true },
+    ],
     handoffContracts: [
       {
         from: "planner",

@@ -156,6 +156,7 @@ export const mastDetectors: readonly Detector[] = [
       findings: detectPrematureTermination(t, {
         milestones: o.milestones ?? null,
         contracts: agentContractsOf(o),
+        outcomeSuccess: o.outcomeSuccess ?? null,
         ...(o.evaluate === undefined ? {} : { evaluate: o.evaluate }),
       }),
     }),

@@ -1,7 +1,9 @@
 /**
  * FM-3.1 premature termination: the run stopped by its own decision (no cap,
  * no crash at the end) while required milestones were unmet, or an agent
- * stopped with its contract's completion condition false.
+ * stopped with its contract's completion condition false. Never on a run
+ * whose outcome is success: a run that did its task did not stop too early,
+ * whatever a milestone (required unless it says otherwise) or condition says.
  */
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { contractFor, type AgentContract } from "./contracts.ts";
@@ -14,10 +16,12 @@ export interface PrematureTerminationOptions {
   contracts?: AgentContract[];
   /** Evaluates completion conditions (same evaluator as milestones). */
   evaluate?: MilestoneEvaluator;
+  /** Outcome of the run (tag or API); true: nothing to find. */
+  outcomeSuccess?: boolean | null;
 }
 
 export function detectPrematureTermination(t: TraceTrajectories, options: PrematureTerminationOptions = {}): DetectorFinding[] {
-  if (t.steps.length === 0 || findCap(t) !== null) return [];
+  if (options.outcomeSuccess === true || t.steps.length === 0 || findCap(t) !== null) return [];
   const root = t.rootSpanId === null ? undefined : t.spanById.get(t.rootSpanId);
   const lastStep = t.steps[t.steps.length - 1];
   if (lastStep === undefined || lastStep.isError || root?.isError === true) return []; // a crash is not a decision

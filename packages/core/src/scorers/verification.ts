@@ -42,7 +42,14 @@ function verifierNames(contracts: AgentContract[]): Set<string> {
 
 const isVerifierStep = (verifiers: Set<string>, s: Step): boolean => s.agent !== null && verifiers.has(s.agent.toLowerCase());
 
+/**
+ * Contracts describe one system: they apply to a run where an agent they name took part. A run of
+ * none of those agents (the single-agent baseline, another system sharing the project) has no
+ * verifier to miss.
+ */
 export function detectVerificationFailures(t: TraceTrajectories, options: VerificationOptions): DetectorFinding[] {
+  const named = new Set(options.contracts.filter((c) => c.agent !== "*").map((c) => c.agent.toLowerCase()));
+  if (!t.agents.some((a) => named.has(a.name.toLowerCase()))) return [];
   return verificationFindings(t, { names: verifierNames(options.contracts), inferredBy: null }, options);
 }
 
@@ -87,6 +94,18 @@ function detectMissingVerification(t: TraceTrajectories, verifierSet: Verifiers,
     t.agents.some((a) => verifiers.has(a.name.toLowerCase()) && a.agentSpanIds.some((id) => (t.spanById.get(id)?.startTimeUnixNano ?? -1n) >= lastWrite.endNs));
   if (verifiedAfter) return [];
   const configured = tools !== undefined && verifierSet.inferredBy === null;
+  const names = shownNames(t, verifierSet);
+  const present = t.steps.some((s) => isVerifierStep(verifiers, s));
+  // Say what was seen: unless artifact tools are given, the cited step only stands in for the artifact's write.
+  const what =
+    tools !== undefined
+      ? `the last write of the final artifact (step ${lastWrite.index}, ${lastWrite.toolName ?? lastWrite.kind})`
+      : lastWrite.kind === "tool"
+        ? `step ${lastWrite.index} (${lastWrite.toolName ?? "tool"} by ${lastWrite.agent}), the last tool call of a non-verifier agent, taken as the final artifact's write`
+        : `step ${lastWrite.index} (${lastWrite.kind} of ${lastWrite.agent}), the last output of a non-verifier agent, taken as the final artifact`;
+  const evidence = present
+    ? `no step by verifier ${describeVerifiers(verifierSet, names)} after ${what}`
+    : `verifier ${describeVerifiers(verifierSet, verifierSet.inferredBy === null ? [...verifiers] : names)} took no step in this run; nothing checked ${what}`;
   return [
     finding({
       mode: "FM-3.2",
@@ -95,7 +114,7 @@ function detectMissingVerification(t: TraceTrajectories, verifierSet: Verifiers,
       stepIndex: lastWrite.index,
       source: configured ? "contract" : "heuristic",
       confidence: configured ? MISSING.configuredTools : verifierSet.inferredBy === null ? MISSING.contract : MISSING.inferred,
-      evidence: `no step by verifier ${describeVerifiers(verifierSet, shownNames(t, verifierSet))} after the last write of the final artifact (step ${lastWrite.index}, ${lastWrite.toolName ?? lastWrite.kind})`,
+      evidence,
     }),
   ];
 }
@@ -108,11 +127,24 @@ function detectIncorrectVerification(t: TraceTrajectories, verifierSet: Verifier
   const approve = options.approvalPattern ?? APPROVAL_PATTERN;
   const reject = options.rejectionPattern ?? REJECTION_PATTERN;
   const verifierSteps = t.steps.filter((s) => isVerifierStep(verifiers, s));
-  // Explicit verdict attributes first, then the verifier's last word.
+  // Explicit verdict attributes first (on a verifier's steps, then on its agent spans, which are
+  // steps only when they have no children), then the verifier's last word.
   for (const s of [...verifierSteps].reverse()) {
     const span = t.spanById.get(s.spanId);
     for (const { key, value } of span?.content.verdicts ?? []) {
       if (APPROVING_VERDICT.test(value.trim())) return [incorrect(s, `${who(s)} set ${key}=${value} and the run failed`, INCORRECT.verdict[by])];
+    }
+  }
+  for (const agent of t.agents.filter((a) => verifiers.has(a.name.toLowerCase()))) {
+    const last = agent.steps[agent.steps.length - 1];
+    if (last === undefined) continue;
+    for (const id of agent.agentSpanIds) {
+      const span = t.spanById.get(id);
+      if (span === undefined || verifierSteps.some((s) => s.spanId === id)) continue;
+      const approving = span.content.verdicts.find(({ value }) => APPROVING_VERDICT.test(value.trim()));
+      if (approving !== undefined) {
+        return [incorrect(last, `${who(last)} set ${approving.key}=${approving.value} on its agent span and the run failed`, INCORRECT.verdict[by])];
+      }
     }
   }
   const lastSay = [...verifierSteps].reverse().find((s) => s.outputText !== null);

@@ -79,3 +79,37 @@ export function successRateCI(runs: RunOutcome[], options: BootstrapOptions): Su
   const ci = bootstrapMeanCI(taskValues, options);
   return ci === null ? null : { ...ci, tasks: taskValues.length, runs: runs.length };
 }
+
+/**
+ * Wilson score interval of a mean in [0, 1] over n independent units. For a
+ * value in [0, 1] with mean p, p(1 − p) bounds its variance (a 0/1 value
+ * reaches it), so for task means that are fractions the interval is, if
+ * anything, wide. Never degenerate for n ≥ 1: one unit that succeeded gives
+ * about [0.21, 1] at 95 %.
+ */
+export function wilsonInterval(p: number, n: number, confidence: number): { lower: number; upper: number } {
+  const z = normalQuantile(1 - (1 - confidence) / 2);
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  // At p = 0 or 1 the bound is 0 or 1 exactly (rounding would leave 1e-16 off).
+  return { lower: p <= 0 ? 0 : Math.max(0, centre - half), upper: p >= 1 ? 1 : Math.min(1, centre + half) };
+}
+
+/** Inverse of the standard normal CDF (Acklam's rational approximation, relative error below 1.2e-9). */
+export function normalQuantile(q: number): number {
+  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
+  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
+  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+  const low = 0.02425;
+  const tail = (r: number) =>
+    (((((c[0]! * r + c[1]!) * r + c[2]!) * r + c[3]!) * r + c[4]!) * r + c[5]!) / ((((d[0]! * r + d[1]!) * r + d[2]!) * r + d[3]!) * r + 1);
+  if (q < low) return tail(Math.sqrt(-2 * Math.log(q)));
+  if (q > 1 - low) return -tail(Math.sqrt(-2 * Math.log(1 - q)));
+  const r = q - 0.5;
+  const s = r * r;
+  return (
+    ((((((a[0]! * s + a[1]!) * s + a[2]!) * s + a[3]!) * s + a[4]!) * s + a[5]!) * r) / (((((b[0]! * s + b[1]!) * s + b[2]!) * s + b[3]!) * s + b[4]!) * s + 1)
+  );
+}

@@ -5,7 +5,7 @@
  * rate. The storage layer only counts; every figure derived from the counts is
  * computed here.
  */
-import { defaultBootstrapIterations, successRateCI, type SuccessRate } from "./bootstrap.ts";
+import { defaultBootstrapIterations, successRateCI, wilsonInterval, type SuccessRate } from "./bootstrap.ts";
 import { ratioOrNull } from "./ratio.ts";
 import { mulberry32 } from "./rng.ts";
 
@@ -15,6 +15,12 @@ export const defaultBootstrapSeed = 0x5eed;
 export const maxBootstrapDraws = 20_000_000;
 /** ... but never below this many resamples. */
 export const minBootstrapIterations = 200;
+/**
+ * Fewer tasks than this and a bootstrap over tasks looks more certain than it
+ * is (one task: every resample is that task, a zero-width interval); the
+ * interval is then Wilson's over the tasks (docs/metrics.md §10).
+ */
+export const minBootstrapTasks = 10;
 
 /** What the success metrics are computed from: counts and means over a window's runs. */
 export interface SuccessInputs {
@@ -35,8 +41,11 @@ export interface SuccessInputs {
   };
 }
 
+/** How the interval was made: a bootstrap over tasks, or Wilson's score interval over tasks when there are fewer than minBootstrapTasks. */
+export type SuccessIntervalMethod = "bootstrap" | "wilson";
+
 export interface SuccessMetrics {
-  successRate: (SuccessRate & { seed: number }) | null;
+  successRate: (SuccessRate & { seed: number; method: SuccessIntervalMethod }) | null;
   runs: number;
   successfulRuns: number;
   runsWithoutOutcome: number;
@@ -60,14 +69,23 @@ export function bootstrapIterationsFor(tasks: number, requested: number = defaul
 
 export function successMetricsOf(inputs: SuccessInputs, opts: SuccessMetricsOptions = {}): SuccessMetrics {
   const seed = opts.seed ?? defaultBootstrapSeed;
-  const iterations = bootstrapIterationsFor(inputs.tasks.length, opts.iterations);
-  // One entry per task carrying its mean: successRateCI averages runs per task, so this is the same interval.
-  const ci = successRateCI(
-    inputs.tasks.map((t) => ({ taskId: t.taskId, success: t.successRate })),
-    { rng: mulberry32(seed), iterations, ...(opts.confidence === undefined ? {} : { confidence: opts.confidence }) },
-  );
+  const confidence = opts.confidence ?? 0.95;
+  const tasks = inputs.tasks.length;
+  let successRate: SuccessMetrics["successRate"] = null;
+  if (tasks > 0 && tasks < minBootstrapTasks) {
+    const estimate = inputs.tasks.reduce((sum, t) => sum + t.successRate, 0) / tasks;
+    const { lower, upper } = wilsonInterval(estimate, tasks, confidence);
+    successRate = { estimate, lower, upper, confidence, iterations: 0, tasks, runs: inputs.runs, seed, method: "wilson" };
+  } else if (tasks > 0) {
+    // One entry per task carrying its mean: successRateCI averages runs per task, so this is the same interval.
+    const ci = successRateCI(
+      inputs.tasks.map((t) => ({ taskId: t.taskId, success: t.successRate })),
+      { rng: mulberry32(seed), iterations: bootstrapIterationsFor(tasks, opts.iterations), confidence },
+    );
+    if (ci !== null) successRate = { ...ci, runs: inputs.runs, seed, method: "bootstrap" };
+  }
   return {
-    successRate: ci === null ? null : { ...ci, runs: inputs.runs, seed },
+    successRate,
     runs: inputs.runs,
     successfulRuns: inputs.successfulRuns,
     runsWithoutOutcome: inputs.runsWithoutOutcome,

@@ -156,8 +156,11 @@ describe("detectors on a message-only trace", () => {
     const verdictTurn = turn("t4", "verifier", 40, "Checked the Lyon figure.", { content: { verdicts: [{ key: "crux.verdict", value: "pass" }] } });
     const byVerdict = detectMast(traj([manager, ask, answer, check, verdictTurn, close]), { agentContracts: verifierContract, outcomeSuccess: false }).findings;
     expect(byVerdict.map((f) => [f.mode, f.spanId, f.confidence])).toEqual([["FM-3.3", "t4", 0.9]]);
-    // The verifier never speaks after the researcher's answer.
-    expect(modes([manager, ask, answer, close], { agentContracts: verifierContract })).toEqual([["FM-3.2", "researcher", "t2"]]);
+    // The verifier never speaks after the researcher's answer (a run of the contracted system: the group chat manager is named too).
+    const system = [{ agent: "group_chat_manager", role: "lead" }, ...verifierContract];
+    expect(modes([manager, ask, answer, close], { agentContracts: system })).toEqual([["FM-3.2", "researcher", "t2"]]);
+    // A run none of whose agents a contract names is not checked against them.
+    expect(modes([manager, ask, answer, close], { agentContracts: verifierContract })).toEqual([]);
   });
 
   it("goal drift reads the turns: an off-topic turn drifts more than an on-topic one", () => {

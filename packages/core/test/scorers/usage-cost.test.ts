@@ -37,6 +37,40 @@ describe("price matching", () => {
     expect(normalizeModelId("anthropic.claude-3-haiku-20240307-v1:0")).toBe("claude-3-haiku-20240307-v1:0");
   });
 
+  it("falls back only to the same model's row: a snapshot suffix, never another version, size or tier", () => {
+    // claude-opus-4-5 is its own model at $5/$25, not claude-opus-4 at $15/$75: 1M in + 1M out = $30
+    const opus45 = matchPrice("claude-opus-4-5", defaultPriceTable);
+    expect(opus45).toMatchObject({ match: "exact", price: { model: "claude-opus-4-5" } });
+    expect(priceTokens(opus45!.price, { inputTokens: 1_000_000, outputTokens: 1_000_000, cachedTokens: 0 })).toBeCloseTo(30, 9);
+    expect(matchPrice("claude-opus-4-5-20251101", defaultPriceTable)?.price.model).toBe("claude-opus-4-5");
+    expect(matchPrice("claude-opus-4-20250514", defaultPriceTable)?.price.model).toBe("claude-opus-4");
+    expect(matchPrice("claude-sonnet-4@20250514", defaultPriceTable)?.price.model).toBe("claude-sonnet-4");
+    expect(matchPrice("anthropic.claude-3-haiku-20240307-v1:0", defaultPriceTable)?.price.model).toBe("claude-3-haiku");
+    expect(matchPrice("claude-3-5-sonnet-latest", defaultPriceTable)?.price.model).toBe("claude-3-5-sonnet");
+    expect(matchPrice("gemini-1.5-pro-002", defaultPriceTable)?.price.model).toBe("gemini-1.5-pro");
+    // another version, size or tier of a priced model is unpriced, not billed at its neighbour's row
+    const table = [
+      { model: "claude-opus-4", inputPerMTok: 15, outputPerMTok: 75 },
+      { model: "gpt-4o", inputPerMTok: 2.5, outputPerMTok: 10 },
+    ];
+    expect(matchPrice("claude-opus-4-5", table)).toBeNull();
+    expect(matchPrice("claude-opus-4-1-20250805", table)).toBeNull();
+    expect(matchPrice("gpt-4o-mini", table)).toBeNull();
+    expect(matchPrice("gpt-4o-mini-2024-07-18", table)).toBeNull();
+    expect(matchPrice("gemini-2.5-flash-preview-05-20", defaultPriceTable)).toBeNull();
+  });
+
+  it("prices the newest models, the judges' models among them", () => {
+    expect(matchPrice("claude-haiku-4-5", defaultPriceTable)?.price).toMatchObject({ inputPerMTok: 1, outputPerMTok: 5, cachedInputPerMTok: 0.1 });
+    expect(matchPrice("claude-haiku-4-5-20251001", defaultPriceTable)?.price.model).toBe("claude-haiku-4-5");
+    expect(matchPrice("gpt-5.6-luna", defaultPriceTable)?.price).toMatchObject({ inputPerMTok: 0.2, outputPerMTok: 1.2 });
+    expect(matchPrice("gpt-5.6-terra-2026-10-01", defaultPriceTable)?.price.model).toBe("gpt-5.6-terra");
+    expect(matchPrice("gpt-6-luna-2026-09-22", defaultPriceTable)?.price.model).toBe("gpt-6-luna");
+    // one row per model id
+    const ids = defaultPriceTable.map((row) => row.model);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it("bills cached tokens at the cached price as part of input", () => {
     const price = { model: "m", inputPerMTok: 2, outputPerMTok: 8, cachedInputPerMTok: 0.5 };
     // (1000-400)*2 + 400*0.5 + 100*8 = 1200 + 200 + 800 = 2200 per 1M

@@ -5,6 +5,7 @@ import {
   defaultBootstrapSeed,
   maxBootstrapDraws,
   minBootstrapIterations,
+  minBootstrapTasks,
   mulberry32,
   ratioOrNull,
   successMetricsOf,
@@ -54,11 +55,10 @@ describe("successMetricsOf", () => {
         { taskId: "B", runs: 1, successRate: 0 },
       ]),
     );
-    expect(got.successRate).toMatchObject({ estimate: 0.25, tasks: 2, runs: 3, seed: defaultBootstrapSeed, confidence: 0.95, iterations: 2000 });
-    // A resample of two tasks is AA (0.5), AB/BA (0.25) or BB (0), BB and AA each a quarter of the 2000: the 2.5 %
-    // and 97.5 % quantiles fall well inside their runs, so the bounds are exactly 0 and 0.5.
-    expect(got.successRate!.lower).toBe(0);
-    expect(got.successRate!.upper).toBe(0.5);
+    // Two tasks are too few for a bootstrap (minBootstrapTasks): Wilson's interval over the 2 tasks at p = 0.25, z = 1.96.
+    expect(got.successRate).toMatchObject({ estimate: 0.25, tasks: 2, runs: 3, seed: defaultBootstrapSeed, confidence: 0.95, iterations: 0, method: "wilson" });
+    expect(got.successRate!.lower).toBeCloseTo(0.026677, 5);
+    expect(got.successRate!.upper).toBeCloseTo(0.802133, 5);
     expect(got).toMatchObject({ runs: 3, successfulRuns: 1, runsWithoutOutcome: 1, baselineRuns: 2 });
     expect(got.milestones).toEqual({
       traces: 3,
@@ -72,29 +72,45 @@ describe("successMetricsOf", () => {
     });
   });
 
-  it("is the interval core's successRateCI gives for the same runs and seed", () => {
-    const got = successMetricsOf(
-      inputs([
-        { taskId: "A", runs: 2, successRate: 0.5 },
-        { taskId: "B", runs: 1, successRate: 0 },
-        { taskId: "C", runs: 1, successRate: 1 },
-      ]),
-      { seed: 7, confidence: 0.8 },
-    );
-    const expected = successRateCI(
-      [
-        { taskId: "A", success: true },
-        { taskId: "A", success: false },
-        { taskId: "B", success: false },
-        { taskId: "C", success: true },
-      ],
-      { rng: mulberry32(7), confidence: 0.8 },
-    )!;
-    expect(got.successRate).toMatchObject({ seed: 7, confidence: 0.8, lower: expected.lower, upper: expected.upper, estimate: expected.estimate });
+  it("from minBootstrapTasks tasks on, is the interval core's successRateCI gives for the same runs and seed", () => {
+    expect(minBootstrapTasks).toBe(10);
+    const runs = Array.from({ length: 12 }, (_, i) => [
+      { taskId: `t${i}`, success: i % 3 !== 0 },
+      { taskId: `t${i}`, success: i % 4 === 0 },
+    ]).flat();
+    const tasks = Array.from({ length: 12 }, (_, i) => ({ taskId: `t${i}`, runs: 2, successRate: ((i % 3 !== 0 ? 1 : 0) + (i % 4 === 0 ? 1 : 0)) / 2 }));
+    const got = successMetricsOf(inputs(tasks), { seed: 7, confidence: 0.8 });
+    const expected = successRateCI(runs, { rng: mulberry32(7), confidence: 0.8 })!;
+    expect(got.successRate).toMatchObject({
+      seed: 7,
+      confidence: 0.8,
+      lower: expected.lower,
+      upper: expected.upper,
+      estimate: expected.estimate,
+      method: "bootstrap",
+    });
+    expect(got.successRate!.upper).toBeGreaterThan(got.successRate!.lower);
   });
 
-  it("one task gives a degenerate interval; no task gives no rate", () => {
-    expect(successMetricsOf(inputs([{ taskId: "A", runs: 4, successRate: 0.75 }])).successRate).toMatchObject({ estimate: 0.75, lower: 0.75, upper: 0.75 });
+  it("never looks certain with few tasks: 2 runs of 1 task, or one task that always succeeded; no task gives no rate", () => {
+    // One task, one success and one failure: a bootstrap over tasks would give [0.5, 0.5].
+    const one = successMetricsOf({ ...inputs([{ taskId: "A", runs: 2, successRate: 0.5 }]), runs: 2 }).successRate!;
+    expect(one).toMatchObject({ estimate: 0.5, tasks: 1, runs: 2, method: "wilson" });
+    expect(one.lower).toBeCloseTo(0.054621, 5);
+    expect(one.upper).toBeCloseTo(0.945379, 5);
+    const always = successMetricsOf(inputs([{ taskId: "A", runs: 4, successRate: 1 }])).successRate!;
+    expect(always.upper).toBe(1);
+    expect(always.lower).toBeCloseTo(0.206549, 5);
+    // The level is honoured: 80 % over two tasks is narrower than 95 %.
+    const eighty = successMetricsOf(
+      inputs([
+        { taskId: "A", runs: 1, successRate: 1 },
+        { taskId: "B", runs: 1, successRate: 0 },
+      ]),
+      { confidence: 0.8 },
+    ).successRate!;
+    expect(eighty.lower).toBeCloseTo(0.164252, 5);
+    expect(eighty.upper).toBeCloseTo(0.835748, 5);
     expect(successMetricsOf(inputs([])).successRate).toBeNull();
   });
 

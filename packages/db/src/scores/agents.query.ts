@@ -162,6 +162,7 @@ export async function agentMetrics(
               GROUP BY a.agent, b HAVING sum(a.usage_rows) > 0 ORDER BY b, a.agent`
           : sql`SELECT a.agent, ((a.start_ns - ${from}::bigint) / ${bucket}::bigint) AS b, ${sums}
               FROM trace_agent_usage a WHERE ${agentRowsWhere("a", projectId, filter)} AND a.agent = ANY(${pageAgents})
+                AND NOT EXISTS (SELECT 1 FROM trace_scores b WHERE b.project_id = a.project_id AND b.trace_id = a.trace_id AND b.is_baseline)
               GROUP BY a.agent, b ORDER BY b, a.agent`,
       ),
     );

@@ -66,7 +66,10 @@ export interface FailureModeRate extends Measurement, RateValidation {
 
 export interface FailureModesResult {
   source: FindingSourceFilter;
+  /** Scored runs of the system in scope (baseline runs are not the system's). */
   scopeTraces: number;
+  /** Baseline runs in the window and service: reported beside, counted in no rate. */
+  baselineRuns: number;
   /** Scored traces in scope that a mode-asking judge has a current verdict on (judges see a sample). */
   judgedTraces: number;
   /** Every mode of the taxonomy, whatever the grouping. */
@@ -93,6 +96,16 @@ interface JudgeScope {
   judged: Map<string, number>;
   counts: Map<string, JudgeKeyCounts>;
   validation: (mode: string, producerId: string) => { validated: boolean; reason: string };
+  /** Whether code measures the mode in scope (then it reads every scored trace). */
+  codeMeasures: (mode: string) => boolean;
+}
+
+/**
+ * A rate rests on the judges when only they measure it: source judge, or source all on a mode no
+ * code detector measures. It is validated only when they are, and counted over the traces they read.
+ */
+function restsOnJudges(j: JudgeScope, mode: string): boolean {
+  return j.source === "judge" || (j.source === "all" && !j.codeMeasures(mode) && measuringJudges(j, mode).length > 0);
 }
 
 /** The judges that measure a mode in scope: they ask about it and judged a trace in scope. */
@@ -113,10 +126,13 @@ function sourcedMeasurement(code: Measurement, j: JudgeScope, mode: string): Mea
   return judge.measured ? { measured: true, detectors: judges, reason: `measured by judges only; code: ${code.reason ?? "not measured"}` } : code;
 }
 
-/** A rate counting judges (source judge, or all with judge findings of the mode) is validated when each of them is. */
+/**
+ * A rate counting judges (it rests on them, or source all with judge findings of the mode) is
+ * validated when each of them is: a judge-only rate of 0 is no more validated than one of 0.5.
+ */
 function rateValidation(j: JudgeScope, mode: string): RateValidation {
   if (j.source === "code") return { validated: true, validationReason: null };
-  const counted = j.source === "judge" ? measuringJudges(j, mode) : (j.counts.get(mode)?.traces ?? 0) > 0 ? measuringJudges(j, mode) : [];
+  const counted = restsOnJudges(j, mode) || (j.counts.get(mode)?.traces ?? 0) > 0 ? measuringJudges(j, mode) : [];
   const failing = counted.map((p) => j.validation(mode, p)).filter((v) => !v.validated);
   return failing.length === 0 ? { validated: true, validationReason: null } : { validated: false, validationReason: failing.map((v) => v.reason).join("; ") };
 }
@@ -207,8 +223,10 @@ async function failureModeMetricsIn(database: Database, projectId: string, filte
   // Traces in scope: all scored traces, or (agent) the scored traces the agent took part in.
   const scopeSql =
     filter.agent === undefined
-      ? sql`SELECT sum(t.traces)::int AS traces, sum(t.failed)::int AS failed FROM ${rollupRows(traceRollup, projectId, filter)} t`
-      : sql`SELECT sum(a.scored_traces)::int AS traces, sum(a.failed_traces)::int AS failed FROM ${rollupRows(agentRollup, projectId, filter)} a WHERE a.agent = ${filter.agent}`;
+      ? sql`SELECT sum(t.traces)::int AS traces, sum(t.failed)::int AS failed, sum(t.baseline_runs)::int AS baseline_runs FROM ${rollupRows(traceRollup, projectId, filter)} t`
+      : sql`SELECT sum(a.scored_traces)::int AS traces, sum(a.failed_traces)::int AS failed,
+          (SELECT sum(t.baseline_runs)::int FROM ${rollupRows(traceRollup, projectId, filter)} t) AS baseline_runs
+          FROM ${rollupRows(agentRollup, projectId, filter)} a WHERE a.agent = ${filter.agent}`;
   const facts = judgeCells(projectId, filter);
   const noJudge = source === "code";
   const [scopeResult, failedResult, sourceResult, codeModeCounts, configured, judged, judgeModeCounts, judgeSourceRows] = await Promise.all([
@@ -229,7 +247,6 @@ async function failureModeMetricsIn(database: Database, projectId: string, filte
     anyJudge && source !== "code"
       ? await judgeValidationIndex(database, projectId, { service: filter.service }, opts.validationBar ?? defaultValidationBar)
       : () => ({ validated: false, reason: "" });
-  const judgeScope: JudgeScope = { source, judged: judged.byJudge, counts: judgeModeCounts, validation };
   const scopeRow = rowsOf(scopeResult)[0];
   const scopeTraces = num(scopeRow?.traces);
   const failedTraces = num(scopeRow?.failed);
@@ -237,10 +254,31 @@ async function failureModeMetricsIn(database: Database, projectId: string, filte
   const coverageByMode = new Map<string, ModeCoverage>(configured.map((c) => [c.mode, c]));
   const modes: string[] = [...mastModeIds];
   for (const k of [...codeModeCounts.keys(), ...judgeModeCounts.keys()]) if (!modes.includes(k)) modes.push(k);
+  const codeMeasurements = new Map(modes.map((m) => [m, measurementOf(coverageByMode, m, codeModeCounts.get(m) ?? 0)] as const));
+  const judgeScope: JudgeScope = {
+    source,
+    judged: judged.byJudge,
+    counts: judgeModeCounts,
+    validation,
+    codeMeasures: (mode) => codeMeasurements.get(mode)?.measured ?? false,
+  };
   const modeCounts = new Map(modes.map((m) => [m, sourcedCount(source, codeModeCounts.get(m) ?? 0, judgeModeCounts.get(m))]));
-  const measurements = new Map(modes.map((m) => [m, sourcedMeasurement(measurementOf(coverageByMode, m, codeModeCounts.get(m) ?? 0), judgeScope, m)] as const));
+  const measurements = new Map(modes.map((m) => [m, sourcedMeasurement(codeMeasurements.get(m)!, judgeScope, m)] as const));
+  // A rate resting on judges is counted over the traces they read (judges see a sample), not every scored trace.
+  const denominatorOf = async (keyModes: readonly string[]): Promise<number> => {
+    if (!keyModes.every((m) => restsOnJudges(judgeScope, m) || !(measurements.get(m)?.measured ?? false))) return scopeTraces;
+    const judges = [...new Set(keyModes.flatMap((m) => measuringJudges(judgeScope, m)))].sort();
+    return judges.length === 0 ? scopeTraces : judged.readBy(judges);
+  };
 
-  const [rates, nextCursor] = await groupedRates(database, projectId, filter, opts, { scopeTraces, modeCounts, measurements, judgeScope, facts });
+  const [rates, nextCursor] = await groupedRates(database, projectId, filter, opts, {
+    scopeTraces,
+    modeCounts,
+    measurements,
+    judgeScope,
+    facts,
+    denominatorOf,
+  });
   const codeFailed = new Map(rowsOf(failedResult).map((r) => [String(r.mode), num(r.traces)]));
   const failedModes = modes
     .map((mode) => ({ mode, traces: sourcedCount(source, codeFailed.get(mode) ?? 0, judgeModeCounts.get(mode), true) }))
@@ -266,6 +304,7 @@ async function failureModeMetricsIn(database: Database, projectId: string, filte
   return {
     source,
     scopeTraces,
+    baselineRuns: num(scopeRow?.baseline_runs),
     judgedTraces: judged.traces,
     coverage: modes.map((mode) => ({ mode, ...(measurements.get(mode) as Measurement) })),
     rates,
@@ -297,25 +336,31 @@ async function groupedRates(
     measurements: Map<string, Measurement>;
     judgeScope: JudgeScope;
     facts: { cells: SQL; inScope: SQL };
+    /** The denominator of a rate over these modes (a mode, or a category's). */
+    denominatorOf: (modes: readonly string[]) => Promise<number>;
   },
 ): Promise<[FailureModeRate[], string | null]> {
   const db = database.db;
   const findings = rollupRows(findingRollup, projectId, filter);
   const inScope = agentScope("f", filter.agent);
-  const { scopeTraces, measurements, judgeScope } = scope;
+  const { measurements, judgeScope } = scope;
   const source = judgeScope.source;
   // Every mode / category is listed, even at 0 traces; one that nothing measures has rate null, never 0.
-  const row = (mode: string, n: number, m: Measurement, v: RateValidation): FailureModeRate => ({
+  const row = (mode: string, n: number, d: number, m: Measurement, v: RateValidation): FailureModeRate => ({
     group: null,
     mode,
     numerator: n,
-    denominator: scopeTraces,
-    rate: m.measured ? ratioOrNull(n, scopeTraces) : null,
+    denominator: d,
+    rate: m.measured ? ratioOrNull(n, d) : null,
     ...m,
     ...v,
   });
   if (opts.groupBy === "mode") {
-    return [[...measurements].map(([mode, m]) => row(mode, scope.modeCounts.get(mode) ?? 0, m, rateValidation(judgeScope, mode))), null];
+    const rows: FailureModeRate[] = [];
+    for (const [mode, m] of measurements) {
+      rows.push(row(mode, scope.modeCounts.get(mode) ?? 0, await scope.denominatorOf([mode]), m, rateValidation(judgeScope, mode)));
+    }
+    return [rows, null];
   }
   if (opts.groupBy === "category") {
     const [codeCounts, judgeCounts] = await Promise.all([
@@ -324,13 +369,13 @@ async function groupedRates(
     ]);
     const keys: string[] = [...mastCategories];
     for (const k of [...codeCounts.keys(), ...judgeCounts.keys()]) if (!keys.includes(k)) keys.push(k);
-    return [
-      keys.map((k) => {
-        const n = sourcedCount(source, codeCounts.get(k) ?? 0, judgeCounts.get(k));
-        return row(k, n, categoryMeasurement(measurements, k, n), categoryValidation(judgeScope, k));
-      }),
-      null,
-    ];
+    const rows: FailureModeRate[] = [];
+    for (const k of keys) {
+      const n = sourcedCount(source, codeCounts.get(k) ?? 0, judgeCounts.get(k));
+      const own = mastModeIds.filter((m) => categoryOf(m) === k);
+      rows.push(row(k, n, await scope.denominatorOf(own.length > 0 ? own : [k]), categoryMeasurement(measurements, k, n), categoryValidation(judgeScope, k)));
+    }
+    return [rows, null];
   }
 
   // Grouped by agent or service: one row per (group, mode) with at least one finding, keyset-paginated.

@@ -67,19 +67,33 @@ export function judgeGroupNumerators(j: { cells: SQL; inScope: SQL }, byAgent: b
  * modes. Counted on the verdicts' copy of the trace start and service (judge_current_verdicts);
  * with an agent filter, on the scored traces the agent took part in.
  */
-export async function judgedTraces(database: Database, projectId: string, f: MetricsFilter): Promise<{ byJudge: Map<string, number>; traces: number }> {
-  const verdicts =
-    f.agent === undefined
-      ? sql`judge_current_verdicts v WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded'`
-      : sql`judge_current_verdicts v JOIN trace_scores s ON s.project_id = v.project_id AND s.trace_id = v.trace_id
-          WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND ${traceScopeWhere("s", projectId, f)}`;
+export async function judgedTraces(
+  database: Database,
+  projectId: string,
+  f: MetricsFilter,
+): Promise<{ byJudge: Map<string, number>; traces: number; readBy: (producers: readonly string[]) => Promise<number> }> {
+  const verdicts = judgedVerdicts(projectId, f);
+  /** Traces in scope any of `producers` has a current succeeded verdict on: what a rate resting on them read. */
+  const readBy = async (producers: readonly string[]): Promise<number> => {
+    if (producers.length === 0) return 0;
+    if (producers.length === 1) return byJudge.get(producers[0]!) ?? 0;
+    const [row] = rowsOf(
+      await database.db.execute(
+        sql`SELECT count(DISTINCT v.trace_id)::int AS n FROM ${verdicts} AND v.producer_id = ANY(${sql.param([...producers])}::text[])`,
+      ),
+    );
+    return num(row?.n);
+  };
   const rows = rowsOf(await database.db.execute(sql`SELECT v.producer_id, count(*)::int AS n FROM ${verdicts} GROUP BY 1`));
   const byJudge = new Map(rows.map((r) => [String(r.producer_id), num(r.n)]));
   const askers = [...byJudge.keys()].filter((p) => mastModeIds.some((m) => judgeAsksAbout(p, m)));
-  if (askers.length === 0) return { byJudge, traces: 0 };
-  if (askers.length === 1) return { byJudge, traces: byJudge.get(askers[0]!) ?? 0 };
-  const [total] = rowsOf(
-    await database.db.execute(sql`SELECT count(DISTINCT v.trace_id)::int AS n FROM ${verdicts} AND v.producer_id = ANY(${sql.param(askers)}::text[])`),
-  );
-  return { byJudge, traces: num(total?.n) };
+  return { byJudge, traces: await readBy(askers), readBy };
+}
+
+/** Current succeeded verdicts in scope (alias v; a WHERE clause the caller may extend with AND). */
+function judgedVerdicts(projectId: string, f: MetricsFilter): SQL {
+  return f.agent === undefined
+    ? sql`judge_current_verdicts v WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded'`
+    : sql`judge_current_verdicts v JOIN trace_scores s ON s.project_id = v.project_id AND s.trace_id = v.trace_id
+          WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND ${traceScopeWhere("s", projectId, f)}`;
 }

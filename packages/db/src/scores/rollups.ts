@@ -31,12 +31,16 @@ const hourExpr = (col: string) => `(${col} - ((${col} % ${hourNs}) + ${hourNs}) 
 const hourOf = (col: string) => sql.raw(hourExpr(col));
 
 /**
- * Outcome counts (the system's success rate) cover the system's own runs: a run
- * tagged crux.baseline=true is the single-agent reference, not the system, so
- * it is counted in baseline_runs and left out of outcome_* (migration 0008
- * recomputed existing cells).
+ * System metrics cover the system's own runs: a run tagged crux.baseline=true is
+ * the single-agent reference, not the system, so it is counted in baseline_runs
+ * and left out of everything else (outcomes, milestones, agents, findings; the
+ * multipliers read it as their baseline). Migration 0008 recomputed the outcome
+ * counts of existing cells; migration 0019 lists every scored trace as pending,
+ * so the compaction folds all of them again with this definition.
  */
 const systemRun = "NOT s.is_baseline";
+/** A finding (alias f) of a system run: its trace is not a baseline run. */
+const systemFinding = "NOT EXISTS (SELECT 1 FROM trace_scores b WHERE b.project_id = f.project_id AND b.trace_id = f.trace_id AND b.is_baseline)";
 
 const counts = (...names: string[]): [string, string][] => names.map((n) => [n, "bigint"]);
 const sums = (...names: string[]): [string, string][] => names.map((n) => [n, "numeric"]);
@@ -60,7 +64,7 @@ export const agentRollup: Rollup = {
       coalesce(sum(a.spans), 0)::numeric AS spans, coalesce(sum(a.errors), 0)::numeric AS errors,
       count(s.trace_id) AS scored_traces, count(*) FILTER (WHERE s.success = false) AS failed_traces
     FROM trace_agent_usage a LEFT JOIN trace_scores s ON s.project_id = a.project_id AND s.trace_id = a.trace_id
-    WHERE ${where("a")} GROUP BY 1, 2, 3, 4`,
+    WHERE ${where("a")} AND s.is_baseline IS NOT TRUE GROUP BY 1, 2, 3, 4`,
 };
 
 export const traceRollup: Rollup = {
@@ -79,8 +83,8 @@ export const traceRollup: Rollup = {
   ],
   cells: (where) => sql`
     SELECT s.project_id, ${hourOf("s.start_ns")} AS hour_ns, s.service_name,
-      count(*) AS traces, count(*) FILTER (WHERE s.success = false) AS failed,
-      count(*) FILTER (WHERE EXISTS (SELECT 1 FROM trace_agent_usage au WHERE au.project_id = s.project_id AND au.trace_id = s.trace_id)) AS agent_traces,
+      count(*) FILTER (WHERE ${sql.raw(systemRun)}) AS traces, count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success = false) AS failed,
+      count(*) FILTER (WHERE ${sql.raw(systemRun)} AND EXISTS (SELECT 1 FROM trace_agent_usage au WHERE au.project_id = s.project_id AND au.trace_id = s.trace_id)) AS agent_traces,
       count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success IS NOT NULL) AS outcome_runs,
       count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success) AS outcome_ok,
       count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.success IS NULL) AS outcome_unknown,
@@ -89,13 +93,13 @@ export const traceRollup: Rollup = {
       coalesce(sum(s.total_tokens) FILTER (WHERE NOT s.is_baseline AND s.task_id IS NULL), 0)::numeric AS notask_token_sum,
       coalesce(sum(s.cost_usd::numeric) FILTER (WHERE NOT s.is_baseline AND s.task_id IS NULL), 0) AS notask_cost_sum,
       count(s.cost_usd) FILTER (WHERE NOT s.is_baseline AND s.task_id IS NULL) AS notask_cost_n,
-      count(s.milestone_set_id) AS milestone_traces,
-      coalesce(sum(s.milestone_partial_credit::numeric) FILTER (WHERE s.milestone_set_id IS NOT NULL), 0) AS credit_sum,
-      count(s.milestone_partial_credit) FILTER (WHERE s.milestone_set_id IS NOT NULL) AS credit_n,
-      count(*) FILTER (WHERE s.milestone_set_id IS NOT NULL AND s.milestone_full_success) AS full_sum,
-      count(s.milestone_full_success) FILTER (WHERE s.milestone_set_id IS NOT NULL) AS full_n,
-      coalesce(sum(s.milestone_furthest_index) FILTER (WHERE s.milestone_set_id IS NOT NULL), 0)::numeric AS furthest_sum,
-      count(s.milestone_furthest_index) FILTER (WHERE s.milestone_set_id IS NOT NULL) AS furthest_n
+      count(s.milestone_set_id) FILTER (WHERE ${sql.raw(systemRun)}) AS milestone_traces,
+      coalesce(sum(s.milestone_partial_credit::numeric) FILTER (WHERE ${sql.raw(systemRun)} AND s.milestone_set_id IS NOT NULL), 0) AS credit_sum,
+      count(s.milestone_partial_credit) FILTER (WHERE ${sql.raw(systemRun)} AND s.milestone_set_id IS NOT NULL) AS credit_n,
+      count(*) FILTER (WHERE ${sql.raw(systemRun)} AND s.milestone_set_id IS NOT NULL AND s.milestone_full_success) AS full_sum,
+      count(s.milestone_full_success) FILTER (WHERE ${sql.raw(systemRun)} AND s.milestone_set_id IS NOT NULL) AS full_n,
+      coalesce(sum(s.milestone_furthest_index) FILTER (WHERE ${sql.raw(systemRun)} AND s.milestone_set_id IS NOT NULL), 0)::numeric AS furthest_sum,
+      count(s.milestone_furthest_index) FILTER (WHERE ${sql.raw(systemRun)} AND s.milestone_set_id IS NOT NULL) AS furthest_n
     FROM trace_scores s WHERE ${where("s")} GROUP BY 1, 2, 3`,
 };
 
@@ -126,7 +130,7 @@ export const milestoneRollup: Rollup = {
     SELECT s.project_id, ${hourOf("s.start_ns")} AS hour_ns, s.service_name, m->>'id' AS milestone_id,
       count(*) AS traces, count(*) FILTER (WHERE (m->>'passed')::boolean) AS passed
     FROM trace_scores s, jsonb_array_elements(s.milestone_detail) AS m
-    WHERE ${where("s")} AND s.milestone_detail IS NOT NULL AND coalesce((m->>'evaluated')::boolean, true) GROUP BY 1, 2, 3, 4`,
+    WHERE ${where("s")} AND ${sql.raw(systemRun)} AND s.milestone_detail IS NOT NULL AND coalesce((m->>'evaluated')::boolean, true) GROUP BY 1, 2, 3, 4`,
 };
 
 /** (Milestones left not evaluated, `evaluated: false`, count neither as evaluated nor as passed.) */
@@ -145,8 +149,8 @@ export const findingRollup: Rollup = {
     const head = (agent: string, kind: string, k1: string, k2: string) =>
       sql.raw(`SELECT f.project_id, ${hourExpr("f.start_ns")} AS hour_ns, f.service_name,
         ${agent} AS agent, '${kind}' AS kind, ${k1} AS k1, ${k2} AS k2, count(*) AS findings`);
-    const allAgents = where("f");
-    const perAgent = sql`${where("f")} AND f.agent IS NOT NULL`;
+    const allAgents = sql`${where("f")} AND ${sql.raw(systemFinding)}`;
+    const perAgent = sql`${where("f")} AND ${sql.raw(systemFinding)} AND f.agent IS NOT NULL`;
     return sql`
       ${head("NULL::text", "mode", "f.mode", "''")}, count(*) FILTER (WHERE f.first_of_mode) AS traces,
         count(*) FILTER (WHERE f.first_of_mode AND f.success = false) AS failed_traces
@@ -192,7 +196,7 @@ export const judgeFindingRollup: Rollup = {
         ${sql.raw(codeHas("tf.mode = jf.mode"))} AS code_mode, ${sql.raw(codeHas("tf.category = jf.category"))} AS code_category,
         ${sql.raw(codeHas("tf.mode = jf.mode AND tf.agent IS NOT DISTINCT FROM jf.agent"))} AS code_agent_mode,
         ${sql.raw(codeHas("tf.category = jf.category AND tf.agent IS NOT DISTINCT FROM jf.agent"))} AS code_agent_category
-      FROM judge_findings jf JOIN trace_scores s ON s.project_id = jf.project_id AND s.trace_id = jf.trace_id WHERE ${where("jf")}`;
+      FROM judge_findings jf JOIN trace_scores s ON s.project_id = jf.project_id AND s.trace_id = jf.trace_id WHERE ${where("jf")} AND ${sql.raw(systemRun)}`;
     const part = (agent: string, kind: string, k1: string, k2: string, flag: string | null, perAgent: boolean) =>
       sql.raw(`SELECT j.project_id, ${hourExpr("j.start_ns")} AS hour_ns, j.service_name, ${agent} AS agent, '${kind}' AS kind, ${k1} AS k1, ${k2} AS k2,
         count(*) AS findings, count(DISTINCT j.trace_id) AS traces,

@@ -43,7 +43,17 @@ const REASON = [
   "3. Prediction: had that step been right (say how), would the run have succeeded? If not, the decisive step is elsewhere: go back to 1.",
 ].join("\n");
 
-const Decision = z.object({ step: stepNumber.transform((v) => v ?? null), agent: z.string().nullish(), evidence: quote, explanation: looseText });
+/**
+ * `step` must be there (a number, or null for "none"): an empty or meaningless reply ({}) is
+ * invalid and asked again, never read as "no decisive error".
+ */
+const Decision = z
+  .object({ step: stepNumber, agent: z.string().nullish(), evidence: quote, explanation: looseText })
+  .superRefine((d, ctx) => {
+    if (d.step === undefined)
+      ctx.addIssue({ code: "custom", path: ["step"], message: "step is missing: give the step number, or null when no step is decisive" });
+  })
+  .transform((d) => ({ ...d, step: d.step ?? null }));
 
 /** The abduction scaffold's parts of a reply; optional so a reply without them still reads. */
 const Abduction = z.object({ failure: looseText, counterfactual: looseText });

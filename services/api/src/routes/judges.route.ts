@@ -25,6 +25,7 @@ import {
   type JudgeServiceDefaults,
   type SecretBox,
   requestJudge,
+  retryFailedVerdicts,
 } from "@crux/db";
 import type { JobQueue } from "@crux/queue";
 import type { FastifyPluginAsync } from "fastify";
@@ -32,6 +33,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ApiError, ErrorBody } from "../errors.ts";
 import { judgeSettingsView } from "./judge-settings.view.ts";
+import { plannedJudges } from "./judge-plan.view.ts";
 
 export interface JudgeRoutesDeps {
   database: Database;
@@ -150,8 +152,11 @@ export function judgeRoutes(deps: JudgeRoutesDeps): FastifyPluginAsync {
         const settings = await readJudgeSettings(db, req.projectId, deps.defaults, deps.secretBox);
         if (!settings.effective.enabled) throw new ApiError("judges_off", `judges are off for this project: ${settings.effective.reason}`);
         if (!status.scored) throw new ApiError("conflict", `trace ${traceId} is not scored yet (still in its quiet period): ask again once it is`);
-        // The request is durable first: if the enqueue fails (Redis down, or no queue here), a worker's sweeper starts it.
+        // Failed verdicts are run again on request, whatever their backoff; then the request, durable
+        // before the enqueue: if the enqueue fails (Redis down, or no queue here), a worker's sweeper starts it.
+        const retried = await retryFailedVerdicts(db, req.projectId, traceId);
         await requestJudge(db, req.projectId, traceId);
+        const judges = await plannedJudges(db, req.projectId, traceId, settings.effective, retried);
         let enqueued = false;
         if (deps.queue) {
           try {
@@ -164,7 +169,7 @@ export function judgeRoutes(deps: JudgeRoutesDeps): FastifyPluginAsync {
             );
           }
         }
-        return reply.code(202).send({ traceId, enqueued });
+        return reply.code(202).send({ traceId, enqueued, judges });
       },
     );
   };
