@@ -209,6 +209,12 @@ export const traceScores = pgTable(
     isBaseline: boolean().notNull(),
     experimentId: text(),
     seed: text(),
+    trial: integer(),
+    /** crux.agents.active: sorted agent names (a JSON array), or null. */
+    activeAgents: jsonb(),
+    replayId: text(),
+    /** An experiment or replay run of a project that keeps them out of production metrics (docs/experiments.md §2). */
+    metricsExcluded: boolean().notNull().default(false),
     inputTokens: bigint({ mode: "number" }).notNull(),
     outputTokens: bigint({ mode: "number" }).notNull(),
     cachedTokens: bigint({ mode: "number" }).notNull(),
@@ -251,6 +257,12 @@ export const traceScores = pgTable(
     index("trace_scores_project_start_idx").on(t.projectId, t.startNs),
     index("trace_scores_project_service_start_idx").on(t.projectId, t.serviceName, t.startNs),
     index("trace_scores_project_task_idx").on(t.projectId, t.taskId, t.startNs),
+    index("trace_scores_project_experiment_idx")
+      .on(t.projectId, t.experimentId, t.variant)
+      .where(sql`${t.experimentId} IS NOT NULL`),
+    index("trace_scores_metrics_excluded_idx")
+      .on(t.projectId, t.traceId)
+      .where(sql`${t.metricsExcluded}`),
     // The current baseline of a task: its baseline-tagged runs, read on every multiplier read.
     index("trace_scores_project_baseline_task_idx")
       .on(t.projectId, t.taskId)
@@ -659,5 +671,15 @@ export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
 export type BaselineRow = typeof baselines.$inferSelect;
 
 export { alertRules, alertEvents, webhooks, webhookDeliveries, webhookDeliveryAttempts } from "./alerts/schema.ts";
+export {
+  datasets,
+  datasetVersions,
+  datasetItems,
+  experiments,
+  experimentVariants,
+  runners,
+  experimentDispatches,
+  experimentSettings,
+} from "./experiments/schema.ts";
 export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly, scoreJudgeFindingHourlyDelta, judgeLeases } from "./schema-judging.ts";
 export { judgeSettings, judgeCalls, type JudgeSettingsRow, type JudgeCallRow } from "./judges/schema.ts";

@@ -89,6 +89,9 @@ export function scoreRecord(spec: RecordSpec): TraceScoreRecord {
       isBaseline: spec.isBaseline ?? false,
       experimentId: null,
       seed: null,
+      trial: null,
+      activeAgents: null,
+      replayId: null,
     },
     totals: { inputTokens: input, outputTokens: output, cachedTokens: cached, totalTokens: total, costUsd: cost, unpricedModels: [] },
     multiplier: {
