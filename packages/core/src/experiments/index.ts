@@ -5,3 +5,5 @@ export * from "./shapley.ts";
 export * from "./leave-one-out.ts";
 export * from "./pareto.ts";
 export * from "./horizon.ts";
+export * from "./directive.ts";
+export * from "./report.ts";
