@@ -7,3 +7,5 @@ export * from "./pareto.ts";
 export * from "./horizon.ts";
 export * from "./directive.ts";
 export * from "./report.ts";
+export * from "./stage.ts";
+export * from "./ablations.ts";

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { buildExperimentReport, coalitionKey, deriveDirective, type ExperimentRun, type ExperimentVariantSpec } from "../../src/experiments/index.ts";
+import {
+  buildExperimentReport,
+  coalitionKey,
+  deriveDirective,
+  failureStageOf,
+  type ExperimentRun,
+  type ExperimentVariantSpec,
+} from "../../src/experiments/index.ts";
 import { mulberry32 } from "../../src/stats/index.ts";
 
 const agents = ["planner", "reviewer", "worker"];
@@ -158,5 +165,19 @@ describe("the directive", () => {
     expect(d.decision).toBe("ship");
     expect(d.dominantMode).toEqual({ mode: "FM-3.2", rate: 0.3, startsAt: "verification" });
     expect(d.structuralChange).toMatch(/verifier/);
+  });
+});
+
+describe("where a failure starts", () => {
+  const base = { findings: [], rootAgents: ["lead"], handoffSpanIds: ["h1"] };
+  it("reads verification, handoff, planning and worker from the decisive step and its findings", () => {
+    expect(failureStageOf({ ...base, decisive: { agent: "checker", spanId: "s1" }, findings: [{ mode: "FM-3.2", agent: "checker", spanId: "s1" }] })).toBe(
+      "verification",
+    );
+    expect(failureStageOf({ ...base, decisive: { agent: "lead", spanId: "h1" } })).toBe("handoff");
+    expect(failureStageOf({ ...base, decisive: { agent: "lead", spanId: "s2" } })).toBe("planning");
+    expect(failureStageOf({ ...base, decisive: { agent: "coder", spanId: "s3" } })).toBe("worker");
+    expect(failureStageOf({ ...base, decisive: null })).toBeNull();
+    expect(failureStageOf({ ...base, decisive: null, findings: [{ mode: "FM-2.4", agent: "lead", spanId: "s9" }] })).toBe("handoff");
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  ablationVariants,
   coalitionKey,
   coalitionLookup,
   exactShapley,
@@ -155,5 +156,23 @@ describe("Pareto frontier", () => {
       { id: "cheap-multi", quality: 0.8, cost: 2 },
     ]);
     expect([...f].sort()).toEqual(["cheap-multi", "multi", "single"]);
+  });
+});
+
+describe("ablation variants", () => {
+  it("generates N and each N∖{i} for leave-one-out, all 2^n for exact Shapley, the orderings' prefixes for Monte-Carlo", () => {
+    const loo = ablationVariants(["b", "a", "c"], "leave_one_out", { orderings: 0, seed: 1 });
+    expect(loo.map((v) => v.name)).toEqual(["agents:a+b+c", "agents:b+c", "agents:a+c", "agents:a+b"]);
+    expect(ablationVariants(["a", "b", "c"], "all_coalitions", { orderings: 0, seed: 1 })).toHaveLength(8);
+    const sampled = ablationVariants(["a", "b", "c", "d"], "sampled_orderings", { orderings: 5, seed: 3 });
+    const needed = orderingCoalitions(sampleOrderings(["a", "b", "c", "d"], 5, mulberry32(3)));
+    expect(sampled.map((v) => coalitionKey(v.activeAgents)).sort()).toEqual(needed.map(coalitionKey).sort());
+    expect(() =>
+      ablationVariants(
+        Array.from({ length: 11 }, (_, i) => `x${i}`),
+        "all_coalitions",
+        { orderings: 0, seed: 1 },
+      ),
+    ).toThrow(RangeError);
   });
 });
