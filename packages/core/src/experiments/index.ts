@@ -9,3 +9,4 @@ export * from "./directive.ts";
 export * from "./report.ts";
 export * from "./stage.ts";
 export * from "./ablations.ts";
+export * from "./compare.ts";

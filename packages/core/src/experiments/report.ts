@@ -268,7 +268,7 @@ function pickCandidate(variants: VariantReport[], credit: CreditReport | null): 
   const others = variants.filter((v) => !v.isBaseline);
   if (credit !== null) {
     const grand = coalitionKey(credit.agents);
-    const full = others.find((v) => v.activeAgents === null || coalitionKey(v.activeAgents) === grand);
+    const full = others.find((v) => v.activeAgents === null) ?? others.find((v) => v.activeAgents !== null && coalitionKey(v.activeAgents) === grand);
     if (full !== undefined) return full.name;
   }
   return others[0]?.name ?? null;

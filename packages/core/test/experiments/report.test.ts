@@ -4,6 +4,7 @@ import {
   coalitionKey,
   deriveDirective,
   failureStageOf,
+  modeRateChange,
   type ExperimentRun,
   type ExperimentVariantSpec,
 } from "../../src/experiments/index.ts";
@@ -179,5 +180,19 @@ describe("where a failure starts", () => {
     expect(failureStageOf({ ...base, decisive: { agent: "coder", spanId: "s3" } })).toBe("worker");
     expect(failureStageOf({ ...base, decisive: null })).toBeNull();
     expect(failureStageOf({ ...base, decisive: null, findings: [{ mode: "FM-2.4", agent: "lead", spanId: "s9" }] })).toBe("handoff");
+  });
+});
+
+describe("a mode's rate before and after a change", () => {
+  const runs = (tasks: number, hitEvery: number) =>
+    Array.from({ length: tasks * 3 }, (_, i) => ({ taskId: `t${Math.floor(i / 3)}`, modes: i % hitEvery === 0 ? ["FM-3.2"] : [] }));
+  it("says the rate dropped when the whole interval is below 0, and not when the change is within noise", () => {
+    const opts = () => ({ rng: mulberry32(4), iterations: 1000, confidence: 0.95 });
+    const dropped = modeRateChange(runs(30, 2), runs(30, 10), "FM-3.2", opts());
+    expect(dropped.before).toBeCloseTo(0.5, 1);
+    expect(dropped.change!.upper).toBeLessThan(0);
+    expect(dropped.dropped).toBe(true);
+    expect(modeRateChange(runs(30, 2), runs(30, 2), "FM-3.2", opts()).dropped).toBe(false);
+    expect(modeRateChange([], runs(3, 2), "FM-3.2", opts())).toMatchObject({ before: null, change: null, dropped: null });
   });
 });
