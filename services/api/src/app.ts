@@ -27,6 +27,8 @@ import { webhooksRoutes } from "./routes/webhooks.route.ts";
 import { validationRoutes } from "./routes/validation.route.ts";
 import { datasetsRoutes } from "./routes/datasets.route.ts";
 import { experimentsRoutes } from "./routes/experiments.route.ts";
+import { experimentRunsRoutes } from "./routes/experiment-runs.route.ts";
+import { runnersRoutes } from "./routes/runners.route.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -120,6 +122,8 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(alertsRoutes({ database: deps.database }), { prefix: "/api/v1" });
   await app.register(datasetsRoutes({ database: deps.database }), { prefix: "/api/v1" });
   await app.register(experimentsRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(experimentRunsRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
+  await app.register(runnersRoutes({ database: deps.database, secretBox: deps.secretBox ?? null }), { prefix: "/api/v1" });
   await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox: deps.secretBox ?? null }), {
     prefix: "/api/v1",
   });

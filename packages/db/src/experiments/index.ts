@@ -25,3 +25,18 @@ export {
 } from "./experiments.repository.ts";
 export { readExperimentRuns } from "./runs.query.ts";
 export { getExperimentSettings, putExperimentSettings, defaultExperimentSettings, type ExperimentSettingsValues } from "./settings.repository.ts";
+export { createRunner, getRunner, getRunnerForDispatch, listRunners, deleteRunner, type RunnerInput, type StoredRunner } from "./runners.repository.ts";
+export {
+  planDispatches,
+  countPlanned,
+  getDispatch,
+  claimDispatch,
+  settleDispatch,
+  stopDispatches,
+  resumeDispatches,
+  pendingDispatchIds,
+  dispatchProgress,
+  type PlannedRun,
+  type StoredDispatch,
+  type DispatchProgress,
+} from "./dispatches.repository.ts";
