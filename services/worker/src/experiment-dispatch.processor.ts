@@ -7,7 +7,7 @@
  * retry policy's wait; a permanent one fails the dispatch. Arrival is read
  * from the run's scored trace, so nothing here waits for the runner's work.
  */
-import { RunRequest } from "@crux/contracts";
+import type { RunRequest } from "@crux/contracts";
 import {
   claimDispatch,
   getDispatch,

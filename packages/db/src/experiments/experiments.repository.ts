@@ -11,8 +11,8 @@ import { clampLimit } from "../scores/metrics-filter.ts";
 import { decodeCursor, encodeCursor } from "../scores/sql-util.ts";
 import { datasets, experimentDispatches, experimentSettings, experimentVariants, experiments } from "./schema.ts";
 
-export type ValueKind = "success" | "partial_credit";
-export type ExperimentStatus = "draft" | "running" | "stopped" | "done";
+type ValueKind = "success" | "partial_credit";
+type ExperimentStatus = "draft" | "running" | "stopped" | "done";
 
 export interface VariantInput {
   name: string;

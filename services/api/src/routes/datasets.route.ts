@@ -19,7 +19,7 @@ function datasetView(d: StoredDataset): z.infer<typeof Dataset> {
 }
 
 /** The items of a JSON Lines text, each checked as a DatasetItemBody; the first bad line is a 400 naming it. */
-export function parseJsonLines(text: string): DatasetItemBody[] {
+function parseJsonLines(text: string): DatasetItemBody[] {
   const items: DatasetItemBody[] = [];
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {

@@ -38,7 +38,7 @@ import { experimentReport, experimentRunsFor } from "./experiment-report.ts";
 const IdParams = z.object({ id: z.string().min(1).max(200) });
 const errors = { 400: ErrorBody, 401: ErrorBody };
 
-export function experimentView(e: StoredExperiment): z.infer<typeof Experiment> {
+function experimentView(e: StoredExperiment): z.infer<typeof Experiment> {
   return { ...e, createdAt: e.createdAt?.toISOString() ?? null, updatedAt: e.updatedAt?.toISOString() ?? null };
 }
 
