@@ -1,4 +1,4 @@
-import { compactScoreRollups, persistTraceScores, type Database } from "@crux/db";
+import { claimDispatch, compactScoreRollups, pendingDispatchIds, persistTraceScores, type Database } from "@crux/db";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, NOW, PROJECT, buildTestApp } from "./harness.ts";
@@ -201,5 +201,50 @@ describe.each(testDatabases())("experiments API on $name", ({ create }) => {
     });
     const counted = await call("GET", `/api/v1/metrics/success?${windowQ}`);
     expect(counted.body.runs).toBe(2);
+  });
+  it("start plans every task × variant × trial once; progress counts pending, running, timed out and stopped; concurrency bounds what is in flight", async () => {
+    const runner = await call("POST", "/api/v1/runners", { name: "r", url: "http://127.0.0.1:9/run", allowPrivateTargets: true });
+    expect(runner.status).toBe(201);
+    expect(runner.body.secret).toMatch(/^whsec_/);
+    expect((await call("POST", "/api/v1/runners", { name: "r", url: "http://10.0.0.1/run" })).status).toBe(400);
+    const ds = await call("POST", "/api/v1/datasets", {
+      name: "dispatch",
+      items: [
+        { taskId: "a", input: 1 },
+        { taskId: "b", input: 2 },
+      ],
+    });
+    await call("POST", "/api/v1/experiments", {
+      id: "exp-run",
+      name: "dispatch",
+      datasetId: ds.body.id,
+      runnerId: runner.body.id,
+      trials: 2,
+      variants: [{ name: "single", isBaseline: true }, { name: "multi" }],
+    });
+    await call("PUT", "/api/v1/experiment-settings", { maxRunsPerStart: 8, concurrency: 1 });
+    const started = await call("POST", "/api/v1/experiments/exp-run/start");
+    expect(started.body).toEqual({ experimentId: "exp-run", dispatches: 8, cap: 8, concurrency: 1 });
+    expect((await call("POST", "/api/v1/experiments/exp-run/start")).body.dispatches).toBe(0);
+    expect((await call("GET", "/api/v1/experiments/exp-run/progress")).body).toMatchObject({ status: "running", expected: 8, pending: 8, running: 0 });
+
+    // One slot: the first claim takes it, the second waits.
+    const [first, second] = await pendingDispatchIds(database, PROJECT, "exp-run");
+    expect(await claimDispatch(database, first!, 1, 60_000)).toBe("claimed");
+    expect(await claimDispatch(database, second!, 1, 60_000)).toBe("busy");
+    expect((await call("GET", "/api/v1/experiments/exp-run/progress")).body).toMatchObject({ pending: 7, running: 1, timedOut: 0 });
+
+    const stopped = await call("POST", "/api/v1/experiments/exp-run/stop");
+    expect(stopped.body).toMatchObject({ status: "stopped", pending: 0, stopped: 7, running: 1 });
+    const resumed = await call("POST", "/api/v1/experiments/exp-run/resume");
+    expect(resumed.body).toMatchObject({ status: "running", pending: 7, stopped: 0 });
+
+    // A sent run not scored by its deadline is timed out, never silently missing; its slot frees.
+    await call("PUT", "/api/v1/experiment-settings", { concurrency: 2 });
+    expect(await claimDispatch(database, second!, 2, 1)).toBe("claimed");
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await call("GET", "/api/v1/experiments/exp-run/progress")).body).toMatchObject({ running: 1, timedOut: 1, pending: 6 });
+    // Implicit experiments cannot be started.
+    expect((await call("POST", "/api/v1/experiments/exp-tags/start")).status).toBe(400);
   });
 });
