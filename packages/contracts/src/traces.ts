@@ -108,7 +108,7 @@ export const SpanNode = z.object({
   errorType: z.string().nullable(),
   conversationId: z.string().nullable(),
   serviceName: z.string().nullable(),
-  tags: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  tags: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])),
   attributes: z.record(z.string(), Json),
   events: z.array(z.object({ timeUnixNano: z.string(), name: z.string(), attributes: z.record(z.string(), Json) })),
   links: z.array(z.object({ traceId: z.string(), spanId: z.string(), attributes: z.record(z.string(), Json) })),

@@ -9,3 +9,4 @@ export type * from "./pipeline/record.ts";
 export type * from "./pipeline/config.ts";
 export * from "./pipeline/index.ts";
 export * from "./alerts/index.ts";
+export * from "./experiments/index.ts";

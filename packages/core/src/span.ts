@@ -103,8 +103,11 @@ export interface NormalizedFields {
   isError: boolean;
   conversationId: string | null;
   /** The crux.* run tags as the span (or its resource) carries them, keyed by attribute: stored and shown; scoring reads runTags. */
-  tags: Record<string, string | number | boolean>;
+  tags: Record<string, SpanTagValue>;
 }
+
+/** A stored crux.* tag value: a scalar, or a list of strings (crux.agents.active). */
+export type SpanTagValue = string | number | boolean | string[];
 
 /** A decoded span and its normalized columns: what ingest writes and the spans table holds. */
 export interface StoredSpan extends DecodedSpan, NormalizedFields {}
@@ -164,6 +167,12 @@ export interface SpanRunTags {
   isBaseline: boolean | null;
   experimentId: string | null;
   seed: string | null;
+  /** crux.trial: the run's trial number within its task and variant. */
+  trial: number | null;
+  /** crux.agents.active: the agents active in this run (an ablation's coalition), sorted and deduplicated. */
+  activeAgents: string[] | null;
+  /** crux.replay.id: the counterfactual replay this run belongs to. */
+  replayId: string | null;
 }
 
 export interface NormalizedSpan extends StoredSpan {

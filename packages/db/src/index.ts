@@ -52,6 +52,7 @@ export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageErr
 export * as schema from "./schema.ts";
 export * from "./scores/index.ts";
 export * from "./alerts/index.ts";
+export * from "./experiments/index.ts";
 export * from "./judges/index.ts";
 export { createSecretBox, type SecretBox } from "./secret-box.ts";
 export { renormalizeStoredSpans, type RenormalizeOptions, type RenormalizeResult } from "./renormalize.ts";

@@ -217,6 +217,12 @@ export const traceScores = pgTable(
     isBaseline: boolean().notNull(),
     experimentId: text(),
     seed: text(),
+    trial: integer(),
+    /** crux.agents.active: sorted agent names (a JSON array), or null. */
+    activeAgents: jsonb(),
+    replayId: text(),
+    /** An experiment or replay run of a project that keeps them out of production metrics (docs/experiments.md §2). */
+    metricsExcluded: boolean().notNull().default(false),
     inputTokens: bigint({ mode: "number" }).notNull(),
     outputTokens: bigint({ mode: "number" }).notNull(),
     cachedTokens: bigint({ mode: "number" }).notNull(),
@@ -261,6 +267,12 @@ export const traceScores = pgTable(
     index("trace_scores_project_task_idx").on(t.projectId, t.taskId, t.startNs),
     // The runs list's outcome filter (GET /traces?outcome=).
     index("trace_scores_project_success_start_idx").on(t.projectId, t.success, t.startNs),
+    index("trace_scores_project_experiment_idx")
+      .on(t.projectId, t.experimentId, t.variant)
+      .where(sql`${t.experimentId} IS NOT NULL`),
+    index("trace_scores_metrics_excluded_idx")
+      .on(t.projectId, t.traceId)
+      .where(sql`${t.metricsExcluded}`),
     // The current baseline of a task: its baseline-tagged runs, read on every multiplier read.
     index("trace_scores_project_baseline_task_idx")
       .on(t.projectId, t.taskId)
@@ -681,5 +693,15 @@ export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
 export type BaselineRow = typeof baselines.$inferSelect;
 
 export { alertRules, alertEvents, webhooks, webhookDeliveries, webhookDeliveryAttempts } from "./alerts/schema.ts";
+export {
+  datasets,
+  datasetVersions,
+  datasetItems,
+  experiments,
+  experimentVariants,
+  runners,
+  experimentDispatches,
+  experimentSettings,
+} from "./experiments/schema.ts";
 export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly, scoreJudgeFindingHourlyDelta, judgeLeases } from "./schema-judging.ts";
 export { judgeSettings, judgeCalls, type JudgeSettingsRow, type JudgeCallRow } from "./judges/schema.ts";

@@ -25,7 +25,7 @@ function rec(n: number, at: bigint, success: boolean | null, taskId: string, isB
     serviceName: "svc",
     startNs: at,
     endNs: at + 1000n,
-    run: { success, score: null, taskId, variant: null, isBaseline, experimentId: null, seed: null },
+    run: { success, score: null, taskId, variant: null, isBaseline, experimentId: null, seed: null, trial: null, activeAgents: null, replayId: null },
     totals: { inputTokens: 10, outputTokens: 0, cachedTokens: 0, totalTokens: 10, costUsd: 0.1, unpricedModels: [] },
     multiplier: { tokens: none, cost: none },
     coordination: { redundancy: null, ignoredHandoffs: null, roleViolations: null, score: null },

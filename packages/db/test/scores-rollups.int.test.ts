@@ -56,6 +56,9 @@ function rec(s: Spec): TraceScoreRecord {
       isBaseline: s.baseline ?? false,
       experimentId: null,
       seed: null,
+      trial: null,
+      activeAgents: null,
+      replayId: null,
     },
     totals: { inputTokens: tokens, outputTokens: 0, cachedTokens: 0, totalTokens: tokens, costUsd: 0.1, unpricedModels: [] },
     multiplier: {

@@ -260,6 +260,11 @@ export const CRUX_TAGS = {
   baseline: "crux.baseline",
   experimentId: "crux.experiment.id",
   seed: "crux.seed",
+  /** The trial number of an experiment run (an integer from 0 or 1, the tracer's choice). */
+  trial: "crux.trial",
+  /** The active agents of an ablation run: a string array, or one comma-separated string. */
+  activeAgents: "crux.agents.active",
+  replayId: "crux.replay.id",
   /** The task statement: goal drift and dropped-constraint checks compare handoffs against it. */
   taskGoal: "crux.task.goal",
 } as const;

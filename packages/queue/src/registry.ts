@@ -137,6 +137,17 @@ export const queueRegistry = {
     key: (p) => p.deliveryId,
     defaults: traceStageDefaults,
   }),
+  /**
+   * One run of a started experiment sent to its runner, keyed by the dispatch id: never two sends of one
+   * run at once. The handler takes a concurrency slot of the experiment (or defers until one frees), makes
+   * one signed attempt and defers itself to the next on a retryable failure, as webhook.deliver does.
+   */
+  "experiment.dispatch": defineQueue({
+    mode: "unique",
+    payload: z.object({ dispatchId: z.string().min(1).max(64) }),
+    key: (p) => p.dispatchId,
+    defaults: traceStageDefaults,
+  }),
 } as const satisfies QueueRegistry;
 
 export type AppQueueRegistry = typeof queueRegistry;

@@ -25,6 +25,10 @@ import { alertsRoutes } from "./routes/alerts.route.ts";
 import { webhooksRoutes } from "./routes/webhooks.route.ts";
 import { validationRoutes } from "./routes/validation.route.ts";
 import { registerUi, type UiOptions } from "./ui.ts";
+import { datasetsRoutes } from "./routes/datasets.route.ts";
+import { experimentsRoutes } from "./routes/experiments.route.ts";
+import { experimentRunsRoutes } from "./routes/experiment-runs.route.ts";
+import { runnersRoutes } from "./routes/runners.route.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -120,6 +124,10 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(validationRoutes({ database: deps.database, validationBar }), { prefix: "/api/v1" });
   await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
   await app.register(alertsRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(datasetsRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(experimentsRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(experimentRunsRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
+  await app.register(runnersRoutes({ database: deps.database, secretBox: deps.secretBox ?? null }), { prefix: "/api/v1" });
   await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox: deps.secretBox ?? null }), {
     prefix: "/api/v1",
   });

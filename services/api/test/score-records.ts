@@ -37,6 +37,8 @@ export interface RecordSpec {
   costMultiplier?: { value: number; baseline: number; source: "baseline_run" | "configured" } | null;
   milestones?: { partialCredit: number; fullSuccess: boolean; furthestIndex: number; passed: boolean[] } | null;
   version?: number;
+  /** Run tags beyond the above (experiment runs: experimentId, variant, trial, activeAgents). */
+  run?: Partial<TraceScoreRecord["run"]>;
 }
 
 export function scoreRecord(spec: RecordSpec): TraceScoreRecord {
@@ -92,6 +94,10 @@ export function scoreRecord(spec: RecordSpec): TraceScoreRecord {
       isBaseline: spec.isBaseline ?? false,
       experimentId: null,
       seed: null,
+      trial: null,
+      activeAgents: null,
+      replayId: null,
+      ...spec.run,
     },
     totals: { inputTokens: input, outputTokens: output, cachedTokens: cached, totalTokens: total, costUsd: cost, unpricedModels: [] },
     multiplier: {

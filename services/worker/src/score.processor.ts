@@ -90,7 +90,9 @@ export function createScoreProcessor(deps: ScoreDeps) {
   }
 
   /** Whether this trace goes on to the judge stage; `success` is its outcome (stored or just computed). */
-  async function judgesTrace(trace: TraceSummary, success: boolean | null, settingsStamp: string): Promise<boolean> {
+  async function judgesTrace(trace: TraceSummary, success: boolean | null, settingsStamp: string, metricsExcluded: boolean): Promise<boolean> {
+    // Experiment and replay runs the project keeps out of production metrics stay out of judge sampling and budget too.
+    if (metricsExcluded) return false;
     if (typeof deps.judging !== "function") return deps.judging === true;
     return deps.judging(trace.projectId, trace.traceId, trace.hasError || success === false, settingsStamp);
   }
@@ -122,7 +124,7 @@ export function createScoreProcessor(deps: ScoreDeps) {
       deps.log.warn(payload, "score: trace not found, nothing to do");
       return;
     }
-    const { trace, override, stored, configFingerprint, judgeSettingsStamp } = state;
+    const { trace, override, stored, configFingerprint, judgeSettingsStamp, experimentsInMetrics } = state;
     const frozen = await frozenSpanSetHash(deps.database, trace);
     if (frozen === null) {
       deps.log.debug(payload, "score: the trace is not settled (or was re-opened); its settle requests the score");
@@ -135,7 +137,7 @@ export function createScoreProcessor(deps: ScoreDeps) {
       early = await readInputs(trace, configFingerprint, frozen, override, stored.taskId);
       if (early.hash === stored.inputHash) {
         deps.log.debug({ ...payload, version: stored.version }, "score: inputs unchanged, the stored scores are kept");
-        await done(trace, await judgesTrace(trace, stored.success, judgeSettingsStamp));
+        await done(trace, await judgesTrace(trace, stored.success, judgeSettingsStamp, stored.metricsExcluded));
         return;
       }
       lap("read_config");
@@ -156,7 +158,7 @@ export function createScoreProcessor(deps: ScoreDeps) {
     if (inputs.hash === stored?.inputHash) {
       // (The stored set came from the same span set: its agent list is this one.)
       deps.log.debug({ ...payload, version: stored.version }, "score: inputs unchanged, the stored scores are kept");
-      await done(trace, await judgesTrace(trace, stored.success, judgeSettingsStamp));
+      await done(trace, await judgesTrace(trace, stored.success, judgeSettingsStamp, stored.metricsExcluded));
       return;
     }
 
@@ -187,7 +189,8 @@ export function createScoreProcessor(deps: ScoreDeps) {
     lap("scorers");
     // Checks cut by an evaluation budget depend on load, not on the inputs: such a set is not stamped, so the next score job recomputes it.
     const complete = (record.milestones?.notEvaluated ?? 0) === 0;
-    const judging = await judgesTrace(trace, record.run.success, judgeSettingsStamp);
+    const experimentRun = record.run.experimentId !== null || record.run.replayId !== null;
+    const judging = await judgesTrace(trace, record.run.success, judgeSettingsStamp, experimentRun && !experimentsInMetrics);
     // The agent list and (without a judge stage to start first) the score request go with the set, in its transaction.
     // Written with the sets other jobs finish meanwhile, in one transaction (score-writer.ts).
     await writer.write(projectId, {

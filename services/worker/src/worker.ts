@@ -16,6 +16,7 @@ import { createSettleProcessor } from "./settle.processor.ts";
 import { createSweeper } from "./sweeper.ts";
 import { createAlertsEvaluateProcessor } from "./alerts-evaluate.processor.ts";
 import { createWebhookDeliverProcessor } from "./webhook-deliver.processor.ts";
+import { createExperimentDispatchProcessor } from "./experiment-dispatch.processor.ts";
 import type { Resolver } from "@crux/webhooks";
 
 export interface WorkerDeps {
@@ -135,6 +136,20 @@ export function createWorker(deps: WorkerDeps) {
     ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
     onAttempt: (result) => metrics.webhookAttempts.inc({ result }),
   });
+  // Runs go to runners through the same signing, outbound guard and retry policy as webhooks.
+  const dispatchRun = createExperimentDispatchProcessor({
+    database: deps.database,
+    log: deps.log,
+    timeoutMs: config.CRUX_WEBHOOK_TIMEOUT_MS,
+    secretBox,
+    retryPolicy: {
+      maxAttempts: config.CRUX_WEBHOOK_MAX_ATTEMPTS,
+      baseDelayMs: config.CRUX_WEBHOOK_RETRY_BASE_MS,
+      maxDelayMs: config.CRUX_WEBHOOK_RETRY_MAX_MS,
+      maxRetryAfterMs: config.CRUX_WEBHOOK_RETRY_MAX_MS,
+    },
+    ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
+  });
   const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging, metrics });
   const judge = createJudgeProcessor({
     database: deps.database,
@@ -179,6 +194,7 @@ export function createWorker(deps: WorkerDeps) {
         // Its interval is the queue's (withScheduleEvery with CRUX_ALERTS_EVALUATE_INTERVAL_MS, where the queue is created).
         "alerts.evaluate": () => evaluateAlerts(),
         "webhook.deliver": deliverWebhook,
+        "experiment.dispatch": dispatchRun,
         "rollups.compact": () => compactRollups(),
       } satisfies Required<JobHandlers>;
       deps.queue.start(handlers, {
@@ -188,6 +204,7 @@ export function createWorker(deps: WorkerDeps) {
           "trace.judge": concurrency,
           "alerts.evaluate": 1,
           "webhook.deliver": concurrency,
+          "experiment.dispatch": concurrency,
           "rollups.compact": 1,
         },
         ...jobRunnerHooks(metrics),

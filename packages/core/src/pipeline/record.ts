@@ -61,6 +61,9 @@ export interface TraceScoreRecord {
     isBaseline: boolean;
     experimentId: string | null;
     seed: string | null;
+    trial: number | null;
+    activeAgents: string[] | null;
+    replayId: string | null;
   };
   totals: { inputTokens: number; outputTokens: number; cachedTokens: number; totalTokens: number; costUsd: number | null; unpricedModels: string[] };
   multiplier: { tokens: MultiplierValue; cost: MultiplierValue };

@@ -120,6 +120,9 @@ export function scorePreparedTrace(t: TraceTrajectories, input: ScoreTraceInput)
       isBaseline: tags.isBaseline === true,
       experimentId: tags.experimentId,
       seed: tags.seed,
+      trial: tags.trial,
+      activeAgents: tags.activeAgents,
+      replayId: tags.replayId,
     },
     totals: {
       ...usage.totals,

@@ -20,7 +20,7 @@
  * cites that span), `$count(steps[agent = "reviewer"]) > 0`,
  * `run.success = true`.
  */
-import type { AttrValue } from "../span.ts";
+import type { AttrValue, SpanTagValue } from "../span.ts";
 import type { RunTags } from "../scorers/outcome.ts";
 import { agentNameFromKey } from "../trajectory/build.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
@@ -43,7 +43,7 @@ export interface TraceViewSpan {
   output: string | null;
   args: string | null;
   attributes: Record<string, AttrValue>;
-  tags: Record<string, string | number | boolean>;
+  tags: Record<string, SpanTagValue>;
   stepIndex: number | null;
   startMs: number;
   endMs: number;

@@ -17,7 +17,18 @@ export interface RunTagsResult extends RunTags {
   sources: Record<keyof RunTags, TagSource>;
 }
 
-const FIELDS: ReadonlyArray<keyof RunTags> = ["success", "score", "taskId", "variant", "isBaseline", "experimentId", "seed"];
+const FIELDS: ReadonlyArray<keyof RunTags> = [
+  "success",
+  "score",
+  "taskId",
+  "variant",
+  "isBaseline",
+  "experimentId",
+  "seed",
+  "trial",
+  "activeAgents",
+  "replayId",
+];
 
 export function readRunTags(t: Pick<TraceTrajectories, "spans" | "rootSpanId">, override: RunTagsOverride = {}): RunTagsResult {
   const root = t.rootSpanId === null ? undefined : t.spans.find((s) => s.spanId === t.rootSpanId);

@@ -74,6 +74,9 @@ const NO_RUN_TAGS: SpanRunTags = {
   isBaseline: null,
   experimentId: null,
   seed: null,
+  trial: null,
+  activeAgents: null,
+  replayId: null,
 };
 
 /** What a test may set on a normalized span: any field, and only the content and run tags it is about. */

@@ -10,6 +10,7 @@ import { agentMetrics } from "../scores/agents.query.ts";
 import { failureModeMetrics } from "../scores/failure-modes.query.ts";
 import { agentRowsWhere, traceScopeWhere, type MetricsFilter } from "../scores/metrics-filter.ts";
 import { multiplierMetrics, successInputs } from "../scores/outcomes.query.ts";
+import { productionTrace } from "../scores/rollups.ts";
 
 const msToNs = (ms: number) => BigInt(Math.trunc(ms)) * 1_000_000n;
 
@@ -88,16 +89,16 @@ export async function exampleTraceIds(
     case "failure_mode_rate":
     case "failure_category_rate": {
       const match = metric.kind === "failure_mode_rate" ? sql`f.mode = ${metric.mode}` : sql`f.category = ${metric.category}`;
-      query = sql`SELECT f.trace_id, max(f.start_ns) AS k FROM trace_findings f WHERE ${agentRowsWhere("f", projectId, filter)} AND ${match}
+      query = sql`SELECT f.trace_id, max(f.start_ns) AS k FROM trace_findings f WHERE ${agentRowsWhere("f", projectId, filter)} AND ${match} AND ${productionTrace("f")}
         GROUP BY f.trace_id ORDER BY k DESC, f.trace_id LIMIT ${limit}`;
       break;
     }
     case "success_rate":
-      query = sql`SELECT s.trace_id FROM trace_scores s WHERE ${traceScopeWhere("s", projectId, filter)} AND s.success = false AND NOT s.is_baseline
+      query = sql`SELECT s.trace_id FROM trace_scores s WHERE ${traceScopeWhere("s", projectId, filter)} AND s.success = false AND NOT s.is_baseline AND NOT s.metrics_excluded
         ORDER BY s.start_ns DESC, s.trace_id LIMIT ${limit}`;
       break;
     case "error_rate":
-      query = sql`SELECT a.trace_id, max(a.start_ns) AS k FROM trace_agent_usage a WHERE ${agentRowsWhere("a", projectId, filter)} AND a.errors > 0
+      query = sql`SELECT a.trace_id, max(a.start_ns) AS k FROM trace_agent_usage a WHERE ${agentRowsWhere("a", projectId, filter)} AND a.errors > 0 AND ${productionTrace("a")}
         GROUP BY a.trace_id ORDER BY k DESC, a.trace_id LIMIT ${limit}`;
       break;
     case "tokens_per_trace":

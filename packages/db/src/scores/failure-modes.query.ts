@@ -150,7 +150,7 @@ function sourcedCount(source: FindingSourceFilter, code: number, judge: JudgeKey
  * what a trace of that service is scored with; without, any service's (a mode measured on some of
  * the services counts as measured).
  */
-async function configuredCoverage(database: Database, projectId: string, service: string | undefined): Promise<ModeCoverage[]> {
+export async function configuredCoverage(database: Database, projectId: string, service: string | undefined): Promise<ModeCoverage[]> {
   const db = database.db;
   const [agentRows, handoffRows, milestoneRows] = await Promise.all([
     db.select().from(agentContracts).where(eq(agentContracts.projectId, projectId)),

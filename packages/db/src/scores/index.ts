@@ -23,6 +23,7 @@ export {
 export { type MetricsFilter } from "./metrics-filter.ts";
 export {
   failureModeMetrics,
+  configuredCoverage,
   type FailureModeGroupBy,
   type FailureModeOptions,
   type Measurement,

@@ -10,7 +10,7 @@ import { rowsOf, type Database } from "../client.ts";
 import { judgeAsksAbout } from "../judge-findings.ts";
 import { traceScopeWhere, windowWhere, type MetricsFilter } from "./metrics-filter.ts";
 import { agentScope, rollupRows } from "./rollup-source.ts";
-import { judgeFindingRollup } from "./rollups.ts";
+import { judgeFindingRollup, productionTrace } from "./rollups.ts";
 import { num } from "./sql-util.ts";
 
 /** Which findings a rate counts: code detectors only, judges only, or either (default). */
@@ -93,7 +93,7 @@ export async function judgedTraces(
 /** Current succeeded verdicts in scope (alias v; a WHERE clause the caller may extend with AND). */
 function judgedVerdicts(projectId: string, f: MetricsFilter): SQL {
   return f.agent === undefined
-    ? sql`judge_current_verdicts v WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded'`
+    ? sql`judge_current_verdicts v WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND ${productionTrace("v")}`
     : sql`judge_current_verdicts v JOIN trace_scores s ON s.project_id = v.project_id AND s.trace_id = v.trace_id
-          WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND ${traceScopeWhere("s", projectId, f)}`;
+          WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND NOT s.metrics_excluded AND ${traceScopeWhere("s", projectId, f)}`;
 }

@@ -274,6 +274,6 @@ function judgeGradedRunsSql(projectId: string, filter: MetricsFilter): SQL {
     FROM judge_current_verdicts v JOIN trace_scores s ON s.project_id = v.project_id AND s.trace_id = v.trace_id
     WHERE v.project_id = ${projectId} AND v.producer_id = ${outcomeJudgeId} AND v.status = 'succeeded' AND v.outcome_success IS NOT NULL
       AND v.start_ns >= ${filter.fromNs.toString()}::bigint AND v.start_ns < ${filter.toNs.toString()}::bigint
-      AND s.success IS NULL AND NOT s.is_baseline AND ${traceScopeWhere("s", projectId, filter)}
+      AND s.success IS NULL AND NOT s.is_baseline AND NOT s.metrics_excluded AND ${traceScopeWhere("s", projectId, filter)}
     GROUP BY 1`;
 }

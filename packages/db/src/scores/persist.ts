@@ -141,9 +141,11 @@ function summariesStatement(projectId: string, sets: readonly ScoreSetWrite[], r
   const selectList = select.replace("u.unpriced_models::jsonb", "ARRAY(SELECT jsonb_array_elements_text(u.unpriced_models::jsonb))");
   const names = columns.slice(1).map((c) => c.name);
   const ctes = [
-    `up AS (INSERT INTO trace_scores AS s (project_id, trace_id, ${names.join(", ")}, scored_at)
-      SELECT ${project}, ${selectList}, now() FROM ${from}
-      ON CONFLICT (project_id, trace_id) DO UPDATE SET ${names.map((n) => `${n} = excluded.${n}`).join(", ")}, scored_at = now()
+    // An experiment or replay run stays out of production metrics unless the project opts in (docs/experiments.md §2).
+    `up AS (INSERT INTO trace_scores AS s (project_id, trace_id, ${names.join(", ")}, metrics_excluded, scored_at)
+      SELECT ${project}, ${selectList}, (u.experiment_id IS NOT NULL OR u.replay_id IS NOT NULL)
+        AND NOT coalesce((SELECT es.include_in_metrics FROM experiment_settings es WHERE es.project_id = ${project}), false), now() FROM ${from}
+      ON CONFLICT (project_id, trace_id) DO UPDATE SET ${names.map((n) => `${n} = excluded.${n}`).join(", ")}, metrics_excluded = excluded.metrics_excluded, scored_at = now()
       WHERE s.version <= excluded.version)`,
   ];
   if (rescored.length > 0) {

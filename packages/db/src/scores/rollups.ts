@@ -225,7 +225,17 @@ export function cellsByName(r: Rollup, where: BaseWhere): SQL {
     rollupColumnNames(r)
       .map((c) => `n.${c}`)
       .join(", "),
-  )} FROM (${r.cells(where)}) n`;
+  )} FROM (${r.cells((a) => sql`${where(a)} AND ${productionTrace(a)}`)}) n`;
+}
+
+/**
+ * Rows of a base-table alias that count in production metrics: not of an experiment or replay run the
+ * project keeps out (trace_scores.metrics_excluded, decided when the run is scored; docs/experiments.md §2).
+ * Every rollup's cells go through cellsByName, so stored cells, folds and reads all leave the same runs out.
+ */
+export function productionTrace(alias: string): SQL {
+  const a = sql.raw(alias);
+  return sql`NOT EXISTS (SELECT 1 FROM trace_scores xs WHERE xs.metrics_excluded AND xs.project_id = ${a}.project_id AND xs.trace_id = ${a}.trace_id)`;
 }
 
 /** The rollup's append-only delta table (rollup-delta-table.ts). */

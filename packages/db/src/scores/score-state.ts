@@ -17,7 +17,9 @@ export interface ScoreJobState {
   trace: TraceSummary;
   override: RunTagsOverride | null;
   /** The stored score set's version, input hash, task id and outcome; null when the trace has none. */
-  stored: { version: number; inputHash: string | null; taskId: string | null; success: boolean | null } | null;
+  stored: { version: number; inputHash: string | null; taskId: string | null; success: boolean | null; metricsExcluded: boolean } | null;
+  /** The project counts experiment and replay runs in production metrics and judge sampling (experiment_settings). */
+  experimentsInMetrics: boolean;
   /** Changes whenever a row scoring's configuration or baseline reads for the project changes. */
   configFingerprint: string;
   /** The project's judge settings stamp (judgeSettingsStamp), so the judge policy needs no read of its own. */
@@ -44,10 +46,11 @@ const traceRow = tableRowReader(traces);
 // more client CPU per score job than running it.
 const scoreJobStateStatement = `SELECT ${traceRow.selectList("t")},
     (SELECT o.override FROM outcome_overrides o WHERE o.project_id = $1 AND o.trace_id = $2),
-    (SELECT json_build_array(s.version, s.input_hash, s.task_id, s.success) FROM trace_scores s
+    (SELECT json_build_array(s.version, s.input_hash, s.task_id, s.success, s.metrics_excluded) FROM trace_scores s
       WHERE s.project_id = $1 AND s.trace_id = $2),
     ${configFingerprintText},
-    ${judgeSettingsStampText("$1")}
+    ${judgeSettingsStampText("$1")},
+    coalesce((SELECT es.include_in_metrics FROM experiment_settings es WHERE es.project_id = $1), false)
   FROM traces t
   WHERE t.project_id = $1 AND t.trace_id = $2
   LIMIT 1`;
@@ -57,12 +60,13 @@ export async function readScoreJobState(database: Database, projectId: string, t
   if (!row) return null;
   const at = traceRow.width;
   const parse = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
-  const stored = parse(row[at + 1]) as [number, string | null, string | null, boolean | null] | null;
+  const stored = parse(row[at + 1]) as [number, string | null, string | null, boolean | null, boolean] | null;
   return {
     trace: traceRow.decode(row),
     override: (parse(row[at]) as RunTagsOverride | null) ?? null,
-    stored: stored ? { version: Number(stored[0]), inputHash: stored[1], taskId: stored[2], success: stored[3] } : null,
+    stored: stored ? { version: Number(stored[0]), inputHash: stored[1], taskId: stored[2], success: stored[3], metricsExcluded: stored[4] === true } : null,
     configFingerprint: row[at + 2] as string,
     judgeSettingsStamp: row[at + 3] as string,
+    experimentsInMetrics: row[at + 4] === true,
   };
 }

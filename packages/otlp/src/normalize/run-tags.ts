@@ -4,10 +4,17 @@
  * on read, readRunTags() parses them into the canonical SpanRunTags core
  * scores with.
  */
-import type { Attributes, DecodedSpan, SpanRunTags } from "@crux/core";
+import type { AttrValue, Attributes, DecodedSpan, SpanRunTags, SpanTagValue } from "@crux/core";
 import { CRUX_TAG_KEYS, CRUX_TAGS } from "../semconv.ts";
 
-type Tags = Record<string, string | number | boolean>;
+type Tags = Record<string, SpanTagValue>;
+
+/** A scalar as is; an array of strings (crux.agents.active) as a copy; anything else is no tag value. */
+function tagValue(v: AttrValue | undefined): SpanTagValue | undefined {
+  if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") return v;
+  if (Array.isArray(v) && v.every((x) => typeof x === "string")) return [...(v as string[])];
+  return undefined;
+}
 
 /** Resource tags, computed once per resource: spans of one ResourceSpans share the resource object. */
 const resourceTagsCache = new WeakMap<Attributes, Readonly<Tags>>();
@@ -24,8 +31,8 @@ export function readTags(span: DecodedSpan): Readonly<Tags> {
   }
   let own: Tags | null = null;
   for (const key of CRUX_TAG_KEYS) {
-    const v = span.attributes[key];
-    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") (own ??= {})[key] = v;
+    const v = tagValue(span.attributes[key]);
+    if (v !== undefined) (own ??= {})[key] = v;
   }
   return own === null ? fromResource : collectTags(span.resource, own);
 }
@@ -33,13 +40,13 @@ export function readTags(span: DecodedSpan): Readonly<Tags> {
 function collectTags(from: Attributes, into: Tags): Tags {
   for (const key of CRUX_TAG_KEYS) {
     if (into[key] !== undefined) continue;
-    const v = from[key];
-    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") into[key] = v;
+    const v = tagValue(from[key]);
+    if (v !== undefined) into[key] = v;
   }
   return into;
 }
 
-type TagValue = string | number | boolean;
+type TagValue = SpanTagValue;
 
 const NO_RUN_TAGS: SpanRunTags = Object.freeze({
   success: null,
@@ -50,11 +57,14 @@ const NO_RUN_TAGS: SpanRunTags = Object.freeze({
   isBaseline: null,
   experimentId: null,
   seed: null,
+  trial: null,
+  activeAgents: null,
+  replayId: null,
 });
 
 /** Booleans as true/false, 1/0, yes/no (strings or numbers); anything else is unparseable. */
 function toBool(v: TagValue | undefined): boolean | null {
-  if (v === undefined) return null;
+  if (v === undefined || Array.isArray(v)) return null;
   if (typeof v === "boolean") return v;
   if (typeof v === "number") return v === 1 ? true : v === 0 ? false : null;
   const s = v.trim().toLowerCase();
@@ -71,9 +81,33 @@ function toNumber(v: TagValue | undefined): number | null {
 
 /** Trimmed, non-empty; numbers and booleans as their text. */
 function toStr(v: TagValue | undefined): string | null {
-  if (v === undefined) return null;
+  if (v === undefined || Array.isArray(v)) return null;
   const s = String(v).trim();
   return s === "" ? null : s;
+}
+
+/** A non-negative integer (a trial number); anything else is unparseable. */
+function toTrial(v: TagValue | undefined): number | null {
+  const n = toNumber(v);
+  return n !== null && Number.isInteger(n) && n >= 0 ? n : null;
+}
+
+/**
+ * An agent set: a string array, or one comma-separated string; names trimmed, empty ones dropped,
+ * sorted and deduplicated. An empty list is a coalition too (the empty one) but only when given
+ * as an array; an empty string is no tag.
+ */
+function toAgentSet(v: TagValue | undefined): string[] | null {
+  if (Array.isArray(v)) return [...new Set(v.map((x) => x.trim()).filter((x) => x !== ""))].sort();
+  if (typeof v !== "string" || v.trim() === "") return null;
+  return [
+    ...new Set(
+      v
+        .split(",")
+        .map((x) => x.trim())
+        .filter((x) => x !== ""),
+    ),
+  ].sort();
 }
 
 /** The canonical run tags of a span's stored tags; a value that does not parse is null, so the next span's value is read. */
@@ -96,5 +130,8 @@ export function readRunTags(tags: Readonly<Tags>): SpanRunTags {
     isBaseline: toBool(tags[CRUX_TAGS.baseline]),
     experimentId: toStr(tags[CRUX_TAGS.experimentId]),
     seed: toStr(tags[CRUX_TAGS.seed]),
+    trial: toTrial(tags[CRUX_TAGS.trial]),
+    activeAgents: toAgentSet(tags[CRUX_TAGS.activeAgents]),
+    replayId: toStr(tags[CRUX_TAGS.replayId]),
   };
 }

@@ -1,0 +1,87 @@
+/**
+ * /runners (docs/experiments.md §8): a project's endpoints that run its system
+ * for one task. Signed like webhooks (the secret is in the create answer
+ * only); a literal private address is refused unless allowed.
+ */
+import { ConfigId, PageQuery, Runner, RunnerBody, RunnerList, RunnerWithSecret } from "@crux/contracts";
+import { createRunner, deleteRunner, getRunner, listRunners, webhookSecretForStorage, type Database, type SecretBox, type StoredRunner } from "@crux/db";
+import { generateWebhookSecret, isPrivateAddress } from "@crux/webhooks";
+import { isIP } from "node:net";
+import type { FastifyPluginAsync } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { ApiError, ErrorBody } from "../errors.ts";
+
+const IdParams = z.object({ id: ConfigId });
+const errors = { 400: ErrorBody, 401: ErrorBody };
+
+function runnerView(r: StoredRunner): z.infer<typeof Runner> {
+  return {
+    id: r.id,
+    name: r.name,
+    url: r.url,
+    allowPrivateTargets: r.allowPrivateTargets,
+    secretPrefix: r.secretPrefix,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+export function runnersRoutes(deps: { database: Database; secretBox: SecretBox | null }): FastifyPluginAsync {
+  return async (app) => {
+    const r = app.withTypeProvider<ZodTypeProvider>();
+    const db = deps.database;
+    r.get(
+      "/runners",
+      { schema: { summary: "List runners (without their secrets)", tags: ["experiments"], querystring: PageQuery, response: { 200: RunnerList, ...errors } } },
+      async (req) => {
+        const page = await listRunners(db, req.projectId, req.query);
+        return { items: page.items.map(runnerView), nextCursor: page.nextCursor };
+      },
+    );
+    r.post(
+      "/runners",
+      {
+        schema: {
+          summary: "Register a runner; the answer holds its signing secret, shown only once",
+          tags: ["experiments"],
+          body: RunnerBody,
+          response: { 201: RunnerWithSecret, ...errors },
+        },
+      },
+      async (req, reply) => {
+        const host = new URL(req.body.url).hostname.replace(/^\[|\]$/g, "");
+        if (!req.body.allowPrivateTargets && isIP(host) !== 0 && isPrivateAddress(host)) {
+          throw new ApiError("invalid_request", `url: ${host} is a private address; set allowPrivateTargets to send runs to it`);
+        }
+        const secret = generateWebhookSecret();
+        const runner = await createRunner(db, req.projectId, req.body, webhookSecretForStorage(secret, deps.secretBox));
+        return reply.code(201).send({ ...runnerView(runner), secret });
+      },
+    );
+    r.get(
+      "/runners/:id",
+      { schema: { summary: "One runner", tags: ["experiments"], params: IdParams, response: { 200: Runner, ...errors, 404: ErrorBody } } },
+      async (req) => {
+        const runner = await getRunner(db, req.projectId, req.params.id);
+        if (!runner) throw new ApiError("not_found", `runner ${req.params.id} not found`);
+        return runnerView(runner);
+      },
+    );
+    r.delete(
+      "/runners/:id",
+      {
+        schema: {
+          summary: "Delete a runner; runs not sent yet fail",
+          tags: ["experiments"],
+          params: IdParams,
+          response: { 204: z.null(), ...errors, 404: ErrorBody },
+        },
+      },
+      async (req, reply) => {
+        if (!(await deleteRunner(db, req.projectId, req.params.id))) throw new ApiError("not_found", `runner ${req.params.id} not found`);
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}
