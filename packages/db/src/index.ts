@@ -17,7 +17,22 @@ export {
   type InsertSpanBatchOptions,
   type InsertSpanBatchResult,
 } from "./insert-spans.ts";
-export { ensureProject, createApiKey, findProjectByApiKey, revokeApiKey, countApiKeys, apiKeyPrefix } from "./api-keys.ts";
+export {
+  ensureProject,
+  createApiKey,
+  findActiveApiKey,
+  touchApiKey,
+  listApiKeys,
+  rotateApiKey,
+  revokeApiKey,
+  countApiKeys,
+  apiKeyPrefix,
+  apiKeyScopes,
+  isApiKeyScope,
+  type ApiKeyScope,
+  type ActiveApiKey,
+  type ApiKeyListing,
+} from "./api-keys.ts";
 export {
   listTraces,
   getTrace,

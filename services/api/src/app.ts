@@ -9,7 +9,7 @@ import { defaultValidationBar, type ValidationBar } from "@crux/core";
 import type { Database, JudgeServiceDefaults, SecretBox } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
 import type { JobQueue } from "@crux/queue";
-import { apiKeyFromHeaders, type Authenticator } from "@crux/auth";
+import { apiAccessOf, apiKeyFromHeaders, type Authenticator } from "@crux/auth";
 import { createLogger, type Logger } from "@crux/runtime";
 import Fastify from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
@@ -97,8 +97,9 @@ export async function buildApiApp(deps: ApiDeps) {
     if (!req.url.startsWith("/api/v1/")) return;
     // Answered 503 + Retry-After by the error handler (the status and the wait belong to the code).
     if (!started()) throw new ApiError("unavailable", "starting: waiting for the database; retry later");
-    const auth = await deps.authenticate(apiKeyFromHeaders((n) => firstHeader(req.headers[n])));
-    if (!auth.ok) throw new ApiError("unauthenticated", auth.reason);
+    // The key's scope decides reads (GET, HEAD) and writes (packages/auth); here, where the key is resolved.
+    const auth = await deps.authenticate(apiKeyFromHeaders((n) => firstHeader(req.headers[n])), apiAccessOf(req.method));
+    if (!auth.ok) throw new ApiError(auth.failure, auth.reason);
     req.projectId = auth.projectId;
   });
 
