@@ -59,7 +59,15 @@ export {
 export { listVerdicts, listVerdictsPage, insertVerdict, type VerdictKey, type VerdictRow } from "./verdicts.ts";
 export { takeJudgeLease, releaseJudgeLease, type JudgeLeaseTake } from "./judge-leases.ts";
 export { requestJudge, clearJudgeRequest, deferJudgeRequest, listJudgeRequests, type JudgeRequest, type JudgeRequestOptions } from "./judge-requests.ts";
-export { putTraceLabels, getTraceLabels, type TraceLabelsInput, type StoredTraceLabels } from "./labels.ts";
+export {
+  putTraceLabels,
+  getTraceLabels,
+  checkLabelTargets,
+  listTraceLabelHistory,
+  type TraceLabelsInput,
+  type StoredTraceLabels,
+  type ReplacedTraceLabels,
+} from "./labels.ts";
 export { listTraceFindingsWithJudges, listJudgeAttributions, type TraceFindingItem, type JudgeAttributionRow } from "./judge-reads.ts";
 export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
 export * as schema from "./schema.ts";

@@ -11,10 +11,10 @@ import { createMetricsRegistry, type Registry } from "@crux/observability";
 import type { JobQueue } from "@crux/queue";
 import { apiAccessOf, apiKeyFromHeaders, type Authenticator } from "@crux/auth";
 import { createLogger, type Logger } from "@crux/runtime";
-import Fastify from "fastify";
+import Fastify, { LogController, type FastifyReply, type FastifyRequest } from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { apiErrorHandler } from "./error-handler.ts";
+import { apiErrorHandler, routeOf } from "./error-handler.ts";
 import { ApiError } from "./errors.ts";
 import { registerOperations } from "./operations.ts";
 import { configRoutes } from "./routes/config.route.ts";
@@ -69,7 +69,7 @@ const noQueryParameters = z.strictObject({});
 
 export async function buildApiApp(deps: ApiDeps) {
   // Fastify 5 takes a ready logger as loggerInstance; `logger` accepts only options and rejects an instance at start.
-  const app = Fastify({ loggerInstance: deps.log ?? silentLogger(), requestTimeout: 30_000, bodyLimit: 1_048_576 });
+  const app = Fastify({ loggerInstance: deps.log ?? silentLogger(), logController: new OneLinePerRequest(), requestTimeout: 30_000, bodyLimit: 1_048_576 });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   const started = deps.started ?? (() => true);
@@ -98,7 +98,10 @@ export async function buildApiApp(deps: ApiDeps) {
     // Answered 503 + Retry-After by the error handler (the status and the wait belong to the code).
     if (!started()) throw new ApiError("unavailable", "starting: waiting for the database; retry later");
     // The key's scope decides reads (GET, HEAD) and writes (packages/auth); here, where the key is resolved.
-    const auth = await deps.authenticate(apiKeyFromHeaders((n) => firstHeader(req.headers[n])), apiAccessOf(req.method));
+    const auth = await deps.authenticate(
+      apiKeyFromHeaders((n) => firstHeader(req.headers[n])),
+      apiAccessOf(req.method),
+    );
     if (!auth.ok) throw new ApiError(auth.failure, auth.reason);
     req.projectId = auth.projectId;
   });
@@ -131,6 +134,20 @@ export async function buildApiApp(deps: ApiDeps) {
     { prefix: "/api/v1" },
   );
   return app;
+}
+
+/**
+ * One log line per request, once answered (Fastify's default writes two: received and completed).
+ * Probes and scrapes log from warn up (operations.ts), so they write none unless they fail.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, req: FastifyRequest, reply: FastifyReply): void {
+    const line = { method: req.method, url: req.url, route: routeOf(req), status: reply.statusCode, durationMs: Math.round(reply.elapsedTime) };
+    if (error) req.log.error({ ...line, errorClass: error.constructor.name }, "request failed");
+    else req.log.info(line, "request");
+  }
 }
 
 function silentLogger(): Logger {
