@@ -34,6 +34,11 @@ export const workerConfigSchema = z
     CRUX_PUBLIC_URL: z.string().url().optional(),
     /** The API's port; the worker reads it only for the default of CRUX_PUBLIC_URL (the all-in-one process listens on it). */
     CRUX_API_PORT: envPort(8080),
+    /**
+     * Lock of a running job (BullMQ): a job whose worker died (crash, kill -9), e.g. a webhook delivery in
+     * flight, is run again by another worker within about 1.5 times this. Applied where the queue is created.
+     */
+    CRUX_JOB_LOCK_MS: envInt(15_000, 1_000, 600_000),
     /** Attempts per webhook delivery, the first included; then the delivery is marked failed. */
     CRUX_WEBHOOK_MAX_ATTEMPTS: envInt(8, 1, 100),
     /** Ceiling of the first retry's wait (full jitter), doubled per retry, ms. */
