@@ -663,5 +663,13 @@ export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
 export type BaselineRow = typeof baselines.$inferSelect;
 
 export { alertRules, alertEvents, webhooks, webhookDeliveries, webhookDeliveryAttempts } from "./alerts/schema.ts";
-export { traceLabels, traceLabelHistory, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly, scoreJudgeFindingHourlyDelta, judgeLeases } from "./schema-judging.ts";
+export {
+  traceLabels,
+  traceLabelHistory,
+  judgeCurrentVerdicts,
+  judgeFindings,
+  scoreJudgeFindingHourly,
+  scoreJudgeFindingHourlyDelta,
+  judgeLeases,
+} from "./schema-judging.ts";
 export { judgeSettings, judgeCalls, type JudgeSettingsRow, type JudgeCallRow } from "./judges/schema.ts";

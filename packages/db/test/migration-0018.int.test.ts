@@ -11,7 +11,7 @@ import { rowsOf } from "../src/client.ts";
 import { ensureProject, findActiveApiKey, type Database } from "../src/index.ts";
 import { projectId } from "./fixtures.ts";
 
-const statements = readFileSync(fileURLToPath(new URL("../../../migrations/0018_api_key_scopes_label_history.sql", import.meta.url)), "utf8").split(
+const statements = readFileSync(fileURLToPath(new URL("../../../migrations/0018_key_scopes_label_history_secret_overlap.sql", import.meta.url)), "utf8").split(
   "--> statement-breakpoint",
 );
 
@@ -23,6 +23,7 @@ describe.each(testDatabases())("migration 0018 on $name", ({ create }) => {
       await database.db.execute(sql`ALTER TABLE api_keys DROP CONSTRAINT api_keys_scope`);
       await database.db.execute(sql`ALTER TABLE api_keys DROP COLUMN scope, DROP COLUMN last_used_at`);
       await database.db.execute(sql`DROP TABLE trace_label_history`);
+      await database.db.execute(sql`ALTER TABLE webhooks DROP COLUMN previous_secret, DROP COLUMN previous_secret_until`);
       const p = projectId();
       await ensureProject(database, p, "old");
       await database.db.execute(

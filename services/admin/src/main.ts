@@ -89,7 +89,14 @@ function keyTable(keys: ApiKeyListing[]): string {
     ...keys.map((k) => [k.id, k.projectId, k.name, k.scope, k.keyPrefix, at(k.createdAt), at(k.lastUsedAt), k.revokedAt ? at(k.revokedAt) : "-"]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 /** Runs one command on a migrated database; returns the process exit code. */

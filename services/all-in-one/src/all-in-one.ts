@@ -94,6 +94,7 @@ export async function composeCrux(deps: {
     judges,
     validationBar: validationBarOf(config),
     secretBox,
+    webhookSecretOverlapMs: config.CRUX_WEBHOOK_SECRET_OVERLAP_MS,
   });
 
   // Order matters: stop intake, let in-flight writes commit, drain jobs, then close storage.

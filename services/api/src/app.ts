@@ -59,9 +59,13 @@ export interface ApiDeps {
   secretBox?: SecretBox | null;
   /** Kappa bar and minimum labels for judge validation (CRUX_VALIDATION_*); .6 and 20 when omitted. */
   validationBar?: ValidationBar;
+  /** How long a rotated-out webhook secret still signs deliveries beside the new one (CRUX_WEBHOOK_SECRET_OVERLAP_MS); 24 h when omitted. */
+  webhookSecretOverlapMs?: number;
   /** The judges' service default (env). Default: no service default model, sampling 0.1, a $5 daily budget. */
   judges?: { defaults: JudgeServiceDefaults };
 }
+
+const defaultWebhookSecretOverlapMs = 86_400_000;
 
 const noJudgeDefaults: JudgeServiceDefaults = { model: null, samplingShare: 0.1, dailyBudgetUsd: 5 };
 
@@ -119,8 +123,9 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now, validationBar }), { prefix: "/api/v1" });
   await app.register(validationRoutes({ database: deps.database, validationBar }), { prefix: "/api/v1" });
   await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(alertsRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox: deps.secretBox ?? null }), {
+  await app.register(alertsRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
+  const secretOverlapMs = deps.webhookSecretOverlapMs ?? defaultWebhookSecretOverlapMs;
+  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox: deps.secretBox ?? null, secretOverlapMs }), {
     prefix: "/api/v1",
   });
   await app.register(

@@ -43,6 +43,7 @@ const app = await buildApiApp({
   started: () => started,
   validationBar: validationBarOf(config),
   secretBox,
+  webhookSecretOverlapMs: config.CRUX_WEBHOOK_SECRET_OVERLAP_MS,
 });
 
 const startup = new AbortController();

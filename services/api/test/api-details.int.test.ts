@@ -3,6 +3,7 @@
  * per-milestone rates and of trajectories, the OpenAPI summaries, and one message per bad time.
  */
 import { persistTraceScores, type Database } from "@crux/db";
+import { createInProcessQueue, type JobQueue } from "@crux/queue";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, NOW, PROJECT, buildTestApp, storeTraceSpan } from "./harness.ts";
@@ -13,6 +14,8 @@ const t = hexTraceId;
 describe.each(testDatabases())("API details on $name", ({ create }) => {
   let database: Database;
   let app: Awaited<ReturnType<typeof buildTestApp>>;
+  // Not started: the test reads what the API enqueued.
+  const queue: JobQueue = createInProcessQueue();
   const call = async (method: "GET" | "PUT" | "POST", url: string, payload?: unknown) => {
     const res = await app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) });
     return { status: res.statusCode, body: res.json() };
@@ -20,7 +23,7 @@ describe.each(testDatabases())("API details on $name", ({ create }) => {
 
   beforeAll(async () => {
     database = await create();
-    app = await buildTestApp(database);
+    app = await buildTestApp(database, { queue });
     // Milestones configured as m3, m1, m2 (not by name).
     const set = await call("POST", "/api/v1/milestone-sets", {
       serviceName: null,
@@ -47,6 +50,7 @@ describe.each(testDatabases())("API details on $name", ({ create }) => {
   });
   afterAll(async () => {
     await app.close();
+    await queue.close(1_000);
     await database.close();
   });
 
@@ -114,5 +118,23 @@ describe.each(testDatabases())("API details on $name", ({ create }) => {
     const bad = await call("GET", "/api/v1/metrics/agents?from=yesterday");
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe("querystring /from: must be an ISO 8601 date-time, e.g. 2026-11-30T12:00:00Z");
+  });
+
+  it("a created or replaced alert rule is queued for evaluation at once, not left to the next tick", async () => {
+    const body = {
+      name: "failures",
+      metric: { kind: "success_rate" },
+      condition: { kind: "threshold", op: "below", value: 0.9 },
+      windowMs: 3_600_000,
+    };
+    expect(await queue.depth("alerts.evaluate-rule")).toBe(0);
+    const created = await call("POST", "/api/v1/alert-rules", body);
+    expect(created.status).toBe(201);
+    expect(await queue.depth("alerts.evaluate-rule")).toBe(1);
+    const other = await call("POST", "/api/v1/alert-rules", { ...body, name: "second" });
+    expect(await queue.depth("alerts.evaluate-rule")).toBe(2);
+    const replaced = await call("PUT", `/api/v1/alert-rules/${other.body.id}`, { ...body, name: "second, replaced", enabled: false });
+    expect(replaced.status).toBe(200);
+    expect(await queue.depth("alerts.evaluate-rule")).toBe(2); // a disabled rule is not evaluated
   });
 });

@@ -150,7 +150,10 @@ export function buildHttpReceiver(opts: HttpReceiverOptions): FastifyInstance {
       }
       let body: Buffer | null = null;
       try {
-        const auth = await opts.authenticate(apiKeyFromHeaders((n) => headerValue(req.headers[n])), "ingest");
+        const auth = await opts.authenticate(
+          apiKeyFromHeaders((n) => headerValue(req.headers[n])),
+          "ingest",
+        );
         if (!auth.ok) return fail(req, reply, format, { kind: auth.failure, reason: auth.failure, message: auth.reason });
         ctx.projectId = auth.projectId;
         const encoding = parseContentEncoding(headerValue(req.headers["content-encoding"]));

@@ -68,7 +68,9 @@ type OptionalJudgeSettings =
   | "CRUX_SECRET_KEY";
 
 export interface ResolvedWorkerConfig
-  extends Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY" | "CRUX_PUBLIC_URL" | OptionalJudgeSettings>>, Pick<WorkerSettings, OptionalJudgeSettings> {
+  extends
+    Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY" | "CRUX_PUBLIC_URL" | OptionalJudgeSettings>>,
+    Pick<WorkerSettings, OptionalJudgeSettings> {
   CRUX_WORKER_PROJECT_CONCURRENCY: number;
   CRUX_PUBLIC_URL: string;
 }

@@ -14,4 +14,6 @@ CREATE TABLE "trace_label_history" (
 --> statement-breakpoint
 ALTER TABLE "api_keys" ADD COLUMN "scope" text DEFAULT 'full' NOT NULL;--> statement-breakpoint
 ALTER TABLE "api_keys" ADD COLUMN "last_used_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "webhooks" ADD COLUMN "previous_secret" text;--> statement-breakpoint
+ALTER TABLE "webhooks" ADD COLUMN "previous_secret_until" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_scope" CHECK ("api_keys"."scope" IN ('ingest', 'read', 'full'));
