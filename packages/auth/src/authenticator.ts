@@ -63,6 +63,7 @@ export function apiKeyFromHeaders(get: (name: string) => string | undefined): Pr
   if (key) return key;
   if (!auth) return null;
   const parts = auth.split(/\s+/);
+  if (/^bearer$/i.test(auth)) return { unreadable: `the Authorization header has the Bearer scheme but no key: ${howToSend}` };
   if (parts.length === 1) return { unreadable: `the Authorization header has no scheme: ${howToSend}` };
   return { unreadable: `the Authorization scheme '${parts[0]!.slice(0, 20)}' is not supported: ${howToSend}` };
 }

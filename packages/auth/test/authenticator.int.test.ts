@@ -19,6 +19,9 @@ describe("apiKeyFromHeaders", () => {
     expect(apiKeyFromHeaders(headers({ authorization: "crux_abc" }))).toEqual({
       unreadable: "the Authorization header has no scheme: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'",
     });
+    expect(apiKeyFromHeaders(headers({ authorization: "Bearer " }))).toEqual({
+      unreadable: "the Authorization header has the Bearer scheme but no key: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'",
+    });
     expect(apiKeyFromHeaders(headers({ authorization: "Basic abc" }))).toEqual({
       unreadable: "the Authorization scheme 'Basic' is not supported: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'",
     });
