@@ -77,10 +77,12 @@ describe.each(testDatabases())("projects and API keys on $name", ({ create }) =>
     await expect(createApiKey(database, p, "bad", "everything" as "full")).rejects.toThrow();
 
     const listed = await listApiKeys(database, p);
-    expect(listed.map((k) => [k.name, k.scope, k.keyPrefix, k.lastUsedAt, k.revokedAt])).toEqual([
-      ["tracer", "ingest", tracer.key.slice(0, 8), null, null],
-      ["dashboard", "read", dashboard.key.slice(0, 8), null, null],
+    // Keys made in the same millisecond have no order between them: compared by name.
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    expect([...listed].sort(byName).map((k) => [k.name, k.scope, k.keyPrefix, k.lastUsedAt, k.revokedAt])).toEqual([
       ["admin", "full", admin.key.slice(0, 8), null, null],
+      ["dashboard", "read", dashboard.key.slice(0, 8), null, null],
+      ["tracer", "ingest", tracer.key.slice(0, 8), null, null],
     ]);
     expect(JSON.stringify(listed)).not.toContain(tracer.key);
 
@@ -91,10 +93,10 @@ describe.each(testDatabases())("projects and API keys on $name", ({ create }) =>
     expect(await findActiveApiKey(database, rotated!.key)).toEqual({ id: rotated!.id, projectId: p, scope: "ingest" });
     expect(await rotateApiKey(database, tracer.id)).toBeNull(); // revoked: nothing to rotate
     const after = await listApiKeys(database, p);
-    expect(after.filter((k) => k.name === "tracer").map((k) => [k.id, k.revokedAt !== null])).toEqual([
-      [tracer.id, true],
-      [rotated!.id, false],
-    ]);
+    expect(Object.fromEntries(after.filter((k) => k.name === "tracer").map((k) => [k.id, k.revokedAt !== null]))).toEqual({
+      [tracer.id]: true,
+      [rotated!.id]: false,
+    });
   });
 
   it("records the last use and never moves it backwards", async () => {
