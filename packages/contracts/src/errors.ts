@@ -23,6 +23,8 @@ export const errorStatus = {
   invalid_milestones: 400,
   /** Missing or unknown API key. */
   unauthenticated: 401,
+  /** A valid API key whose scope does not allow the request (an ingest-only key reading, a read-only key writing). */
+  forbidden: 403,
   /** Unknown trace, configuration id or route. */
   not_found: 404,
   /** A configuration row for the same scope exists; or a trace is asked to be judged before it is scored. */

@@ -35,7 +35,8 @@ export const FindingSourceKind = z.enum(["code", "judge", "human"]);
 export const FailureModeRate = Measurement.extend({
   ...RateValidation,
   group: z.string().nullable(),
-  mode: z.string(),
+  mode: z.string().describe("The failure mode; with groupBy=category the category again (deprecated there: read `category`)"),
+  category: z.string().nullable().describe("The mode's category (FC1, FC2, FC3); with groupBy=category, the row's category"),
   numerator: z.number(),
   denominator: z.number(),
   rate: z.number().nullable(),

@@ -63,7 +63,16 @@ export {
   WebhookList,
   WebhookWithSecret,
 } from "./alerts.ts";
-export { FindingSourceFilter, TraceLabels, TraceLabelsBody, TraceLabelsResponse, ValidationQuery, ValidationResponse, mastModes } from "./validation.ts";
+export {
+  FindingSourceFilter,
+  TraceLabelHistoryResponse,
+  TraceLabels,
+  TraceLabelsBody,
+  TraceLabelsResponse,
+  ValidationQuery,
+  ValidationResponse,
+  mastModes,
+} from "./validation.ts";
 export {
   JudgeCallItem,
   JudgeCallList,

@@ -53,7 +53,8 @@ export const JsonValue = z.unknown().superRefine((v, ctx) => {
 const minTimeMs = 0;
 const maxTimeMs = 9_223_372_036_854; // 2262-04-11T23:47:16.854Z
 
-export const IsoTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-11-30T12:00:00Z" }).refine(
+// abort: a value that is no date-time at all gets that one message, not also the range check it cannot pass.
+export const IsoTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-11-30T12:00:00Z", abort: true }).refine(
   (s) => {
     const ms = Date.parse(s);
     return ms >= minTimeMs && ms <= maxTimeMs;

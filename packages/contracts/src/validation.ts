@@ -74,6 +74,13 @@ export const TraceLabels = z.object({
 
 export const TraceLabelsResponse = z.object({ traceId: traceIdField(), labelled: z.boolean(), labels: TraceLabels.nullable() });
 
+export const TraceLabelHistoryResponse = z.object({
+  traceId: traceIdField(),
+  items: z
+    .array(TraceLabels.extend({ replacedAt: z.string().describe("When a later PUT replaced this version") }))
+    .describe("Every earlier version of the trace's labels, newest first (the current one is GET /traces/:traceId/labels)"),
+});
+
 /** No window: every label of the project. */
 export const ValidationQuery = z.strictObject({
   service: text().optional().describe("Only labelled traces of this service"),

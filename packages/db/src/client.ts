@@ -144,7 +144,7 @@ function releasingTransaction(pool: pg.Pool): CruxDb["transaction"] {
   // One drizzle per pooled connection: building one maps the whole schema (1% of the worker's CPU per transaction).
   const onClients = new WeakMap<pg.PoolClient, CruxDb>();
   return async (run, config) => {
-    const client = await pool.connect();
+    const client = oneQueryAtATime(await pool.connect());
     let failure: unknown;
     try {
       let onClient = onClients.get(client);
@@ -163,6 +163,36 @@ function releasingTransaction(pool: pg.Pool): CruxDb["transaction"] {
       client.release(failure !== undefined && isStorageUnavailable(failure) ? (failure as Error) : undefined);
     }
   };
+}
+
+const queuedClients = new WeakSet<pg.PoolClient>();
+
+/**
+ * Makes a pooled connection take its queries one at a time, each sent once the one before
+ * settled. A transaction runs on one connection, and readers inside a snapshot send several
+ * queries at once (Promise.all over the metrics' reads): node-postgres queued them itself,
+ * but deprecates that ("Calling client.query() when the client is already executing a query
+ * is deprecated"; an error in pg 9). Queued here instead: the same statements in the same
+ * order, as fast (one connection runs one query at a time either way). Crux uses only the
+ * promise form; a callback or a submittable (cursor) goes straight through.
+ */
+function oneQueryAtATime(client: pg.PoolClient): pg.PoolClient {
+  if (queuedClients.has(client)) return client;
+  queuedClients.add(client);
+  const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+  let previous: Promise<unknown> = Promise.resolve();
+  const queued = (...args: unknown[]): unknown => {
+    const first = args[0] as { submit?: unknown } | undefined;
+    if (typeof args.at(-1) === "function" || typeof first?.submit === "function") return send(...args);
+    const result = previous.then(() => send(...args));
+    previous = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  };
+  client.query = queued as typeof client.query;
+  return client;
 }
 
 /** The connection a Postgres transaction runs on (releasingTransaction), for fixed statements. */

@@ -17,7 +17,22 @@ export {
   type InsertSpanBatchOptions,
   type InsertSpanBatchResult,
 } from "./insert-spans.ts";
-export { ensureProject, createApiKey, findProjectByApiKey, revokeApiKey, countApiKeys, apiKeyPrefix } from "./api-keys.ts";
+export {
+  ensureProject,
+  createApiKey,
+  findActiveApiKey,
+  touchApiKey,
+  listApiKeys,
+  rotateApiKey,
+  revokeApiKey,
+  countApiKeys,
+  apiKeyPrefix,
+  apiKeyScopes,
+  isApiKeyScope,
+  type ApiKeyScope,
+  type ActiveApiKey,
+  type ApiKeyListing,
+} from "./api-keys.ts";
 export {
   listTraces,
   getTrace,
@@ -46,7 +61,15 @@ export {
 export { listVerdicts, listVerdictsPage, insertVerdict, retryFailedVerdicts, type VerdictKey, type VerdictRow } from "./verdicts.ts";
 export { takeJudgeLease, releaseJudgeLease, type JudgeLeaseTake } from "./judge-leases.ts";
 export { requestJudge, clearJudgeRequest, deferJudgeRequest, listJudgeRequests, type JudgeRequest, type JudgeRequestOptions } from "./judge-requests.ts";
-export { putTraceLabels, getTraceLabels, type TraceLabelsInput, type StoredTraceLabels } from "./labels.ts";
+export {
+  putTraceLabels,
+  getTraceLabels,
+  checkLabelTargets,
+  listTraceLabelHistory,
+  type TraceLabelsInput,
+  type StoredTraceLabels,
+  type ReplacedTraceLabels,
+} from "./labels.ts";
 export { listTraceFindingsWithJudges, listJudgeAttributions, type TraceFindingItem, type JudgeAttributionRow } from "./judge-reads.ts";
 export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
 export * as schema from "./schema.ts";

@@ -28,7 +28,7 @@ export const judgeLeases = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.producerKey] })],
 );
 
-/** A person's labels of one trace (PUT /traces/:id/labels replaces the row). */
+/** A person's labels of one trace (PUT /traces/:id/labels replaces the row; the replaced one goes to trace_label_history). */
 export const traceLabels = pgTable(
   "trace_labels",
   {
@@ -44,6 +44,26 @@ export const traceLabels = pgTable(
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.traceId] })],
+);
+
+/** Every earlier version of a trace's labels: a PUT moves the row it replaces here, so no label is lost. */
+export const traceLabelHistory = pgTable(
+  "trace_label_history",
+  {
+    projectId: text().notNull(),
+    traceId: text().notNull(),
+    modes: jsonb().notNull(),
+    decisiveAgent: text(),
+    decisiveSpanId: text(),
+    decisiveStepIndex: integer(),
+    note: text(),
+    labeller: text().notNull(),
+    /** When that version was stored (its updated_at); with the trace it identifies the version. */
+    updatedAt: timestamp({ withTimezone: true }).notNull(),
+    /** When a newer PUT replaced it. */
+    replacedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.updatedAt] })],
 );
 
 /** The newest verdict of each judge (`judge.<kind>`) on a trace, with its attribution and outcome. */

@@ -41,10 +41,14 @@ export const apiKeys = pgTable(
     keyHash: text().notNull(),
     /** First 8 characters of the key, to tell keys apart in a UI. */
     keyPrefix: text().notNull(),
+    /** What the key may do (apiKeyScopes): ingest (send traces), read (the API's reads) or full; keys made before scopes existed are full. */
+    scope: text().notNull().default("full"),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Last successful authentication, written at most once a minute per key and process. */
+    lastUsedAt: timestamp({ withTimezone: true }),
     revokedAt: timestamp({ withTimezone: true }),
   },
-  (t) => [uniqueIndex().on(t.keyHash), index().on(t.projectId)],
+  (t) => [uniqueIndex().on(t.keyHash), index().on(t.projectId), check("api_keys_scope", sql`${t.scope} IN ('ingest', 'read', 'full')`)],
 );
 
 /**
@@ -703,5 +707,5 @@ export {
   experimentDispatches,
   experimentSettings,
 } from "./experiments/schema.ts";
-export { traceLabels, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly, scoreJudgeFindingHourlyDelta, judgeLeases } from "./schema-judging.ts";
+export { traceLabels, traceLabelHistory, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly, scoreJudgeFindingHourlyDelta, judgeLeases } from "./schema-judging.ts";
 export { judgeSettings, judgeCalls, type JudgeSettingsRow, type JudgeCallRow } from "./judges/schema.ts";

@@ -39,7 +39,16 @@ export interface BullmqQueueOptions<R extends QueueRegistry = AppQueueRegistry> 
   jobDefaults?: NoInfer<JobDefaultsOverrides<R>>;
   /** Upper bound on enqueue / depth / ping when Redis is slow or down (default 2000 ms). */
   commandTimeoutMs?: number;
+  /**
+   * How long a running job's lock lasts without renewal (default 15000 ms). A live worker renews it
+   * every half of that; a job whose worker died (crash, kill -9) is found stalled within another
+   * half and run again by a live worker, so it waits at most about 1.5 times this (BullMQ's
+   * defaults, 30 s lock and 30 s check, made it up to a minute and more).
+   */
+  jobLockMs?: number;
 }
+
+const defaultJobLockMs = 15_000;
 
 export const defaultQueuePrefix = "crux";
 const defaultCommandTimeoutMs = 2_000;
@@ -102,6 +111,7 @@ export function createBullmqQueue<R extends QueueRegistry = AppQueueRegistry>(op
   const registry = (opts.registry ?? queueRegistry) as R;
   const prefix = opts.prefix ?? defaultQueuePrefix;
   const commandTimeoutMs = opts.commandTimeoutMs ?? defaultCommandTimeoutMs;
+  const jobLockMs = opts.jobLockMs ?? defaultJobLockMs;
   const log = opts.log ?? pino({ enabled: false });
   const logError = createRepeatSuppressingLog(log);
 
@@ -293,6 +303,8 @@ export function createBullmqQueue<R extends QueueRegistry = AppQueueRegistry>(op
           connection: workerConnection!,
           prefix,
           concurrency: startOpts?.concurrency?.[name] ?? 1,
+          lockDuration: jobLockMs,
+          stalledInterval: Math.max(1, Math.floor(jobLockMs / 2)),
         });
         worker.on("error", (err) => logError(`worker ${name} error`, err));
         workers.push(worker);

@@ -127,6 +127,17 @@ export const queueRegistry = {
     defaults: { attempts: 3, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: 100, removeOnFail: 1_000 },
   }),
   /**
+   * One alert rule evaluated now, enqueued by the API when the rule is created or replaced, so it
+   * does not wait for the next alerts.evaluate tick. Keyed by rule: a second enqueue while one is
+   * pending is a no-op (the run reads the rule as stored then). Same evaluation as a tick's.
+   */
+  "alerts.evaluate-rule": defineQueue({
+    mode: "unique",
+    payload: z.object({ projectId: z.string().min(1).max(256), ruleId: z.string().min(1).max(64) }),
+    key: (p) => `${p.projectId}:${p.ruleId}`,
+    defaults: traceStageDefaults,
+  }),
+  /**
    * One webhook delivery, keyed by its id: never two sends of one delivery at once. The handler makes one
    * attempt and defers itself (JobDeferral) to its next one, so the receiver's backoff and Retry-After
    * decide the wait; the queue's own attempts cover storage errors only.

@@ -45,12 +45,25 @@ export function createShutdown(opts: { deadlineMs: number; log: Logger }) {
   return { add, shutdown };
 }
 
-/** Wire SIGINT/SIGTERM to shutdown; a second signal exits at once. */
-export function onSignals(shutdown: (reason: string) => Promise<void>, exit: (code: number) => void) {
-  let count = 0;
+/**
+ * A signal delivered twice for one event: a supervisor (or a terminal's Ctrl-C) signals the whole
+ * process group, and `pnpm start:*` in it passes the same signal on to its child a few ms later.
+ */
+const echoWindowMs = 1_000;
+
+/**
+ * Wire SIGINT/SIGTERM to shutdown; a second signal exits at once (exit 1), unless it is the same
+ * signal within echoWindowMs of the first: that is the one event arriving twice, and exiting on it
+ * cut the shutdown short (the worker left mid-drain with exit 1 when its process group got SIGTERM).
+ */
+export function onSignals(shutdown: (reason: string) => Promise<void>, exit: (code: number) => void, now: () => number = Date.now) {
+  let first: { signal: string; at: number } | undefined;
   const handler = (sig: string) => {
-    count++;
-    if (count > 1) exit(1);
+    if (first) {
+      if (sig !== first.signal || now() - first.at >= echoWindowMs) exit(1);
+      return;
+    }
+    first = { signal: sig, at: now() };
     void shutdown(sig).then(() => exit(0));
   };
   process.on("SIGINT", () => handler("SIGINT"));

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { createLogger, createShutdown } from "../src/index.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import { createLogger, createShutdown, onSignals } from "../src/index.ts";
 
 /** A real pino logger whose JSON lines land in `entries` (and their messages in `lines`). */
 function recorder() {
@@ -70,5 +70,52 @@ describe("createShutdown", () => {
     expect(entries.find((e) => e.msg === "shutdown step 'stuck' hit the deadline")).toMatchObject({ level: 40, step: "stuck", deadlineMs: 50 });
     expect(later).toBe(true);
     expect(lines.at(-1)).toBe("shutdown complete");
+  });
+});
+
+describe("onSignals", () => {
+  // process.emit runs the listeners as a delivered signal would, without signalling the test runner.
+  const installed: { signal: "SIGINT" | "SIGTERM"; count: number }[] = [];
+  function wire(now: () => number) {
+    const before = { int: process.listenerCount("SIGINT"), term: process.listenerCount("SIGTERM") };
+    const exits: number[] = [];
+    let finish: () => void = () => {};
+    const shutdown = () => new Promise<void>((r) => (finish = r));
+    onSignals(shutdown, (code) => exits.push(code), now);
+    installed.push({ signal: "SIGINT", count: before.int }, { signal: "SIGTERM", count: before.term });
+    return { exits, finish: () => finish() };
+  }
+  afterEach(() => {
+    for (const { signal, count } of installed.splice(0)) {
+      for (const listener of process.listeners(signal).slice(count)) process.off(signal, listener);
+    }
+  });
+
+  it("the same signal again within a second (the group's and pnpm's copy of one SIGTERM) does not cut the shutdown short", async () => {
+    let t = 0;
+    const { exits, finish } = wire(() => t);
+    process.emit("SIGTERM");
+    t = 15;
+    process.emit("SIGTERM");
+    expect(exits).toEqual([]);
+    finish();
+    await new Promise((r) => setImmediate(r));
+    expect(exits).toEqual([0]);
+  });
+
+  it("a second signal later, or another signal, exits at once with 1", () => {
+    let t = 0;
+    const late = wire(() => t);
+    process.emit("SIGINT");
+    t = 1_500;
+    process.emit("SIGINT");
+    expect(late.exits).toEqual([1]);
+  });
+
+  it("another signal, even at once, exits with 1", () => {
+    const other = wire(() => 0);
+    process.emit("SIGTERM");
+    process.emit("SIGINT");
+    expect(other.exits).toEqual([1]);
   });
 });

@@ -32,7 +32,8 @@ export type DeliveryAttempt = {
 
 export type DeliveryRequest = {
   url: string;
-  secret: string;
+  /** The signing secret; during a rotation's overlap the new and the old one (the new first). */
+  secret: string | readonly string[];
   /** The message id, the same on every retry so receivers can deduplicate. */
   id: string;
   payload: unknown;

@@ -20,9 +20,14 @@ export function generateWebhookSecret(): string {
   return SECRET_PREFIX + randomBytes(SECRET_BYTES).toString("base64");
 }
 
-/** The three headers for one delivery of `body` (the exact bytes that are sent). */
-export function signWebhook(secret: string, message: { id: string; timestamp: Date; body: string }): SignedHeaders {
-  const signature = new Webhook(secret).sign(message.id, message.timestamp, message.body);
+/**
+ * The three headers for one delivery of `body` (the exact bytes that are sent). With several secrets
+ * (a rotation's overlap: the new one first) webhook-signature carries one signature per secret,
+ * space-separated, as Standard Webhooks allows: a receiver with either secret verifies it.
+ */
+export function signWebhook(secret: string | readonly string[], message: { id: string; timestamp: Date; body: string }): SignedHeaders {
+  const secrets = typeof secret === "string" ? [secret] : secret;
+  const signature = secrets.map((s) => new Webhook(s).sign(message.id, message.timestamp, message.body)).join(" ");
   return {
     "webhook-id": message.id,
     "webhook-timestamp": String(Math.floor(message.timestamp.getTime() / 1000)),

@@ -31,6 +31,15 @@ describe("signing", () => {
     expect(verifyWebhook(secret, body, headers)).toEqual({ ok: false, reason: "Message timestamp too old" });
   });
 
+  it("with two secrets (a rotation's overlap) carries two space-separated signatures: either secret verifies", () => {
+    const next = generateWebhookSecret();
+    const headers = signWebhook([next, secret], { id: "msg_1", timestamp: new Date(), body });
+    expect(headers["webhook-signature"]).toMatch(/^v1,\S+ v1,\S+$/);
+    expect(verifyWebhook(next, body, headers)).toEqual({ ok: true });
+    expect(verifyWebhook(secret, body, headers)).toEqual({ ok: true });
+    expect(verifyWebhook(generateWebhookSecret(), body, headers).ok).toBe(false);
+  });
+
   it("missing headers fail", () => {
     expect(verifyWebhook(secret, body, {}).ok).toBe(false);
   });

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createDatabase, ensureProject, getTrace, getTraceSummary, listTraceSpans, migrate, schema, type PgliteDatabase } from "@crux/db";
+import { createDatabase, ensureProject, getTrace, getTraceSummary, listApiKeys, listTraceSpans, migrate, schema, touchApiKey, type PgliteDatabase } from "@crux/db";
 import { describe, expect, it } from "vitest";
 
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
@@ -39,12 +39,81 @@ describe("pnpm crux (admin CLI) as a process", () => {
       await holder.close();
       const free = await runAdmin(["keys", "create", "--project", "p1"], { CRUX_DATA_DIR: dir });
       expect(free.code).toBe(0);
-      expect(free.stdout).toMatch(/API key for project 'p1'/);
+      expect(free.stdout).toMatch(/API key 'default' for project 'p1', scope full/);
     } finally {
       await holder.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("prints its usage for --help and for a mistyped command, without a stack", async () => {
+    const help = await runAdmin(["--help"], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: pnpm crux <command>/);
+    expect(help.stdout).toMatch(/keys rotate <key id>/);
+    expect(help.stderr).toBe("");
+    const typo = await runAdmin(["keys", "craete", "--project", "p1"], {});
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^crux: unknown command 'keys craete'\n\nusage: pnpm crux <command>/);
+    const badOption = await runAdmin(["keys", "create", "--projcet", "p1"], {});
+    expect(badOption.code).toBe(2);
+    expect(badOption.stderr).toMatch(/^crux: Unknown option '--projcet'/);
+    expect(badOption.stderr).not.toMatch(/\n\s+at /);
+    const badScope = await runAdmin(["keys", "create", "--scope", "admin"], {});
+    expect(badScope.code).toBe(2);
+    expect(badScope.stderr).toMatch(/^crux: unknown scope 'admin': use one of ingest, read, full/);
+  });
+
+  it("creates keys with a scope, lists them with their last use, rotates and revokes them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crux-admin-"));
+    const env = { CRUX_DATA_DIR: dir };
+    try {
+      const created = await runAdmin(["keys", "create", "--project", "p1", "--name", "tracer", "--scope", "ingest"], env);
+      expect(created.code).toBe(0);
+      const key = created.stdout.trim().split("\n").at(-1)!;
+      expect(key).toMatch(/^crux_/);
+      await runAdmin(["keys", "create", "--project", "p2", "--name", "grafana", "--scope", "read"], env);
+
+      const database = await createDatabase({ dataDir: dir });
+      const [tracer] = await listApiKeys(database, "p1");
+      await touchApiKey(database, tracer!.id, new Date("2026-05-01T10:00:00Z"));
+      await database.close();
+
+      const listed = await runAdmin(["keys", "list"], env);
+      expect(listed.code).toBe(0);
+      const lines = listed.stdout.trim().split("\n");
+      expect(lines[0]).toMatch(/^id\s+project\s+name\s+scope\s+prefix\s+created\s+last used\s+revoked$/);
+      expect(lines[1]).toMatch(new RegExp(`^${tracer!.id}\\s+p1\\s+tracer\\s+ingest\\s+${key.slice(0, 8)}\\s+\\S+\\s+2026-05-01T10:00:00Z\\s+-$`));
+      expect(lines[2]).toMatch(/\sp2\s+grafana\s+read\s.*\snever\s+-$/);
+      expect(listed.stdout).not.toContain(key);
+      expect((await runAdmin(["keys", "list", "--project", "p2"], env)).stdout.trim().split("\n")).toHaveLength(2);
+
+      const rotated = await runAdmin(["keys", "rotate", tracer!.id], env);
+      expect(rotated.code).toBe(0);
+      expect(rotated.stdout).toMatch(new RegExp(`^API key ${tracer!.id} revoked; its replacement \\S+ for project 'p1', scope ingest`));
+      const replacement = rotated.stdout.trim().split("\n").at(-1)!;
+      expect(replacement).toMatch(/^crux_/);
+      expect(replacement).not.toBe(key);
+
+      const again = await runAdmin(["keys", "revoke", tracer!.id], env);
+      expect(again.code).toBe(1);
+      expect(again.stderr.trim()).toBe(`crux: no active API key with id ${tracer!.id} (see \`pnpm crux keys list\`)`);
+      const check = await createDatabase({ dataDir: dir });
+      const p1 = await listApiKeys(check, "p1");
+      await check.close();
+      // Oldest first: the revoked original, then its active replacement.
+      expect(p1.map((k) => [k.name, k.scope, k.revokedAt === null])).toEqual([
+        ["tracer", "ingest", false],
+        ["tracer", "ingest", true],
+      ]);
+      const newId = p1.find((k) => k.revokedAt === null)!.id;
+      const revoked = await runAdmin(["keys", "revoke", newId], env);
+      expect(revoked.code).toBe(0);
+      expect(revoked.stdout).toMatch(/revoked/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000); // eight CLI processes, each opening the embedded database
 
   it("says Postgres is unreachable in one line instead of a stack", async () => {
     const r = await runAdmin(["migrate"], { DATABASE_URL: "postgres://postgres@127.0.0.1:1/none" });

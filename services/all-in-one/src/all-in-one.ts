@@ -51,7 +51,7 @@ export async function startAllInOne(config: AllInOneConfig, log: Logger): Promis
   }
   const registry = workerQueueRegistry(config);
   const queue = config.REDIS_URL
-    ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log, registry })
+    ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log, registry, jobLockMs: config.CRUX_JOB_LOCK_MS })
     : createInProcessQueue({ log, registry });
   return composeCrux({ database, queue, config, log, secretBox });
 }
@@ -95,6 +95,7 @@ export async function composeCrux(deps: {
     judges,
     validationBar: validationBarOf(config),
     secretBox,
+    webhookSecretOverlapMs: config.CRUX_WEBHOOK_SECRET_OVERLAP_MS,
   });
 
   // Order matters: stop intake, let in-flight writes commit, drain jobs, then close storage.

@@ -44,6 +44,62 @@ describe.each(backends())("operations on $name", (backend) => {
     }
   });
 
+  it("auth on: each key does what its scope allows (ingest sends, read reads, full does all) and is refused the rest with 403", async () => {
+    const crux = await startTestCrux(backend, { CRUX_AUTH: "true" });
+    try {
+      await ensureProject(crux.database, "team-s", "Team S");
+      const tracer = await createApiKey(crux.database, "team-s", "tracer", "ingest");
+      const dashboard = await createApiKey(crux.database, "team-s", "dashboard", "read");
+      const admin = await createApiKey(crux.database, "team-s", "admin", "full");
+      const send = (key: string) => {
+        const { body, traceId } = oneSpanTrace();
+        return fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json", "x-api-key": key } }).then((r) => ({ r, traceId }));
+      };
+      const write = (key: string) =>
+        fetch(`${crux.apiUrl}/api/v1/baselines`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+          body: JSON.stringify({ serviceName: "svc", tokens: 1000 }),
+        });
+
+      const sent = await send(tracer.key);
+      expect(sent.r.status).toBe(200);
+      const tracerRead = await getJson(`${crux.apiUrl}/api/v1/traces/${sent.traceId}`, { authorization: `Bearer ${tracer.key}` });
+      expect(tracerRead.status).toBe(403);
+      expect(tracerRead.body).toEqual({ code: "forbidden", message: expect.stringMatching(/scope 'ingest'\) may only send traces, not read the API/) });
+
+      expect((await getJson(`${crux.apiUrl}/api/v1/traces/${sent.traceId}`, { authorization: `Bearer ${dashboard.key}` })).status).toBe(200);
+      const readerSends = await send(dashboard.key);
+      expect(readerSends.r.status).toBe(403);
+      expect(((await readerSends.r.json()) as { message: string }).message).toMatch(/scope 'read'\) may only read the API, not send traces/);
+      expect((await getJson(`${crux.apiUrl}/api/v1/traces/${readerSends.traceId}`, { authorization: `Bearer ${admin.key}` })).status).toBe(404);
+      const readerWrites = await write(dashboard.key);
+      expect(readerWrites.status).toBe(403);
+
+      expect((await send(admin.key)).r.status).toBe(200);
+      expect((await write(admin.key)).status).toBe(201);
+    } finally {
+      await crux.stop();
+    }
+  });
+
+  it("auth on: an Authorization header without the Bearer scheme is told so, not that the key is missing", async () => {
+    const crux = await startTestCrux(backend, { CRUX_AUTH: "true" });
+    try {
+      await ensureProject(crux.database, "team-h", "Team H");
+      const { key } = await createApiKey(crux.database, "team-h", "ci");
+      const bare = await getJson(`${crux.apiUrl}/api/v1/traces`, { authorization: key });
+      expect(bare.status).toBe(401);
+      expect(bare.body.message).toBe("the Authorization header has no scheme: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'");
+      const { body } = oneSpanTrace();
+      const res = await fetch(crux.otlpUrl, { method: "POST", body, headers: { "content-type": "application/json", authorization: key } });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { message: string }).message).toMatch(/^the Authorization header has no scheme/);
+    } finally {
+      await crux.stop();
+    }
+  });
+
   it("backlog above its ceiling: 503 with Retry-After, nothing stored", async () => {
     const crux = await startTestCrux(backend, {
       CRUX_MAX_QUEUE_DEPTH: "0",

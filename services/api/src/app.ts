@@ -8,12 +8,12 @@ import fastifySwaggerUi from "@fastify/swagger-ui";
 import { defaultValidationBar, type ValidationBar } from "@crux/core";
 import type { Database, JudgeServiceDefaults, SecretBox } from "@crux/db";
 import type { JobQueue } from "@crux/queue";
-import { apiKeyFromHeaders, type Authenticator } from "@crux/auth";
+import { apiAccessOf, apiKeyFromHeaders, type Authenticator } from "@crux/auth";
 import { createLogger, createMetricsRegistry, type Logger, type Registry } from "@crux/runtime";
-import Fastify from "fastify";
+import Fastify, { LogController, type FastifyReply, type FastifyRequest } from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { apiErrorHandler } from "./error-handler.ts";
+import { apiErrorHandler, routeOf } from "./error-handler.ts";
 import { ApiError } from "./errors.ts";
 import { registerOperations } from "./operations.ts";
 import { configRoutes } from "./routes/config.route.ts";
@@ -63,11 +63,15 @@ export interface ApiDeps {
   secretBox?: SecretBox | null;
   /** Kappa bar and minimum labels for judge validation (CRUX_VALIDATION_*); .6 and 20 when omitted. */
   validationBar?: ValidationBar;
+  /** How long a rotated-out webhook secret still signs deliveries beside the new one (CRUX_WEBHOOK_SECRET_OVERLAP_MS); 24 h when omitted. */
+  webhookSecretOverlapMs?: number;
   /** The judges' service default (env). Default: no service default model, sampling 0.1, a $5 daily budget. */
   judges?: { defaults: JudgeServiceDefaults };
   /** The web UI at `/` (ui.ts). Default: the built services/web, auth on. */
   ui?: UiOptions;
 }
+
+const defaultWebhookSecretOverlapMs = 86_400_000;
 
 const noJudgeDefaults: JudgeServiceDefaults = { model: null, samplingShare: 0.1, dailyBudgetUsd: 5 };
 
@@ -75,7 +79,7 @@ const noQueryParameters = z.strictObject({});
 
 export async function buildApiApp(deps: ApiDeps) {
   // Fastify 5 takes a ready logger as loggerInstance; `logger` accepts only options and rejects an instance at start.
-  const app = Fastify({ loggerInstance: deps.log ?? silentLogger(), requestTimeout: 30_000, bodyLimit: 1_048_576 });
+  const app = Fastify({ loggerInstance: deps.log ?? silentLogger(), logController: new OneLinePerRequest(), requestTimeout: 30_000, bodyLimit: 1_048_576 });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   const started = deps.started ?? (() => true);
@@ -103,8 +107,12 @@ export async function buildApiApp(deps: ApiDeps) {
     if (!req.url.startsWith("/api/v1/")) return;
     // Answered 503 + Retry-After by the error handler (the status and the wait belong to the code).
     if (!started()) throw new ApiError("unavailable", "starting: waiting for the database; retry later");
-    const auth = await deps.authenticate(apiKeyFromHeaders((n) => firstHeader(req.headers[n])));
-    if (!auth.ok) throw new ApiError("unauthenticated", auth.reason);
+    // The key's scope decides reads (GET, HEAD) and writes (packages/auth); here, where the key is resolved.
+    const auth = await deps.authenticate(
+      apiKeyFromHeaders((n) => firstHeader(req.headers[n])),
+      apiAccessOf(req.method),
+    );
+    if (!auth.ok) throw new ApiError(auth.failure, auth.reason);
     req.projectId = auth.projectId;
   });
 
@@ -123,12 +131,13 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now, validationBar }), { prefix: "/api/v1" });
   await app.register(validationRoutes({ database: deps.database, validationBar }), { prefix: "/api/v1" });
   await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(alertsRoutes({ database: deps.database }), { prefix: "/api/v1" });
+  await app.register(alertsRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
   await app.register(datasetsRoutes({ database: deps.database }), { prefix: "/api/v1" });
   await app.register(experimentsRoutes({ database: deps.database }), { prefix: "/api/v1" });
   await app.register(experimentRunsRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
   await app.register(runnersRoutes({ database: deps.database, secretBox: deps.secretBox ?? null }), { prefix: "/api/v1" });
-  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox: deps.secretBox ?? null }), {
+  const secretOverlapMs = deps.webhookSecretOverlapMs ?? defaultWebhookSecretOverlapMs;
+  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox: deps.secretBox ?? null, secretOverlapMs }), {
     prefix: "/api/v1",
   });
   await app.register(
@@ -142,6 +151,20 @@ export async function buildApiApp(deps: ApiDeps) {
     { prefix: "/api/v1" },
   );
   return app;
+}
+
+/**
+ * One log line per request, once answered (Fastify's default writes two: received and completed).
+ * Probes and scrapes log from warn up (operations.ts), so they write none unless they fail.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, req: FastifyRequest, reply: FastifyReply): void {
+    const line = { method: req.method, url: req.url, route: routeOf(req), status: reply.statusCode, durationMs: Math.round(reply.elapsedTime) };
+    if (error) req.log.error({ ...line, errorClass: error.constructor.name }, "request failed");
+    else req.log.info(line, "request");
+  }
 }
 
 function silentLogger(): Logger {

@@ -1,11 +1,13 @@
 import { z } from "zod";
-import { checkJudgeConfig, envBoolean, envPort, judgeConfigSchema, queuePrefixSetting, validationConfigSchema } from "@crux/config";
+import { checkJudgeConfig, envBoolean, envInt, envPort, judgeConfigSchema, queuePrefixSetting, validationConfigSchema } from "@crux/config";
 
 export const apiConfigSchema = z
   .object({
     CRUX_HOST: z.string().default("0.0.0.0"),
     CRUX_API_PORT: envPort(8080),
     CRUX_DEFAULT_PROJECT: z.string().default("default"),
+    /** After POST /webhooks/:id/rotate-secret, how long deliveries are still signed with the old secret too (0: not at all). */
+    CRUX_WEBHOOK_SECRET_OVERLAP_MS: envInt(86_400_000, 0, 30 * 86_400_000),
   })
   .extend(judgeConfigSchema.shape)
   .extend(validationConfigSchema.shape);

@@ -44,6 +44,7 @@ const app = await buildApiApp({
   validationBar: validationBarOf(config),
   secretBox,
   ui: { authRequired: config.CRUX_AUTH },
+  webhookSecretOverlapMs: config.CRUX_WEBHOOK_SECRET_OVERLAP_MS,
 });
 
 const startup = new AbortController();

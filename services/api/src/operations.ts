@@ -61,7 +61,8 @@ export function registerOperations(app: App, deps: OperationsDeps): void {
     return reply.code(result.ready ? 200 : 503).send({ status: result.ready ? "ok" : "unavailable", checks: result.checks });
   };
 
-  const hidden = { schema: { hide: true } };
+  // Not in the OpenAPI document; probed every few seconds, so logged only from warn up (no line per probe).
+  const hidden = { schema: { hide: true }, logLevel: "warn" as const };
   app.get("/livez", hidden, async () => ({ status: "ok" }));
   app.get("/readyz", hidden, ready);
   // Kept for existing probes: the readiness answer (503, not 500, while Postgres is down).

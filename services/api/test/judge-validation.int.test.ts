@@ -74,20 +74,20 @@ async function seed(database: Database): Promise<void> {
   for (const n of [1, 2, 3, 4, 5, 6, 7]) {
     const startMs = n === 7 ? NOW - 30 * HOUR : NOW - HOUR;
     await storeTraceSpan(database, n, startMs);
-    await persistTraceScores(
-      database,
-      PROJECT,
-      scoreRecord({
-        n,
-        startMs,
-        success: n <= 3 ? false : null,
-        agents: [
-          { agent: "lead", input: 10, output: 5 },
-          { agent: "search", input: 10, output: 5 },
-        ],
-        findings: codeAgent[n] === undefined ? [] : [{ mode: "FM-1.3", agent: codeAgent[n] }],
-      }),
-    );
+    const record = scoreRecord({
+      n,
+      startMs,
+      success: n <= 3 ? false : null,
+      agents: [
+        { agent: "lead", input: 10, output: 5 },
+        { agent: "search", input: 10, output: 5 },
+      ],
+      findings: codeAgent[n] === undefined ? [] : [{ mode: "FM-1.3", agent: codeAgent[n] }],
+    });
+    // Six steps (lead at even indexes, search at odd), so labels can name the steps 0..5 verdicts cite.
+    const steps = [0, 1, 2, 3, 4, 5].map((index) => ({ ...record.trajectories[0]!.steps[0]!, index, spanId: hexSpanId(200 + index) }));
+    record.trajectories = ["lead", "search"].map((agent, i) => ({ agent, steps: steps.filter((s) => s.index % 2 === i) }));
+    await persistTraceScores(database, PROJECT, record);
   }
   // MAST checklist on 1..5: FM-1.3 on 1, 2, 4; FM-2.2 on 1, 2.
   const mast: Record<number, VerdictSpec["findings"]> = {

@@ -96,7 +96,7 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     expect(body.rates).toHaveLength(14);
     // Trace 1 has FM-1.3 twice: it counts once. Trace 4 is the baseline run: not the system, not in scope.
     expect(body.baselineRuns).toBe(1);
-    expect(byMode["FM-1.3"]).toEqual({ group: null, mode: "FM-1.3", numerator: 2, denominator: 3, rate: 2 / 3, ...byRepetition });
+    expect(byMode["FM-1.3"]).toEqual({ group: null, mode: "FM-1.3", category: "FC1", numerator: 2, denominator: 3, rate: 2 / 3, ...byRepetition });
     expect(byMode["FM-3.2"]).toMatchObject({ numerator: 2, denominator: 3, rate: 2 / 3, ...byVerificationHeuristics });
     // No handoff contract with a schema: nothing measures FM-1.1, so its rate is unknown, not 0.
     expect(byMode["FM-1.1"]).toMatchObject({ numerator: 0, denominator: 3, rate: null, measured: false });
@@ -139,12 +139,13 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     expect(rates["FM-3.2"]).toBe(0);
   });
 
-  it("groups by category, service and agent; agent groups paginate without gaps", async () => {
+  it("groups by category (each row's category in `category`), service and agent; agent groups paginate without gaps", async () => {
     const cat = await get("/api/v1/metrics/failure-modes?groupBy=category");
     expect(cat.body.rates).toEqual([
       {
         group: null,
         mode: "FC1",
+        category: "FC1",
         numerator: 2,
         denominator: 3,
         rate: 2 / 3,
@@ -157,6 +158,7 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
       {
         group: null,
         mode: "FC2",
+        category: "FC2",
         numerator: 0,
         denominator: 3,
         rate: 0,
@@ -169,6 +171,7 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
       {
         group: null,
         mode: "FC3",
+        category: "FC3",
         numerator: 2,
         denominator: 3,
         rate: 2 / 3,
@@ -181,18 +184,18 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     ]);
     const svc = await get("/api/v1/metrics/failure-modes?groupBy=service");
     expect(svc.body.rates).toEqual([
-      { group: "other", mode: "FM-1.3", numerator: 1, denominator: 1, rate: 1, ...byRepetition },
-      { group: "svc", mode: "FM-1.3", numerator: 1, denominator: 2, rate: 1 / 2, ...byRepetition },
-      { group: "svc", mode: "FM-3.2", numerator: 2, denominator: 2, rate: 1, ...byVerificationHeuristics },
+      { group: "other", mode: "FM-1.3", category: "FC1", numerator: 1, denominator: 1, rate: 1, ...byRepetition },
+      { group: "svc", mode: "FM-1.3", category: "FC1", numerator: 1, denominator: 2, rate: 1 / 2, ...byRepetition },
+      { group: "svc", mode: "FM-3.2", category: "FC3", numerator: 2, denominator: 2, rate: 1, ...byVerificationHeuristics },
     ]);
     const page1 = await get("/api/v1/metrics/failure-modes?groupBy=agent&limit=2");
     expect(page1.body.rates).toEqual([
-      { group: "lead", mode: "FM-1.3", numerator: 1, denominator: 3, rate: 1 / 3, ...byRepetition },
-      { group: "lead", mode: "FM-3.2", numerator: 2, denominator: 3, rate: 2 / 3, ...byVerificationHeuristics },
+      { group: "lead", mode: "FM-1.3", category: "FC1", numerator: 1, denominator: 3, rate: 1 / 3, ...byRepetition },
+      { group: "lead", mode: "FM-3.2", category: "FC3", numerator: 2, denominator: 3, rate: 2 / 3, ...byVerificationHeuristics },
     ]);
     expect(page1.body.nextCursor).toEqual(expect.any(String));
     const page2 = await get(`/api/v1/metrics/failure-modes?groupBy=agent&limit=2&cursor=${page1.body.nextCursor}`);
-    expect(page2.body.rates).toEqual([{ group: "search", mode: "FM-1.3", numerator: 1, denominator: 1, rate: 1, ...byRepetition }]);
+    expect(page2.body.rates).toEqual([{ group: "search", mode: "FM-1.3", category: "FC1", numerator: 1, denominator: 1, rate: 1, ...byRepetition }]);
     expect(page2.body.nextCursor).toBeNull();
   });
 

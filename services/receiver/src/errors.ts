@@ -9,7 +9,7 @@ import { OverloadedError, PermanentError } from "@crux/core";
 import { describeStorageError, isDataRejected, isStorageUnavailable } from "@crux/db";
 import { BadEncodingError, BodyTooLargeError } from "./decompress.ts";
 
-export type FailureKind = "bad_request" | "unauthenticated" | "too_large" | "unsupported_media_type" | "throttled" | "overloaded" | "unavailable";
+export type FailureKind = "bad_request" | "unauthenticated" | "forbidden" | "too_large" | "unsupported_media_type" | "throttled" | "overloaded" | "unavailable";
 
 /**
  * Why an export failed, as a fixed code (logs and metrics): what the sender
@@ -20,6 +20,7 @@ type FailureReason =
   | "invalid_request"
   | "data_rejected"
   | "unauthenticated"
+  | "forbidden"
   | "body_too_large"
   | "content_type"
   | "content_encoding"
@@ -85,6 +86,8 @@ export function httpStatusOf(f: IngestFailure): number {
       return 400;
     case "unauthenticated":
       return 401;
+    case "forbidden":
+      return 403;
     case "too_large":
       return 413;
     case "unsupported_media_type":

@@ -37,6 +37,7 @@ const traceService: grpc.ServiceDefinition = {
 const GRPC_STATUS: Record<FailureKind, grpc.status> = {
   bad_request: grpc.status.INVALID_ARGUMENT,
   unauthenticated: grpc.status.UNAUTHENTICATED,
+  forbidden: grpc.status.PERMISSION_DENIED,
   too_large: grpc.status.RESOURCE_EXHAUSTED,
   unsupported_media_type: grpc.status.INVALID_ARGUMENT,
   throttled: grpc.status.UNAVAILABLE,
@@ -121,9 +122,9 @@ export function buildGrpcReceiver(opts: GrpcReceiverOptions) {
     let projectId: string | undefined;
     try {
       lease.grow(call.request.length);
-      const auth = await opts.authenticate(apiKeyFromHeaders(meta));
+      const auth = await opts.authenticate(apiKeyFromHeaders(meta), "ingest");
       if (!auth.ok) {
-        const failure: IngestFailure = { kind: "unauthenticated", reason: "unauthenticated", message: auth.reason };
+        const failure: IngestFailure = { kind: auth.failure, reason: auth.failure, message: auth.reason };
         report(started, failure);
         return { ok: false, failure };
       }

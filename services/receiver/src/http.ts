@@ -41,6 +41,7 @@ const MEDIA_TYPE: Record<OtlpFormat, string> = { protobuf: "application/x-protob
 const RPC_CODE: Record<IngestFailure["kind"], number> = {
   bad_request: 3,
   unauthenticated: 16,
+  forbidden: 7,
   too_large: 8,
   unsupported_media_type: 3,
   throttled: 8,
@@ -149,8 +150,11 @@ export function buildHttpReceiver(opts: HttpReceiverOptions): FastifyInstance {
       }
       let body: Buffer | null = null;
       try {
-        const auth = await opts.authenticate(apiKeyFromHeaders((n) => headerValue(req.headers[n])));
-        if (!auth.ok) return fail(req, reply, format, { kind: "unauthenticated", reason: "unauthenticated", message: auth.reason });
+        const auth = await opts.authenticate(
+          apiKeyFromHeaders((n) => headerValue(req.headers[n])),
+          "ingest",
+        );
+        if (!auth.ok) return fail(req, reply, format, { kind: auth.failure, reason: auth.failure, message: auth.reason });
         ctx.projectId = auth.projectId;
         const encoding = parseContentEncoding(headerValue(req.headers["content-encoding"]));
         if (!encoding) {

@@ -11,6 +11,7 @@ import { alertWindows, evaluateAlertRule, type ValidationBar } from "@crux/core"
 import {
   describeStorageError,
   exampleTraceIds,
+  getAlertRule,
   isStorageUnavailable,
   listDueDeliveries,
   listEnabledAlertRules,
@@ -108,7 +109,14 @@ export function createAlertsEvaluateProcessor(deps: AlertsEvaluateDeps) {
     return decision.action === "fire" ? "fired" : "resolved";
   }
 
-  return async function evaluateAlerts(): Promise<void> {
+  /** One rule now (alerts.evaluate-rule: created or replaced through the API); a deleted or disabled rule is skipped. */
+  async function evaluateOneRule(projectId: string, ruleId: string): Promise<void> {
+    const rule = await getAlertRule(deps.database, projectId, ruleId);
+    if (rule === null || !rule.enabled) return;
+    await evaluateRule(rule, now());
+  }
+
+  async function evaluateAlerts(): Promise<void> {
     const atMs = now();
     let after: string | null = null;
     let rules = 0;
@@ -132,5 +140,7 @@ export function createAlertsEvaluateProcessor(deps: AlertsEvaluateDeps) {
     }
     await enqueueDeliveries(await listDueDeliveries(deps.database, new Date(atMs), DUE_DELIVERIES_PER_TICK));
     deps.log.debug({ rules, events, failed }, "alert rules evaluated");
-  };
+  }
+
+  return { evaluateAlerts, evaluateOneRule };
 }

@@ -30,8 +30,15 @@ export const workerConfigSchema = z
     CRUX_ALERTS_EVALUATE_INTERVAL_MS: envInt(60_000, 100, 86_400_000),
     /** How often the score rollups' delta rows are folded into their cells (one run per tick across all workers), ms. */
     CRUX_ROLLUP_COMPACT_INTERVAL_MS: envInt(1_000, 100, 3_600_000),
-    /** Base URL of the API as receivers reach it, for the links in webhook payloads. */
-    CRUX_PUBLIC_URL: z.string().url().default("http://localhost:8080"),
+    /** Base URL of the API as receivers reach it, for the links in webhook payloads. Unset: http://localhost:<CRUX_API_PORT>. */
+    CRUX_PUBLIC_URL: z.string().url().optional(),
+    /** The API's port; the worker reads it only for the default of CRUX_PUBLIC_URL (the all-in-one process listens on it). */
+    CRUX_API_PORT: envPort(8080),
+    /**
+     * Lock of a running job (BullMQ): a job whose worker died (crash, kill -9), e.g. a webhook delivery in
+     * flight, is run again by another worker within about 1.5 times this. Applied where the queue is created.
+     */
+    CRUX_JOB_LOCK_MS: envInt(15_000, 1_000, 600_000),
     /** Attempts per webhook delivery, the first included; then the delivery is marked failed. */
     CRUX_WEBHOOK_MAX_ATTEMPTS: envInt(8, 1, 100),
     /** Ceiling of the first retry's wait (full jitter), doubled per retry, ms. */
@@ -61,15 +68,20 @@ type OptionalJudgeSettings =
   | "CRUX_SECRET_KEY";
 
 export interface ResolvedWorkerConfig
-  extends Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY" | OptionalJudgeSettings>>, Pick<WorkerSettings, OptionalJudgeSettings> {
+  extends
+    Required<Omit<WorkerSettings, "CRUX_WORKER_PROJECT_CONCURRENCY" | "CRUX_PUBLIC_URL" | OptionalJudgeSettings>>,
+    Pick<WorkerSettings, OptionalJudgeSettings> {
   CRUX_WORKER_PROJECT_CONCURRENCY: number;
+  CRUX_PUBLIC_URL: string;
 }
 
 export function resolveWorkerConfig(config: WorkerConfig): ResolvedWorkerConfig {
   const merged = { ...defaults, ...Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) } as WorkerSettings;
   const concurrency = merged.CRUX_WORKER_CONCURRENCY;
   const perProject = merged.CRUX_WORKER_PROJECT_CONCURRENCY ?? Math.max(1, concurrency - Math.max(1, Math.floor(concurrency / 4)));
-  return { ...merged, CRUX_WORKER_PROJECT_CONCURRENCY: Math.min(perProject, concurrency) };
+  // The links in webhook payloads point at the API, so by default at the port it listens on.
+  const publicUrl = merged.CRUX_PUBLIC_URL ?? `http://localhost:${merged.CRUX_API_PORT}`;
+  return { ...merged, CRUX_WORKER_PROJECT_CONCURRENCY: Math.min(perProject, concurrency), CRUX_PUBLIC_URL: publicUrl };
 }
 
 export const workerMainConfigSchema = workerConfigSchema

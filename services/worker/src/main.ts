@@ -24,6 +24,7 @@ const queue = createBullmqQueue({
   prefix: config.CRUX_QUEUE_PREFIX,
   log,
   registry: workerQueueRegistry(config),
+  jobLockMs: config.CRUX_JOB_LOCK_MS,
 });
 const registry = createMetricsRegistry({ defaultLabels: { service: "worker" } });
 if (!config.CRUX_SECRET_KEY) log.warn("CRUX_SECRET_KEY is not set: judge provider keys stored by projects cannot be opened (those projects' judges are off)");

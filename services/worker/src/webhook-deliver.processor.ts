@@ -49,9 +49,10 @@ export function createWebhookDeliverProcessor(deps: WebhookDeliverDeps) {
     if (webhook === null) return;
 
     const startedAt = new Date(now());
-    let secret: string;
+    let secret: string[];
     try {
-      secret = openWebhookSecret(webhook.secret, deps.secretBox);
+      // During a rotation's overlap the old secret signs too, so receivers not yet updated still verify.
+      secret = [webhook.secret, ...(webhook.previousSecret === null ? [] : [webhook.previousSecret])].map((s) => openWebhookSecret(s, deps.secretBox));
     } catch (err) {
       if (!(err instanceof SecretUnreadableError)) throw err;
       // Nothing was sent: failed until the operator sets the right key and the delivery is retried by hand.

@@ -114,7 +114,7 @@ export function createWorker(deps: WorkerDeps) {
   // Fixed producers judge every trace; otherwise the policy picks (failed traces, a share of the rest, judges on).
   const judging = judges.length > 0 ? true : policy ? policy.shouldJudge : false;
   const settle = createSettleProcessor({ database: deps.database, queue: deps.queue, log: deps.log });
-  const evaluateAlerts = createAlertsEvaluateProcessor({
+  const alerts = createAlertsEvaluateProcessor({
     database: deps.database,
     queue: deps.queue,
     log: deps.log,
@@ -192,7 +192,8 @@ export function createWorker(deps: WorkerDeps) {
         // Enqueued only for traces some judge will read.
         "trace.judge": (payload) => slots.run(payload.projectId, () => judge(payload)),
         // Its interval is the queue's (withScheduleEvery with CRUX_ALERTS_EVALUATE_INTERVAL_MS, where the queue is created).
-        "alerts.evaluate": () => evaluateAlerts(),
+        "alerts.evaluate": () => alerts.evaluateAlerts(),
+        "alerts.evaluate-rule": ({ projectId, ruleId }) => alerts.evaluateOneRule(projectId, ruleId),
         "webhook.deliver": deliverWebhook,
         "experiment.dispatch": dispatchRun,
         "rollups.compact": () => compactRollups(),
@@ -203,6 +204,7 @@ export function createWorker(deps: WorkerDeps) {
           "trace.score": concurrency,
           "trace.judge": concurrency,
           "alerts.evaluate": 1,
+          "alerts.evaluate-rule": 1,
           "webhook.deliver": concurrency,
           "experiment.dispatch": concurrency,
           "rollups.compact": 1,

@@ -19,6 +19,7 @@ import {
   insertSpanBatch,
   listAlertEvents,
   retryDelivery,
+  rotateWebhookSecret,
   type AlertRuleInput,
   type Database,
   createSecretBox,
@@ -42,17 +43,19 @@ const registry = withScheduleEvery(queueRegistry, "alerts.evaluate", EVALUATE_EV
 interface QueueCase {
   name: string;
   /** `count` queues sharing one prefix (several worker processes), and how to clean up. */
-  create(count: number): { queues: JobQueue[]; purge(): Promise<unknown> };
+  create(count: number, reg?: typeof registry): { queues: JobQueue[]; purge(): Promise<unknown> };
 }
-const queueCases: QueueCase[] = [{ name: "in-process", create: () => ({ queues: [createInProcessQueue({ registry })], purge: async () => {} }) }];
+const queueCases: QueueCase[] = [
+  { name: "in-process", create: (_count, reg = registry) => ({ queues: [createInProcessQueue({ registry: reg })], purge: async () => {} }) },
+];
 const redisUrl = process.env.REDIS_URL;
 if (redisUrl) {
   queueCases.push({
     name: "bullmq",
-    create: (count) => {
+    create: (count, reg = registry) => {
       const prefix = `test-alerts-${randomUUID()}`;
       return {
-        queues: Array.from({ length: count }, () => createBullmqQueue({ redisUrl, prefix, registry })),
+        queues: Array.from({ length: count }, () => createBullmqQueue({ redisUrl, prefix, registry: reg })),
         purge: () => purgeQueuePrefix(redisUrl, prefix),
       };
     },
@@ -76,10 +79,10 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(c: (typeof cases)[number], workers = 1) {
+async function setup(c: (typeof cases)[number], workers = 1, reg = registry) {
   const database = await c.db.create();
   await ensureProject(database, PROJECT, PROJECT);
-  const { queues, purge } = c.q.create(workers);
+  const { queues, purge } = c.q.create(workers, reg);
   const started: Worker[] = queues.map((queue) =>
     createWorker({
       database,
@@ -248,6 +251,24 @@ describe.each(cases)("alerts on $name", (c) => {
     expect(events.items.map((e) => e.ruleId)).not.toContain(system.id);
   });
 
+  it("evaluates a rule enqueued on alerts.evaluate-rule (the API does on create and replace) at once, not on the next tick", async () => {
+    const t = await setup(c, 1, withScheduleEvery(queueRegistry, "alerts.evaluate", 3_600_000));
+    const receiver = await startWebhookReceiver({});
+    cleanups.push(receiver.close);
+    const hook = await webhookFor(t.database, receiver.url);
+    await t.ingest(4, { startMs: Date.now() - 10 * 60_000, success: false, saveFails: true });
+    t.start();
+    await sleep(500); // past the start's own tick, if the queue runs one; the next is an hour away
+    const created = await createAlertRule(t.database, PROJECT, rule(hook.id, {}));
+    await t.queue.enqueue("alerts.evaluate-rule", { projectId: PROJECT, ruleId: created.id });
+    const events = await until("the rule's first event", async () => {
+      const page = await listAlertEvents(t.database, PROJECT, {});
+      return page.items.length > 0 ? page.items : undefined;
+    });
+    expect(events.map((e) => e.type)).toEqual(["alert.firing"]);
+    await until("the firing delivery", () => (receiver.requests.length > 0 ? true : undefined));
+  });
+
   it("makes one event per transition when evaluations race", async () => {
     const t = await setup(c);
     const hook = await webhookFor(t.database, "http://127.0.0.1:9/unused");
@@ -257,9 +278,34 @@ describe.each(cases)("alerts on $name", (c) => {
     const evaluators = [0, 1].map(() =>
       createAlertsEvaluateProcessor({ database: t.database, queue: t.queue, log: recordingLog().log, publicUrl: "http://x" }),
     );
-    for (let round = 0; round < 5; round++) await Promise.all(evaluators.map((evaluate) => evaluate()));
+    for (let round = 0; round < 5; round++) await Promise.all(evaluators.map((evaluator) => evaluator.evaluateAlerts()));
     const events = await listAlertEvents(t.database, PROJECT, {});
     expect(events.items.map((e) => [e.type, e.sequence])).toEqual([["alert.firing", 1]]);
+  });
+
+  it("after a secret rotation signs with the new and the old secret for the overlap, then with the new one only", async () => {
+    const t = await setup(c);
+    const receiver = await startWebhookReceiver({});
+    cleanups.push(receiver.close);
+    const hook = await webhookFor(t.database, receiver.url);
+    const newSecret = generateWebhookSecret();
+    const overlapMs = 2_000;
+    await rotateWebhookSecret(t.database, PROJECT, hook.id, webhookSecretForStorage(newSecret, createSecretBox(SECRET_KEY)), overlapMs);
+    const rotatedAt = Date.now();
+    t.start();
+    await sendTestDelivery(t, hook);
+    const during = receiver.requests.at(-1)!;
+    // Within the window: a receiver still on the old secret verifies, as does one already on the new.
+    expect(Date.now() - rotatedAt).toBeLessThan(overlapMs);
+    expect(verified(hook.secret, during)).toMatchObject({ type: "webhook.test" });
+    expect(verified(newSecret, during)).toMatchObject({ type: "webhook.test" });
+    expect(String(during.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+
+    await sleep(overlapMs - (Date.now() - rotatedAt) + 100);
+    await sendTestDelivery(t, hook);
+    const after = receiver.requests.at(-1)!;
+    expect(verified(newSecret, after)).toMatchObject({ type: "webhook.test" });
+    expect(() => verified(hook.secret, after)).toThrow(/No matching signature/);
   });
 
   it("retries a 500 twice and logs three attempts, one successful", async () => {

@@ -86,6 +86,9 @@ export const webhooks = pgTable(
     secret: text().notNull(),
     /** Its first 12 characters (whsec_ + 6), to tell secrets apart. */
     secretPrefix: text().notNull(),
+    /** The secret a rotation replaced, stored as `secret` is: deliveries are signed with it too until previousSecretUntil. */
+    previousSecret: text(),
+    previousSecretUntil: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

@@ -28,7 +28,7 @@ export interface StoredWebhook extends WebhookInput {
   updatedAt: Date;
 }
 
-const { secret: _secret, ...selected } = getTableColumns(webhooks);
+const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, ...selected } = getTableColumns(webhooks);
 
 /** The secret as stored, and the start of the secret itself (stored apart: the stored form may be sealed). */
 export interface StoredSecret {
@@ -51,10 +51,20 @@ export async function getWebhook(database: Database, projectId: string, id: stri
   return row ?? null;
 }
 
-/** With the secret as stored (openWebhookSecret reads it): for signing a delivery only. */
-export async function getWebhookForDelivery(database: Database, id: string): Promise<(StoredWebhook & { secret: string }) | null> {
+/**
+ * With the secret as stored (openWebhookSecret reads it), and the one a rotation replaced while its
+ * overlap lasts (null after): for signing a delivery only.
+ */
+export async function getWebhookForDelivery(
+  database: Database,
+  id: string,
+): Promise<(StoredWebhook & { secret: string; previousSecret: string | null }) | null> {
   const [row] = await database.db
-    .select({ ...selected, secret: webhooks.secret })
+    .select({
+      ...selected,
+      secret: webhooks.secret,
+      previousSecret: sql<string | null>`CASE WHEN ${webhooks.previousSecretUntil} > now() THEN ${webhooks.previousSecret} END`,
+    })
     .from(webhooks)
     .where(eq(webhooks.id, id));
   return row ?? null;
@@ -75,11 +85,27 @@ export async function deleteWebhook(database: Database, projectId: string, id: s
   return rows.length > 0;
 }
 
-/** Deliveries not yet sent are signed with the new secret; the old one stops working at once. */
-export async function rotateWebhookSecret(database: Database, projectId: string, id: string, secret: StoredSecret): Promise<StoredWebhook | null> {
+/**
+ * Deliveries from now on are signed with the new secret and, for overlapMs, with the one it replaces
+ * as well (two signatures in webhook-signature), so a receiver still checking the old secret keeps
+ * accepting them while it is updated. overlapMs 0 ends the old secret at once.
+ */
+export async function rotateWebhookSecret(
+  database: Database,
+  projectId: string,
+  id: string,
+  secret: StoredSecret,
+  overlapMs: number,
+): Promise<StoredWebhook | null> {
   const [row] = await database.db
     .update(webhooks)
-    .set({ secret: secret.stored, secretPrefix: secret.prefix, updatedAt: sql`now()` })
+    .set({
+      secret: secret.stored,
+      secretPrefix: secret.prefix,
+      previousSecret: sql`${webhooks.secret}`,
+      previousSecretUntil: sql`now() + ${overlapMs} * interval '1 millisecond'`,
+      updatedAt: sql`now()`,
+    })
     .where(ofProject(projectId, id))
     .returning(selected);
   return row ?? null;

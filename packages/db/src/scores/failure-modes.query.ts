@@ -35,6 +35,11 @@ import { scopedContracts } from "./scoring-config.ts";
 import { judgeValidationIndex } from "./validation.query.ts";
 import { decodeCursor, encodeCursor, num } from "./sql-util.ts";
 
+/** The category of a taxonomy mode; null for an id outside it (a finding stored by a newer detector list). */
+function categoryOfMode(mode: string): string | null {
+  return (mastModeIds as readonly string[]).includes(mode) ? categoryOf(mode as (typeof mastModeIds)[number]) : null;
+}
+
 export type FailureModeGroupBy = "mode" | "category" | "agent" | "service";
 
 /** Whether anything measures a mode (or category) in scope (docs/metrics.md §11). */
@@ -57,8 +62,10 @@ interface RateValidation {
 export interface FailureModeRate extends Measurement, RateValidation {
   /** The agent or service name when grouped by them; null otherwise (or a trace without service). */
   group: string | null;
-  /** A mode id, or a category id when grouped by category. */
+  /** A mode id; when grouped by category, the category id again (kept for clients written before `category`). */
   mode: string;
+  /** The mode's category (FC1..FC3); when grouped by category, the row's category. */
+  category: string | null;
   numerator: number;
   denominator: number;
   rate: number | null;
@@ -346,9 +353,10 @@ async function groupedRates(
   const { measurements, judgeScope } = scope;
   const source = judgeScope.source;
   // Every mode / category is listed, even at 0 traces; one that nothing measures has rate null, never 0.
-  const row = (mode: string, n: number, d: number, m: Measurement, v: RateValidation): FailureModeRate => ({
+  const row = (mode: string, category: string | null, n: number, d: number, m: Measurement, v: RateValidation): FailureModeRate => ({
     group: null,
     mode,
+    category,
     numerator: n,
     denominator: d,
     rate: m.measured ? ratioOrNull(n, d) : null,
@@ -358,7 +366,7 @@ async function groupedRates(
   if (opts.groupBy === "mode") {
     const rows: FailureModeRate[] = [];
     for (const [mode, m] of measurements) {
-      rows.push(row(mode, scope.modeCounts.get(mode) ?? 0, await scope.denominatorOf([mode]), m, rateValidation(judgeScope, mode)));
+      rows.push(row(mode, categoryOfMode(mode), scope.modeCounts.get(mode) ?? 0, await scope.denominatorOf([mode]), m, rateValidation(judgeScope, mode)));
     }
     return [rows, null];
   }
@@ -373,7 +381,7 @@ async function groupedRates(
     for (const k of keys) {
       const n = sourcedCount(source, codeCounts.get(k) ?? 0, judgeCounts.get(k));
       const own = mastModeIds.filter((m) => categoryOf(m) === k);
-      rows.push(row(k, n, await scope.denominatorOf(own.length > 0 ? own : [k]), categoryMeasurement(measurements, k, n), categoryValidation(judgeScope, k)));
+      rows.push(row(k, k, n, await scope.denominatorOf(own.length > 0 ? own : [k]), categoryMeasurement(measurements, k, n), categoryValidation(judgeScope, k)));
     }
     return [rows, null];
   }
@@ -419,6 +427,7 @@ async function groupedRates(
       return {
         group: byAgent ? g : g === "" ? null : g,
         mode,
+        category: categoryOfMode(mode),
         numerator: num(r.n),
         denominator: num(r.d),
         rate: ratioOrNull(num(r.n), num(r.d)),

@@ -230,7 +230,8 @@ async function successInputsIn(
       (sum(t.full_sum)::numeric / nullif(sum(t.full_n), 0)::numeric)::float8 AS full,
       (sum(t.furthest_sum) / nullif(sum(t.furthest_n), 0)::numeric)::float8 AS furthest FROM ${traces} t`),
     db.execute(sql`SELECT m.milestone_id AS id, sum(m.traces)::int AS traces, sum(m.passed)::int AS passed
-      FROM ${rollupRows(milestoneRollup, projectId, filter, { traceScoped: true })} m GROUP BY 1 HAVING sum(m.traces) > 0 ORDER BY 1`),
+      FROM ${rollupRows(milestoneRollup, projectId, filter, { traceScoped: true })} m GROUP BY 1 HAVING sum(m.traces) > 0
+      ORDER BY ${configuredMilestoneOrder(projectId, filter.service, sql`m.milestone_id`)} NULLS LAST, 1`),
     source === "code" ? Promise.resolve(null) : db.execute(judgeGradedRunsSql(projectId, filter)),
   ]);
   const c = rowsOf(countRows)[0] ?? {};
@@ -266,6 +267,17 @@ async function successInputsIn(
       perMilestone: rowsOf(perMilestoneRows).map((r) => ({ id: String(r.id), traces: num(r.traces), passed: num(r.passed) })),
     },
   };
+}
+
+/**
+ * A milestone's place in the configured milestone sets: its position in the set of the filter's
+ * service (the project-wide set without a service filter), else in any other set of the project.
+ * Null for an id no set lists any more (those follow, by id).
+ */
+function configuredMilestoneOrder(projectId: string, service: string | undefined, milestoneId: SQL): SQL {
+  return sql`(SELECT min(CASE WHEN ms.service_name IS NOT DISTINCT FROM ${service ?? null}::text THEN 0 ELSE 1000000 END + e.pos)
+    FROM milestone_sets ms CROSS JOIN LATERAL jsonb_array_elements(ms.milestones) WITH ORDINALITY AS e(m, pos)
+    WHERE ms.project_id = ${projectId} AND e.m ->> 'id' = ${milestoneId})`;
 }
 
 /** Per task: the system's runs in scope with no outcome of their own that the outcome-rubric judge graded (its current verdict). */

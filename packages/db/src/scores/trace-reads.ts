@@ -171,7 +171,8 @@ export async function listTraceTrajectories(
     .select()
     .from(traceTrajectories)
     .where(and(eq(traceTrajectories.projectId, projectId), eq(traceTrajectories.traceId, traceId)))
-    .orderBy(asc(traceTrajectories.agent));
+    // Agents in the order they first act in the trace (their first step's index), not by name.
+    .orderBy(sql`(${traceTrajectories.steps} -> 0 ->> 'index')::int NULLS LAST`, asc(traceTrajectories.agent));
   return rows.map((r) => ({
     agent: r.agent,
     steps: (r.steps as (Omit<StoredTrajectoryStep, "startNs"> & { startNs: string })[]).map((s) => ({ ...s, startNs: BigInt(s.startNs) })),

@@ -15,6 +15,8 @@ import {
   type StoredAlertEvent,
   type StoredAlertRule,
 } from "@crux/db";
+import type { JobQueue } from "@crux/queue";
+import type { Logger } from "@crux/runtime";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -61,11 +63,21 @@ function eventView(e: StoredAlertEvent): z.infer<typeof AlertEvent> {
 
 const toInput = (body: AlertRuleBody) => ({ ...body, scope: { service: body.scope.service, agent: body.scope.agent } });
 
-export function alertsRoutes(deps: { database: Database }): FastifyPluginAsync {
+export function alertsRoutes(deps: { database: Database; queue?: JobQueue | undefined; log: Logger }): FastifyPluginAsync {
   return async (app) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
     const db = deps.database;
     const notFound = (id: string) => new ApiError("not_found", `alert rule ${id} not found`);
+    /** A new or replaced rule is evaluated at once, not on the next tick; if the queue is down, the next tick does it. */
+    async function evaluateNow(rule: StoredAlertRule): Promise<void> {
+      if (!deps.queue || !rule.enabled) return;
+      await deps.queue.enqueue("alerts.evaluate-rule", { projectId: rule.projectId, ruleId: rule.id }).catch((err: unknown) => {
+        deps.log.warn(
+          { ruleId: rule.id, error: err instanceof Error ? err.message.slice(0, 300) : String(err) },
+          "alert rule evaluation not enqueued; the next tick evaluates it",
+        );
+      });
+    }
 
     r.get(
       "/alert-rules",
@@ -87,7 +99,11 @@ export function alertsRoutes(deps: { database: Database }): FastifyPluginAsync {
           response: { 201: AlertRule, ...errors },
         },
       },
-      async (req, reply) => reply.code(201).send(ruleView(await createAlertRule(db, req.projectId, toInput(req.body)))),
+      async (req, reply) => {
+        const rule = await createAlertRule(db, req.projectId, toInput(req.body));
+        await evaluateNow(rule);
+        return reply.code(201).send(ruleView(rule));
+      },
     );
     r.get(
       "/alert-rules/:id",
@@ -112,6 +128,7 @@ export function alertsRoutes(deps: { database: Database }): FastifyPluginAsync {
       async (req) => {
         const rule = await replaceAlertRule(db, req.projectId, req.params.id, toInput(req.body));
         if (!rule) throw notFound(req.params.id);
+        await evaluateNow(rule);
         return ruleView(rule);
       },
     );

@@ -65,6 +65,11 @@ const handoffContracts: ConfigRepository<HandoffContractBody> = (() => {
   };
 })();
 
+/** "a price", "an agent contract": the article the resource's name takes in summaries. */
+function withArticle(noun: string): string {
+  return `${/^[aeiou]/i.test(noun) ? "an" : "a"} ${noun}`;
+}
+
 function withMeta<T>(row: Stored<T>): T & { id: string; createdAt: string; updatedAt: string } {
   return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
 }
@@ -123,7 +128,7 @@ function crudRoutes<S extends z.ZodType>(database: Database, res: Resource<S>): 
     );
     r.post(
       res.path,
-      { schema: { summary: `Create a ${res.tag}`, tags: ["config"], body: Body, response: { 201: Dto, ...errors, 409: ErrorBody } } },
+      { schema: { summary: `Create ${withArticle(res.tag)}`, tags: ["config"], body: Body, response: { 201: Dto, ...errors, 409: ErrorBody } } },
       async (req, reply) => {
         const input = req.body as z.infer<S>;
         res.check?.(input);
@@ -134,7 +139,7 @@ function crudRoutes<S extends z.ZodType>(database: Database, res: Resource<S>): 
       `${res.path}/:id`,
       {
         schema: {
-          summary: `Replace a ${res.tag}`,
+          summary: `Replace ${withArticle(res.tag)}`,
           tags: ["config"],
           params: IdParams,
           body: Body,
@@ -151,7 +156,7 @@ function crudRoutes<S extends z.ZodType>(database: Database, res: Resource<S>): 
     );
     r.delete(
       `${res.path}/:id`,
-      { schema: { summary: `Delete a ${res.tag}`, tags: ["config"], params: IdParams, response: { 204: z.null(), ...errors, 404: ErrorBody } } },
+      { schema: { summary: `Delete ${withArticle(res.tag)}`, tags: ["config"], params: IdParams, response: { 204: z.null(), ...errors, 404: ErrorBody } } },
       async (req, reply) => {
         if (!(await res.repo.remove(database, req.projectId, req.params.id))) throw notFound(req.params.id);
         return reply.code(204).send(null);

@@ -4,16 +4,27 @@
  * core's statistics.
  */
 import type { ValidationBar } from "@crux/core";
-import { getTraceLabels, putTraceLabels, traceScoreStatus, validationMetrics, type Database, type StoredTraceLabels } from "@crux/db";
+import {
+  checkLabelTargets,
+  getTraceLabels,
+  listTraceLabelHistory,
+  putTraceLabels,
+  traceScoreStatus,
+  validationMetrics,
+  type Database,
+  type StoredTraceLabels,
+} from "@crux/db";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { TraceId, TraceLabelsBody, TraceLabelsResponse, ValidationQuery, ValidationResponse } from "@crux/contracts";
+import { TraceId, TraceLabelHistoryResponse, TraceLabelsBody, TraceLabelsResponse, ValidationQuery, ValidationResponse } from "@crux/contracts";
 import { ApiError, ErrorBody } from "../errors.ts";
 import { isoToNs } from "../time.ts";
 
 const params = z.object({ traceId: TraceId });
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
+
+const labelProblemCode = { trace_not_found: "not_found", not_scored: "conflict", unknown_target: "invalid_request" } as const;
 
 function labelsView(l: StoredTraceLabels) {
   return {
@@ -34,25 +45,25 @@ export function validationRoutes(deps: { database: Database; validationBar: Vali
       "/traces/:traceId/labels",
       {
         schema: {
-          summary: "Store a person's labels of the trace (replaces earlier ones): modes present or absent, decisive agent and step",
+          summary: "Store a person's labels of the trace (the earlier version is kept in its history): modes present or absent, decisive agent and step",
           description:
-            "Only the modes given are labelled (true present, false absent); an unknown mode id is a 400. The decisive agent and step (span id and/or step index) label the decisive error. GET /validation compares code detectors and judges with these labels.",
+            "Only the modes given are labelled (true present, false absent); an unknown mode id is a 400. The decisive agent and step (span id and/or step index) label the decisive error: each must be in the trace (the agent acts in it, the span is one of its spans, the step index one of its steps; with both, the step is that span), else a 400 naming what is not; a step index on a trace not yet scored is a 409 (steps are numbered when it is). The labels replace the current ones, which move to GET /traces/:traceId/labels/history. GET /validation compares code detectors and judges with the current labels.",
           tags: ["validation"],
           params,
           body: TraceLabelsBody,
-          response: { 200: TraceLabelsResponse, ...errors },
+          response: { 200: TraceLabelsResponse, ...errors, 409: ErrorBody },
         },
       },
       async (req) => {
         const b = req.body;
-        const stored = await putTraceLabels(db, req.projectId, req.params.traceId, {
-          modes: b.modes,
+        const decisive = {
           decisiveAgent: b.decisive?.agent ?? null,
           decisiveSpanId: b.decisive?.spanId ?? null,
           decisiveStepIndex: b.decisive?.stepIndex ?? null,
-          note: b.note,
-          labeller: b.labeller,
-        });
+        };
+        const check = await checkLabelTargets(db, req.projectId, req.params.traceId, decisive);
+        if (!check.ok) throw new ApiError(labelProblemCode[check.problem], check.message);
+        const stored = await putTraceLabels(db, req.projectId, req.params.traceId, { modes: b.modes, ...decisive, note: b.note, labeller: b.labeller });
         if (!stored) throw new ApiError("not_found", `trace ${req.params.traceId} not found`);
         return { traceId: req.params.traceId, labelled: true, labels: labelsView(stored) };
       },
@@ -69,6 +80,24 @@ export function validationRoutes(deps: { database: Database; validationBar: Vali
         const { exists } = await traceScoreStatus(db, req.projectId, req.params.traceId);
         if (!exists) throw new ApiError("not_found", `trace ${req.params.traceId} not found`);
         return { traceId: req.params.traceId, labelled: false, labels: null };
+      },
+    );
+
+    r.get(
+      "/traces/:traceId/labels/history",
+      {
+        schema: {
+          summary: "Earlier versions of the trace's labels, newest first",
+          tags: ["validation"],
+          params,
+          response: { 200: TraceLabelHistoryResponse, ...errors },
+        },
+      },
+      async (req) => {
+        const { exists } = await traceScoreStatus(db, req.projectId, req.params.traceId);
+        if (!exists) throw new ApiError("not_found", `trace ${req.params.traceId} not found`);
+        const items = await listTraceLabelHistory(db, req.projectId, req.params.traceId);
+        return { traceId: req.params.traceId, items: items.map((l) => ({ ...labelsView(l), replacedAt: l.replacedAt.toISOString() })) };
       },
     );
 

@@ -83,6 +83,8 @@ export function webhooksRoutes(deps: {
   log: Logger;
   /** Seals the signing secrets (CRUX_SECRET_KEY), or null to store them as they are. */
   secretBox: SecretBox | null;
+  /** How long a rotated-out secret still signs deliveries, beside the new one (CRUX_WEBHOOK_SECRET_OVERLAP_MS). */
+  secretOverlapMs: number;
 }): FastifyPluginAsync {
   return async (app) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
@@ -175,7 +177,8 @@ export function webhooksRoutes(deps: {
       "/webhooks/:id/rotate-secret",
       {
         schema: {
-          summary: "Replace the signing secret; the answer holds the new one, shown only once. Unsent deliveries are signed with it",
+          summary:
+            "Replace the signing secret; the answer holds the new one, shown only once. Deliveries are signed with it and, for CRUX_WEBHOOK_SECRET_OVERLAP_MS (default 24 h), with the old one too (two signatures in webhook-signature), so receivers can switch over without failing a delivery",
           tags: ["webhooks"],
           params: IdParams,
           response: { 200: WebhookWithSecret, ...errors, 404: ErrorBody },
@@ -183,7 +186,7 @@ export function webhooksRoutes(deps: {
       },
       async (req) => {
         const secret = generateWebhookSecret();
-        const webhook = await rotateWebhookSecret(db, req.projectId, req.params.id, webhookSecretForStorage(secret, deps.secretBox));
+        const webhook = await rotateWebhookSecret(db, req.projectId, req.params.id, webhookSecretForStorage(secret, deps.secretBox), deps.secretOverlapMs);
         if (!webhook) throw notFound("webhook", req.params.id);
         return { ...webhookView(webhook), secret };
       },
