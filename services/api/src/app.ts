@@ -5,17 +5,19 @@
  */
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
+import { errorStatus } from "@crux/contracts";
 import { defaultValidationBar, type ValidationBar } from "@crux/core";
 import type { Database, JudgeServiceDefaults, SecretBox } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
 import type { JobQueue } from "@crux/queue";
-import { apiKeyFromHeaders, type Authenticator } from "@crux/auth";
+import type { Authenticator } from "@crux/auth";
 import { createLogger, type Logger } from "@crux/runtime";
-import Fastify from "fastify";
+import Fastify, { type FastifyReply } from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { guardRouting, registerAuthenticatedScope } from "./authenticated-scope.ts";
 import { apiErrorHandler } from "./error-handler.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, type ErrorBody } from "./errors.ts";
 import { registerOperations } from "./operations.ts";
 import { configRoutes } from "./routes/config.route.ts";
 import { judgeRoutes } from "./routes/judges.route.ts";
@@ -69,7 +71,17 @@ const noQueryParameters = z.strictObject({});
 
 export async function buildApiApp(deps: ApiDeps) {
   // Fastify 5 takes a ready logger as loggerInstance; `logger` accepts only options and rejects an instance at start.
-  const app = Fastify({ loggerInstance: deps.log ?? silentLogger(), requestTimeout: 30_000, bodyLimit: 1_048_576 });
+  const app = Fastify({
+    loggerInstance: deps.log ?? silentLogger(),
+    requestTimeout: 30_000,
+    bodyLimit: 1_048_576,
+    // A path the router cannot decode (FST_ERR_BAD_URL) never reaches a hook: answered in the API's error shape.
+    frameworkErrors: (err, _req, reply) => {
+      const why = err.code === "FST_ERR_BAD_URL" ? "a malformed percent-encoding in the path" : err.message;
+      const body: ErrorBody = { code: "invalid_request", message: `${why}: send the path in its plain form` };
+      void (reply as FastifyReply).code(errorStatus.invalid_request).send(body);
+    },
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   const started = deps.started ?? (() => true);
@@ -93,14 +105,7 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(fastifySwaggerUi, { routePrefix: "/api/docs" });
 
   app.decorateRequest("projectId", "");
-  app.addHook("onRequest", async (req) => {
-    if (!req.url.startsWith("/api/v1/")) return;
-    // Answered 503 + Retry-After by the error handler (the status and the wait belong to the code).
-    if (!started()) throw new ApiError("unavailable", "starting: waiting for the database; retry later");
-    const auth = await deps.authenticate(apiKeyFromHeaders((n) => firstHeader(req.headers[n])));
-    if (!auth.ok) throw new ApiError("unauthenticated", auth.reason);
-    req.projectId = auth.projectId;
-  });
+  guardRouting(app);
 
   app.setErrorHandler(apiErrorHandler);
   app.setNotFoundHandler((req) => {
@@ -110,32 +115,22 @@ export async function buildApiApp(deps: ApiDeps) {
   registerOperations(app, { database: deps.database, registry: deps.registry ?? createMetricsRegistry(), started });
   const log = deps.log ?? silentLogger();
   const validationBar = deps.validationBar ?? defaultValidationBar;
-  await app.register(tracesRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log, validationBar }), { prefix: "/api/v1" });
-  await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now, validationBar }), { prefix: "/api/v1" });
-  await app.register(validationRoutes({ database: deps.database, validationBar }), { prefix: "/api/v1" });
-  await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(alertsRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox: deps.secretBox ?? null }), {
-    prefix: "/api/v1",
+  const secretBox = deps.secretBox ?? null;
+  await registerAuthenticatedScope(app, { authenticate: deps.authenticate, started }, async (api) => {
+    await api.register(tracesRoutes({ database: deps.database }));
+    await api.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log, validationBar }));
+    await api.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now, validationBar }));
+    await api.register(validationRoutes({ database: deps.database, validationBar }));
+    await api.register(configRoutes({ database: deps.database }));
+    await api.register(alertsRoutes({ database: deps.database }));
+    await api.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox }));
+    await api.register(
+      judgeRoutes({ database: deps.database, defaults: deps.judges?.defaults ?? noJudgeDefaults, secretBox, queue: deps.queue, now: deps.now ?? Date.now }),
+    );
   });
-  await app.register(
-    judgeRoutes({
-      database: deps.database,
-      defaults: deps.judges?.defaults ?? noJudgeDefaults,
-      secretBox: deps.secretBox ?? null,
-      queue: deps.queue,
-      now: deps.now ?? Date.now,
-    }),
-    { prefix: "/api/v1" },
-  );
   return app;
 }
 
 function silentLogger(): Logger {
   return createLogger({ level: "silent", name: "crux-api" });
-}
-
-function firstHeader(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
 }
