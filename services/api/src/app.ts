@@ -9,6 +9,7 @@ import { errorStatus } from "@crux/contracts";
 import { defaultValidationBar, type ValidationBar } from "@crux/core";
 import type { Database, JudgeServiceDefaults, SecretBox } from "@crux/db";
 import { createMetricsRegistry, type Registry } from "@crux/observability";
+import type { PrivateTargets } from "@crux/outbound";
 import type { JobQueue } from "@crux/queue";
 import type { Authenticator } from "@crux/auth";
 import { createLogger, type Logger } from "@crux/runtime";
@@ -61,6 +62,8 @@ export interface ApiDeps {
   secretBox?: SecretBox | null;
   /** Kappa bar and minimum labels for judge validation (CRUX_VALIDATION_*); .6 and 20 when omitted. */
   validationBar?: ValidationBar;
+  /** Which non-public addresses webhooks and project judge base URLs may reach (CRUX_ALLOW_PRIVATE_TARGETS). Default: none. */
+  privateTargets?: PrivateTargets;
   /** The judges' service default (env). Default: no service default model, sampling 0.1, a $5 daily budget. */
   judges?: { defaults: JudgeServiceDefaults };
 }
@@ -116,6 +119,7 @@ export async function buildApiApp(deps: ApiDeps) {
   const log = deps.log ?? silentLogger();
   const validationBar = deps.validationBar ?? defaultValidationBar;
   const secretBox = deps.secretBox ?? null;
+  const privateTargets = deps.privateTargets ?? "none";
   await registerAuthenticatedScope(app, { authenticate: deps.authenticate, started }, async (api) => {
     await api.register(tracesRoutes({ database: deps.database }));
     await api.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log, validationBar }));
@@ -123,9 +127,16 @@ export async function buildApiApp(deps: ApiDeps) {
     await api.register(validationRoutes({ database: deps.database, validationBar }));
     await api.register(configRoutes({ database: deps.database }));
     await api.register(alertsRoutes({ database: deps.database }));
-    await api.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox }));
+    await api.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox, privateTargets }));
     await api.register(
-      judgeRoutes({ database: deps.database, defaults: deps.judges?.defaults ?? noJudgeDefaults, secretBox, queue: deps.queue, now: deps.now ?? Date.now }),
+      judgeRoutes({
+        database: deps.database,
+        defaults: deps.judges?.defaults ?? noJudgeDefaults,
+        secretBox,
+        privateTargets,
+        queue: deps.queue,
+        now: deps.now ?? Date.now,
+      }),
     );
   });
   return app;

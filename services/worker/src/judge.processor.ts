@@ -40,6 +40,7 @@ import {
   deferJudgeRequest,
   type TraceSummary,
 } from "@crux/db";
+import { callsOf, JudgeUnavailableError } from "@crux/judges";
 import { isJobDeferral, JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "./frozen-span-set.ts";
@@ -58,6 +59,25 @@ export interface JudgeDeps {
   leaseMs: number;
   /** This processor's name in judge_leases; default host, pid and a random id (two processors are two holders). */
   holder?: string;
+  /**
+   * How long a trace's judging waits once its provider kept answering 429 through the call policy's
+   * retries (longer when the provider asked for longer). Default 5 minutes.
+   */
+  rateLimitDeferMs?: number;
+}
+
+/**
+ * A provider still rate limiting after the bounded retries (packages/judges) is not called again
+ * for this trace for a while: the job and its judge request are deferred together, so neither the
+ * queue's retry nor the sweeper calls it again every few seconds.
+ */
+function rateLimitDeferral(err: unknown, deferMs: number, traceId: string): JobDeferral | null {
+  if (!(err instanceof JudgeUnavailableError) || callsOf(err).at(-1)?.outcome !== "rate_limited") return null;
+  const delayMs = Math.max(deferMs, err.retryAfterSeconds * 1000);
+  return new JobDeferral(
+    delayMs,
+    `judge provider still rate limiting (429) after its retries: judging of trace ${traceId} waits ${Math.round(delayMs / 1000)} s`,
+  );
 }
 
 interface Run {
@@ -104,7 +124,8 @@ export function createJudgeProcessor(deps: JudgeDeps) {
       const seen = trace?.judgeRequestedAt ?? null;
       try {
         await judgeTrace(payload, trace);
-      } catch (err) {
+      } catch (thrown) {
+        const err = rateLimitDeferral(thrown, deps.rateLimitDeferMs ?? 300_000, payload.traceId) ?? thrown;
         // Deferred: the request waits with the job (the sweeper leaves it until then). Permanent: no retry can answer it.
         if (seen !== null && isJobDeferral(err)) await deferJudgeRequest(deps.database, payload.projectId, payload.traceId, seen, err.delayMs);
         else if (seen !== null && isPermanent(err)) await clearJudgeRequest(deps.database, payload.projectId, payload.traceId, seen);
