@@ -17,7 +17,7 @@ afterEach(() => killLeftovers());
 function listeners(port: number): string[] {
   const out: string[] = [];
   for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text = "";
+    let text: string;
     try {
       text = readFileSync(file, "utf8");
     } catch {
