@@ -5,9 +5,11 @@
  * to notify and whether it is enabled.
  */
 import { z } from "zod";
+import { mastModes } from "./validation.ts";
 import { PageQuery, cursorParam, limitParam, nextCursorField, outboundUrl, text } from "./request.ts";
 
-const FailureMode = z.string().regex(/^FM-\d\.\d{1,2}$/, "must be a MAST mode id such as FM-1.3");
+/** One of the MAST modes (the one list, validation.ts): a rule on any other id could never measure anything. */
+const FailureMode = z.string().refine((m) => (mastModes as readonly string[]).includes(m), `must be one of the MAST modes: ${mastModes.join(", ")}`);
 const validatedOnly = z
   .boolean()
   .default(false)

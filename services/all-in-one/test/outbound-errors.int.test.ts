@@ -87,7 +87,7 @@ describe.each(backends())("outbound errors on $name", (backend) => {
 
     const hook = await put("/webhooks", { url: `${base}/hook`, allowPrivateTargets: true }, "POST");
     expect(hook.status).toBe(201);
-    const webhookId = (await hook.json()).id;
+    const webhookId = ((await hook.json()) as { id: string }).id;
     expect((await fetch(`${api()}/webhooks/${webhookId}/test`, { method: "POST" })).status).toBe(202);
     const deliveries = await eventually(async () => {
       const items = (await getJson(`${api()}/webhooks/${webhookId}/deliveries`)).body.items;
