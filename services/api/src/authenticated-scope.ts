@@ -22,7 +22,7 @@ import { ApiError } from "./errors.ts";
 
 type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, Logger>;
 
-export type RouteAccess = "read" | "write";
+type RouteAccess = "read" | "write";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -37,21 +37,21 @@ declare module "fastify" {
   }
 }
 
-export interface ApiRoute {
+interface ApiRoute {
   method: string;
   url: string;
   access: RouteAccess | undefined;
 }
 
 /** The prefix every authenticated route lives under; the OpenAPI pages under /api/docs are public. */
-export const API_PREFIX = "/api/v1";
+const API_PREFIX = "/api/v1";
 const PUBLIC_API_PATHS = /^\/api\/docs(\/|$)/;
 
 /**
  * Why a raw path (query excluded) is not in its one canonical spelling, or null when it is.
  * Percent-encoded letters are allowed: they decode to the same route and are authenticated by it.
  */
-export function nonCanonicalPath(rawPath: string): string | null {
+function nonCanonicalPath(rawPath: string): string | null {
   if (!rawPath.startsWith("/")) return "the path must start with /";
   if (rawPath.includes("\\")) return "a backslash in the path";
   if (rawPath.includes(";")) return "matrix parameters (;) in the path";
