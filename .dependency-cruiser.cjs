@@ -84,13 +84,25 @@ module.exports = {
       to: { path: `^packages/|^services/|fastify|@fastify/|@grpc/`, pathNot: "^packages/(auth|db)/src" },
     },
     {
-      name: "webhooks-only-core",
+      name: "webhooks-only-core-and-outbound",
       severity: "error",
-      comment: "packages/webhooks signs and sends; it stores nothing and serves nothing: of the internal packages only core",
+      comment:
+        "packages/webhooks signs and sends; it stores nothing and serves nothing: of the internal packages only core and outbound (every send goes through the outbound guard)",
       from: { path: "^packages/webhooks/src" },
       to: {
         path: `^packages/|^services/|^(pg|pg-pool|drizzle-orm|@electric-sql/pglite|bullmq|ioredis|fastify|@fastify/)($|/)`,
-        pathNot: "^packages/(webhooks|core)/src",
+        pathNot: "^packages/(webhooks|core|outbound)/src",
+      },
+    },
+    {
+      name: "outbound-standalone",
+      severity: "error",
+      comment:
+        "packages/outbound is the one guard of requests to configured addresses (webhooks, judge providers): sockets and DNS, nothing internal, no storage, queue or server module",
+      from: { path: "^packages/outbound/src" },
+      to: {
+        path: `^packages/|^services/|^(pg|pg-pool|drizzle-orm|@electric-sql/pglite|bullmq|ioredis|fastify|@fastify/|@grpc/)($|/)|^node:(fs|child_process|dgram|worker_threads)$`,
+        pathNot: "^packages/outbound/src",
       },
     },
     {

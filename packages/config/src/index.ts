@@ -25,6 +25,25 @@ export const queuePrefixSetting = z
   .regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.', '-' only (at most 64)")
   .default("crux");
 
+/**
+ * CRUX_ALLOW_PRIVATE_TARGETS: which non-public addresses outbound requests (webhooks, judge
+ * providers) may reach. `none`; `loopback` (this host: a local model server or receiver);
+ * `private` (loopback and the private networks, e.g. an in-cluster receiver). Reserved ranges
+ * (multicast, broadcast, documentation, ...) never. A judge base URL the operator sets in the
+ * environment is trusted whatever this says; a webhook reaches a private target only where this
+ * allows it and the webhook's allowPrivateTargets asks for it.
+ */
+export const privateTargetsSetting = (defaultValue: "none" | "loopback" | "private") => z.enum(["none", "loopback", "private"]).default(defaultValue);
+
+/**
+ * The address a service listens on: CRUX_HOST when set; otherwise every interface when API keys
+ * are required, and only this host when they are not (without keys, anyone who reaches the port
+ * reads everything).
+ */
+export function bindHostOf(host: string | undefined, authRequired: boolean): string {
+  return host ?? (authRequired ? "0.0.0.0" : "127.0.0.1");
+}
+
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
   constructor(readonly issues: string[]) {

@@ -5,9 +5,11 @@
  * to notify and whether it is enabled.
  */
 import { z } from "zod";
-import { PageQuery, cursorParam, limitParam, nextCursorField, text } from "./request.ts";
+import { mastModes } from "./validation.ts";
+import { PageQuery, cursorParam, limitParam, nextCursorField, outboundUrl, text } from "./request.ts";
 
-const FailureMode = z.string().regex(/^FM-\d\.\d{1,2}$/, "must be a MAST mode id such as FM-1.3");
+/** One of the MAST modes (the one list, validation.ts): a rule on any other id could never measure anything. */
+const FailureMode = z.string().refine((m) => (mastModes as readonly string[]).includes(m), `must be one of the MAST modes: ${mastModes.join(", ")}`);
 const validatedOnly = z
   .boolean()
   .default(false)
@@ -95,17 +97,16 @@ export const AlertsQuery = PageQuery.extend({
 export const AlertList = z.object({ items: z.array(AlertEvent), nextCursor: nextCursorField() });
 
 export const WebhookBody = z.strictObject({
-  url: z
-    .url({ protocol: /^https?$/, message: "must be an http or https URL" })
-    .max(2048)
-    .refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), "must not carry credentials"),
+  url: outboundUrl(2048),
   description: z.string().max(500).default(""),
   enabled: z.boolean().default(true),
   slack: z.boolean().default(false).describe("Send a Slack incoming-webhook body (text, blocks) instead of the event JSON"),
   allowPrivateTargets: z
     .boolean()
     .default(false)
-    .describe("Allow loopback, link-local and private addresses (a receiver on this network); refused otherwise, checked at connect time"),
+    .describe(
+      "Ask to reach loopback or private addresses (a receiver on this network): honoured only as far as the service allows (CRUX_ALLOW_PRIVATE_TARGETS); checked at connect time",
+    ),
 });
 export type WebhookBody = z.infer<typeof WebhookBody>;
 

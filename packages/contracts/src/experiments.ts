@@ -5,7 +5,7 @@
  * every figure with its interval and the runs or tasks behind it.
  */
 import { z } from "zod";
-import { JsonValue, PageQuery, nextCursorField, text } from "./request.ts";
+import { JsonValue, PageQuery, nextCursorField, outboundUrl, text } from "./request.ts";
 
 /** Items one version of a dataset may hold. */
 export const maxDatasetItems = 10_000;
@@ -298,11 +298,8 @@ export const ExperimentSettings = z.strictObject({
 
 export const RunnerBody = z.strictObject({
   name: text(200),
-  url: z
-    .url({ protocol: /^https?$/, message: "must be an http or https URL" })
-    .max(2048)
-    .refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), "must not carry credentials"),
-  allowPrivateTargets: z.boolean().default(false).describe("Allow loopback, link-local and private addresses; refused otherwise, checked at connect time"),
+  url: outboundUrl(2048),
+  allowPrivateTargets: z.boolean().default(false).describe("Ask for the non-public targets the operator allows (CRUX_ALLOW_PRIVATE_TARGETS); never more, checked at connect time"),
 });
 export type RunnerBody = z.infer<typeof RunnerBody>;
 export const Runner = RunnerBody.extend({ id: z.string(), secretPrefix: z.string(), createdAt: z.string(), updatedAt: z.string() });

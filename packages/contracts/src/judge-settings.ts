@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { TraceId, traceIdField } from "./ids.ts";
-import { IsoTime, cursorParam, limitParam, nextCursorField, text } from "./request.ts";
+import { IsoTime, cursorParam, limitParam, nextCursorField, outboundUrl, text } from "./request.ts";
 import { JudgeCallRecord, JudgeKind, JudgeProvider } from "./judges.ts";
 
 const share = z.number().min(0).max(1);
@@ -18,9 +18,7 @@ export const JudgeSettingsBody = z
     enabled: z.boolean().default(true).describe("false switches the project's judges off whatever else is set"),
     provider: JudgeProvider.nullable().default(null).describe("null: the service default's provider, model, base URL and key"),
     model: text(200).nullable().default(null).describe("Required with provider"),
-    baseUrl: z
-      .url({ protocol: /^https?$/ })
-      .max(2_000)
+    baseUrl: outboundUrl(2_000)
       .nullable()
       .default(null)
       .describe("An OpenAI-compatible or Anthropic endpoint (a local Ollama or vLLM); null: the provider's public API"),

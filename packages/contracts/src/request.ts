@@ -18,6 +18,25 @@ export function text(max = 512) {
     .refine((s) => !NUL.test(s), { message: "must not contain a NUL character (U+0000)" });
 }
 
+/**
+ * A URL Crux sends requests to (a webhook, a judge endpoint): http or https, and no credentials,
+ * which would be stored, shown back and logged with the URL (a key has its own sealed field).
+ * Checked on the parsed URL, so every spelling a URL parser reads as user:password@ is refused.
+ */
+export function outboundUrl(max: number) {
+  return z
+    .url({ protocol: /^https?$/, message: "must be an http or https URL" })
+    .max(max)
+    .refine((u) => {
+      try {
+        const parsed = new URL(u);
+        return parsed.username === "" && parsed.password === "";
+      } catch {
+        return false;
+      }
+    }, "must not carry credentials (user:password@): put a key in its own field");
+}
+
 /** Deepest nesting accepted in a free-form JSON value (a JSON Schema): Ajv and the response encoder recurse per level. */
 const maxJsonDepth = 64;
 

@@ -18,7 +18,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { JudgeCallRecord, JudgeModelSettings } from "@crux/contracts";
 import { normalizeModelId } from "@crux/core";
 import OpenAI from "openai";
-import { redact } from "./errors.ts";
+import { endpointOf, errorDetailOf, redact } from "./errors.ts";
 
 export interface CompletionRequest {
   system: string;
@@ -70,14 +70,34 @@ interface SdkErrorClasses {
   APIConnectionError: abstract new (...args: never[]) => Error;
 }
 
+/** The errors of a cause chain with a code (the guarded fetch's refusal is BLOCKED_TARGET, a socket's ECONNREFUSED, ...). */
+function causesWithCode(err: unknown): Array<{ code: string; message: string }> {
+  const found: Array<{ code: string; message: string }> = [];
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") found.push({ code, message: e.message });
+  }
+  return found;
+}
+
 function classify(err: unknown, sdk: SdkErrorClasses, settings: JudgeModelSettings): ProviderCallError {
-  const where = `${settings.provider} ${settings.baseUrl ?? DEFAULT_BASE_URLS[settings.provider]}`;
+  const where = `${settings.provider} ${endpointOf(settings.baseUrl ?? DEFAULT_BASE_URLS[settings.provider])}`;
   const text = (m: string) => redact(m, settings.apiKey);
   if (err instanceof sdk.APIConnectionTimeoutError) return new ProviderCallError(`${where}: the call timed out`, "timeout", null, null);
-  if (err instanceof sdk.APIConnectionError) return new ProviderCallError(text(`${where}: connection failed: ${err.message}`), "provider_error", null, null);
+  if (err instanceof sdk.APIConnectionError) {
+    const causes = causesWithCode(err);
+    // The outbound guard's own words (which rule refused the URL), never the URL's credentials.
+    const blocked = causes.find((c) => c.code === "BLOCKED_TARGET");
+    if (blocked) return new ProviderCallError(text(`${where}: refused: ${blocked.message}`), "provider_error", { code: "judge_target_refused" }, null);
+    // The code only (ECONNREFUSED, ENOTFOUND, ...): a socket message can carry more than the endpoint.
+    return new ProviderCallError(`${where}: connection failed${causes.length > 0 ? ` (${causes.at(-1)!.code})` : ""}`, "provider_error", null, null);
+  }
   if (err instanceof sdk.APIError && err.status !== undefined) {
     const status = err.status;
-    const message = text(`${where} answered ${status}: ${err.message}`);
+    // Never the answer's body as it came (an HTML page, an internal service's reply): status, the
+    // provider's error type and a short excerpt of its own error message (errorDetailOf).
+    const detail = errorDetailOf((err as { error?: unknown }).error);
+    const message = text(`${where} answered ${status}${detail.kind ? ` (${detail.kind})` : ""}${detail.excerpt ? `: ${detail.excerpt}` : ""}`);
     const retryAfterMs = retryAfterMsOf(err.headers, Date.now());
     if (status === 429) return new ProviderCallError(message, "rate_limited", null, retryAfterMs);
     if (status >= 500 || status === 408 || status === 409) return new ProviderCallError(message, "provider_error", null, retryAfterMs);
@@ -97,7 +117,7 @@ function classify(err: unknown, sdk: SdkErrorClasses, settings: JudgeModelSettin
       );
     return new ProviderCallError(message, "provider_error", { code: "judge_request_rejected" }, null);
   }
-  return new ProviderCallError(text(`${where}: ${err instanceof Error ? err.message : String(err)}`), "provider_error", null, null);
+  return new ProviderCallError(`${where}: the call failed (${err instanceof Error ? err.name : typeof err})`, "provider_error", null, null);
 }
 
 export interface ProviderOptions {

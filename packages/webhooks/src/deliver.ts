@@ -1,14 +1,7 @@
-import { lookup as dnsLookup } from "node:dns/promises";
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
-import { isIP, type LookupFunction } from "node:net";
-import { isPrivateAddress } from "./address.ts";
+import type { IncomingMessage } from "node:http";
+import { BlockedTargetError, outboundRequest, outboundUrlProblem, type PrivateTargets, type Resolver } from "@crux/outbound";
 import { parseRetryAfter } from "./retry.ts";
 import { signWebhook } from "./signing.ts";
-
-export type ResolvedAddress = { address: string; family: number };
-/** Hostname to addresses; injectable so tests can point a name anywhere. */
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export type FailureKind =
   | "http_status" // the receiver answered, not 2xx
@@ -23,7 +16,11 @@ export type FailureKind =
 export type DeliveryAttempt = {
   status: number | null;
   durationMs: number;
-  /** The first maxResponseBytes of the response body, as UTF-8. */
+  /**
+   * Of a non-2xx answer only: the receiver's own words about what it refused (e.g. "invalid
+   * signature"), so the project can fix its receiver. At most EXCERPT_CHARS characters of text,
+   * control characters removed; never an HTML page, never a 2xx body (nothing to fix there).
+   */
   responseExcerpt: string;
   responseTruncated: boolean;
   /** From a Retry-After header, in ms. */
@@ -44,48 +41,29 @@ export type DeliveryOptions = {
   /** The whole attempt: connect, send, and read the response. */
   timeoutMs?: number;
   maxResponseBytes?: number;
-  allowPrivateTargets?: boolean;
+  /** Which non-public targets this webhook may reach: the operator's allowance where the webhook opted in, else none. */
+  privateTargets?: PrivateTargets;
   resolver?: Resolver;
   now?: () => number;
 };
 
 const DEFAULT_TIMEOUT_MS = 10_000;
-const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
-
-const defaultResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true });
-
-class BlockedTargetError extends Error {}
-
-/**
- * The address check runs here, on what the socket will connect to, so a name
- * that resolves differently between a check and the connect (DNS rebinding)
- * cannot slip past. A name with any private address is refused as a whole.
- */
-function guardedLookup(resolver: Resolver, allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    resolver(hostname).then(
-      (addresses) => {
-        const family = options.family === 4 || options.family === 6 ? options.family : 0;
-        const usable = family === 0 ? addresses : addresses.filter((a) => a.family === family);
-        const first = usable[0];
-        if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0);
-        const privateOne = usable.find((a) => isPrivateAddress(a.address));
-        if (!allowPrivate && privateOne !== undefined) {
-          return callback(new BlockedTargetError(`${hostname} resolves to private address ${privateOne.address}`), "", 0);
-        }
-        if (options.all) return callback(null, usable as never, 0);
-        callback(null, first.address, first.family);
-      },
-      (err: NodeJS.ErrnoException) => callback(err, "", 0),
-    );
-  };
-}
+const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024;
+const EXCERPT_CHARS = 200;
 
 function classifyNetworkError(err: NodeJS.ErrnoException): FailureKind {
   if (err instanceof BlockedTargetError) return "blocked_target";
   if (err.code === "ENOTFOUND" || err.code === "EAI_AGAIN") return "dns";
   if (err.code === "ECONNREFUSED" || err.code === "EHOSTUNREACH" || err.code === "ENETUNREACH") return "connect";
   return "network";
+}
+
+/** The excerpt kept of a refused delivery's answer (see DeliveryAttempt.responseExcerpt). */
+function excerptOf(text: string, contentType: string | undefined): { excerpt: string; cut: boolean } {
+  if (/html|xml/i.test(contentType ?? "") || /^\s*</.test(text)) return { excerpt: "", cut: text.length > 0 };
+  // eslint-disable-next-line no-control-regex -- control characters are what is removed
+  const plain = text.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, " ").trim();
+  return plain.length > EXCERPT_CHARS ? { excerpt: `${plain.slice(0, EXCERPT_CHARS)}…`, cut: true } : { excerpt: plain, cut: false };
 }
 
 /** One signed JSON POST to request.url. Never throws: every outcome is an attempt record. */
@@ -100,18 +78,9 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
     durationMs: performance.now() - started,
   });
 
-  let url: URL;
-  try {
-    url = new URL(request.url);
-  } catch {
-    return fail("invalid_url", `not a URL: ${request.url}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return fail("invalid_url", `unsupported scheme ${url.protocol}`);
-  if (url.username !== "" || url.password !== "") return fail("invalid_url", "credentials in the URL are not allowed");
-  const allowPrivate = options.allowPrivateTargets === true;
-  // A literal IP never goes through lookup, so it is checked here.
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (isIP(host) !== 0 && !allowPrivate && isPrivateAddress(host)) return fail("blocked_target", `${host} is a private address`);
+  const problem = outboundUrlProblem(request.url);
+  if (problem) return fail("invalid_url", problem);
+  const policy = { privateTargets: options.privateTargets ?? "none", ...(options.resolver ? { resolver: options.resolver } : {}) };
 
   const body = JSON.stringify(request.payload);
   const headers = {
@@ -120,8 +89,6 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
     ...signWebhook(request.secret, { id: request.id, timestamp: request.timestamp ?? new Date(now()), body }),
   };
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-
   return new Promise<DeliveryAttempt>((resolve) => {
     let settled = false;
     const finish = (attempt: DeliveryAttempt) => {
@@ -131,12 +98,13 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
       req.destroy();
       resolve(attempt);
     };
-    const req = send(url, {
-      method: "POST",
-      headers: { ...headers, "content-length": Buffer.byteLength(body) },
-      lookup: guardedLookup(options.resolver ?? defaultResolver, allowPrivate),
-      agent: false, // a fresh socket each time: a pooled one would skip the address check
-    });
+    let req: ReturnType<typeof outboundRequest>;
+    try {
+      req = outboundRequest(request.url, { method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) } }, policy);
+    } catch (err) {
+      settled = true;
+      return resolve(fail("blocked_target", (err as Error).message));
+    }
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const timer = setTimeout(() => finish(fail("timeout", `no complete response within ${timeoutMs} ms`)), timeoutMs);
     req.on("error", (err: NodeJS.ErrnoException) => finish(fail(classifyNetworkError(err), err.message)));
@@ -145,10 +113,11 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
         ({ text, truncated }) => {
           const status = res.statusCode ?? 0;
           const header = res.headers["retry-after"];
+          const kept = status >= 200 && status < 300 ? { excerpt: "", cut: false } : excerptOf(text, res.headers["content-type"]);
           const record = {
             status,
-            responseExcerpt: text,
-            responseTruncated: truncated,
+            responseExcerpt: kept.excerpt,
+            responseTruncated: truncated || kept.cut,
             retryAfterMs: parseRetryAfter(Array.isArray(header) ? header[0] : header, now()),
             durationMs: performance.now() - started,
           };
@@ -157,7 +126,8 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
             return finish({
               ...record,
               ok: false,
-              failure: { kind: "redirect", message: `redirect (${status}) to ${res.headers.location ?? "nowhere"} not followed` },
+              // Where it pointed is not repeated: a Location can carry credentials or internal names.
+              failure: { kind: "redirect", message: `redirect (${status}) not followed: the target must be the configured URL` },
             });
           }
           finish({ ...record, ok: false, failure: { kind: "http_status", message: `receiver answered ${status}` } });

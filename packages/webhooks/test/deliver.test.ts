@@ -1,11 +1,12 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { decideRetry, defaultRetryPolicy, deliverWebhook, generateWebhookSecret, type Resolver } from "../src/index.ts";
+import type { Resolver } from "@crux/outbound";
+import { decideRetry, defaultRetryPolicy, deliverWebhook, generateWebhookSecret } from "../src/index.ts";
 import { answer, startReceiver } from "./receiver.ts";
 
 const secret = generateWebhookSecret();
 const payload = { id: "evt_1", type: "alert.fired", project: "p1" };
-const local = { allowPrivateTargets: true };
+const local = { privateTargets: "loopback" as const };
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
   await close?.();
@@ -21,7 +22,8 @@ describe("deliverWebhook", () => {
   it("POSTs the JSON payload with headers that standardwebhooks verifies; a tampered body does not", async () => {
     const r = await receiver(answer(200, "thanks"));
     const attempt = await deliverWebhook({ url: r.url, secret, id: "msg_1", payload }, local);
-    expect(attempt).toMatchObject({ ok: true, failure: null, status: 200, responseExcerpt: "thanks", responseTruncated: false, retryAfterMs: null });
+    // A 2xx body is not kept: there is nothing in it to fix.
+    expect(attempt).toMatchObject({ ok: true, failure: null, status: 200, responseExcerpt: "", responseTruncated: false, retryAfterMs: null });
     expect(attempt.durationMs).toBeGreaterThan(0);
     const [got] = r.received;
     expect(got?.method).toBe("POST");
@@ -57,7 +59,9 @@ describe("deliverWebhook", () => {
       const r = await receiver(answer(302, "", { location: target.url }));
       const attempt = await deliverWebhook({ url: r.url, secret, id: "msg_1", payload }, local);
       expect(attempt).toMatchObject({ ok: false, status: 302, failure: { kind: "redirect" } });
-      expect(attempt.ok ? "" : attempt.failure.message).toContain(`redirect (302) to ${target.url} not followed`);
+      expect(attempt.ok ? "" : attempt.failure.message).toContain("redirect (302) not followed");
+      // Where it pointed is not repeated (a Location can carry credentials or internal names).
+      expect(attempt.ok ? "" : attempt.failure.message).not.toContain(target.url);
       expect(target.received).toHaveLength(0);
       expect(decideRetry(attempt, 1, defaultRetryPolicy, () => 0.5)).toEqual({ action: "failed", reason: "not_retryable" });
     } finally {
@@ -65,11 +69,21 @@ describe("deliverWebhook", () => {
     }
   });
 
-  it("reads at most maxResponseBytes of a large body and says it truncated", async () => {
-    const r = await receiver(answer(200, "x".repeat(1024 * 1024)));
+  it("reads at most maxResponseBytes of a large body, keeps a short excerpt and says it cut", async () => {
+    const r = await receiver(answer(500, "x".repeat(1024 * 1024)));
     const attempt = await deliverWebhook({ url: r.url, secret, id: "msg_1", payload }, { ...local, maxResponseBytes: 1000 });
-    expect(attempt).toMatchObject({ ok: true, status: 200, responseTruncated: true });
-    expect(attempt.responseExcerpt).toBe("x".repeat(1000));
+    expect(attempt).toMatchObject({ ok: false, status: 500, responseTruncated: true });
+    expect(attempt.responseExcerpt).toBe(`${"x".repeat(200)}…`);
+  });
+
+  it("an HTML error page is never kept, and control characters of a text answer are removed", async () => {
+    const page = "<!doctype html><html><body>INTERNAL-MARKER-7731 admin console</body></html>";
+    const r = await receiver(answer(502, page), answer(400, "bad\u0000 signature\r\n\u001b[31m"));
+    const html = await deliverWebhook({ url: r.url, secret, id: "msg_1", payload }, local);
+    expect(html).toMatchObject({ ok: false, status: 502, responseExcerpt: "", responseTruncated: true });
+    expect(JSON.stringify(html)).not.toContain("INTERNAL-MARKER-7731");
+    const text = await deliverWebhook({ url: r.url, secret, id: "msg_2", payload }, local);
+    expect(text.responseExcerpt).toBe("bad signature [31m");
   });
 
   it("a receiver that never finishes answering times out, and that is retried", async () => {
@@ -101,11 +115,11 @@ describe("deliverWebhook refuses private targets (SSRF)", () => {
     const url = `http://hooks.example.test:${r.port}/hook`;
     const refused = await deliverWebhook({ url, secret, id: "msg_1", payload }, { resolver: toLoopback });
     expect(refused).toMatchObject({ ok: false, status: null, failure: { kind: "blocked_target" } });
-    expect(refused.ok ? "" : refused.failure.message).toContain("127.0.0.1");
+    expect(refused.ok ? "" : refused.failure.message).toContain("loopback 127.0.0.0/8");
     expect(r.received).toHaveLength(0);
     expect(decideRetry(refused, 1, defaultRetryPolicy, () => 0.5)).toEqual({ action: "failed", reason: "not_retryable" });
 
-    const allowed = await deliverWebhook({ url, secret, id: "msg_1", payload }, { resolver: toLoopback, allowPrivateTargets: true });
+    const allowed = await deliverWebhook({ url, secret, id: "msg_1", payload }, { resolver: toLoopback, privateTargets: "loopback" });
     expect(allowed).toMatchObject({ ok: true, status: 200 });
     expect(r.received).toHaveLength(1);
   });
@@ -118,7 +132,7 @@ describe("deliverWebhook refuses private targets (SSRF)", () => {
       return [{ address: "127.0.0.1", family: 4 }];
     };
     const url = `http://rebind.example.test:${r.port}/`;
-    expect(await deliverWebhook({ url, secret, id: "msg_1", payload }, { resolver: recording, allowPrivateTargets: true })).toMatchObject({ ok: true });
+    expect(await deliverWebhook({ url, secret, id: "msg_1", payload }, { resolver: recording, privateTargets: "loopback" })).toMatchObject({ ok: true });
     expect(asked).toEqual(["rebind.example.test"]);
     expect(r.received).toHaveLength(1);
     // The next attempt resolves again, and is checked again.

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { buildApiApp } from "@crux/api";
-import { judgePolicyDefaultsOf, judgeServiceDefaultOf, validationBarOf } from "@crux/config";
+import { bindHostOf, judgePolicyDefaultsOf, judgeServiceDefaultOf, validationBarOf } from "@crux/config";
 import { createDatabase, createSecretBox, describeStorageError, ensureProject, migrate, type Database, type SecretBox } from "@crux/db";
 import { createJudgeSuite } from "@crux/judges";
 import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@crux/queue";
@@ -96,6 +96,7 @@ export async function composeCrux(deps: {
     validationBar: validationBarOf(config),
     secretBox,
     webhookSecretOverlapMs: config.CRUX_WEBHOOK_SECRET_OVERLAP_MS,
+    privateTargets: config.CRUX_ALLOW_PRIVATE_TARGETS,
   });
 
   // Order matters: stop intake, let in-flight writes commit, drain jobs, then close storage.
@@ -119,7 +120,9 @@ export async function composeCrux(deps: {
     }
     const { httpPort, grpcPort } = await receiver.listen().catch((err: unknown) => Promise.reject(asPortInUse(err, config)));
     otlpHttpPort = httpPort;
-    await api.listen({ host: config.CRUX_HOST, port: config.CRUX_API_PORT }).catch((err: unknown) => Promise.reject(asPortInUse(err, config)));
+    await api
+      .listen({ host: bindHostOf(config.CRUX_HOST, config.CRUX_AUTH), port: config.CRUX_API_PORT })
+      .catch((err: unknown) => Promise.reject(asPortInUse(err, config)));
     const address = api.server.address();
     const apiPort = typeof address === "object" && address ? address.port : config.CRUX_API_PORT;
     return {

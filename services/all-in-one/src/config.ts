@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkJudgeConfig, envBoolean, queuePrefixSetting } from "@crux/config";
+import { checkJudgeConfig, envBoolean, privateTargetsSetting, queuePrefixSetting } from "@crux/config";
 import { apiConfigSchema } from "@crux/api";
 import { receiverConfigSchema } from "@crux/receiver";
 import { workerConfigSchema } from "@crux/worker";
@@ -7,7 +7,8 @@ import { workerConfigSchema } from "@crux/worker";
 /**
  * The embedded default: one process, PGlite in CRUX_DATA_DIR and an in-process
  * queue unless DATABASE_URL / REDIS_URL point at real servers. Auth is off by
- * default here (a laptop, a demo, a CI job) and the start banner says so.
+ * default here (a laptop, a demo, a CI job), so unless CRUX_HOST says otherwise
+ * it listens on 127.0.0.1 only; the start banner says which.
  */
 export const allInOneConfigSchema = receiverConfigSchema
   .extend(workerConfigSchema.shape)
@@ -18,6 +19,8 @@ export const allInOneConfigSchema = receiverConfigSchema
     REDIS_URL: z.string().url().optional(),
     CRUX_QUEUE_PREFIX: queuePrefixSetting,
     CRUX_AUTH: envBoolean(false),
+    /** This host only, by default: a local model server or webhook receiver works; the banner says so. */
+    CRUX_ALLOW_PRIVATE_TARGETS: privateTargetsSetting("loopback"),
     CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .superRefine(checkJudgeConfig);

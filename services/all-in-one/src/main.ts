@@ -1,9 +1,9 @@
 /** `pnpm start`: the whole service in one process (composition root). */
-import { ConfigError, loadConfig } from "@crux/config";
+import { bindHostOf, ConfigError, loadConfig } from "@crux/config";
 import { DataDirLockedError } from "@crux/db";
 import { createLogger, onSignals } from "@crux/runtime";
 import { startAllInOne, type RunningCrux } from "./all-in-one.ts";
-import { allInOneConfigSchema } from "./config.ts";
+import { allInOneConfigSchema, type AllInOneConfig } from "./config.ts";
 import { assertPortsFree, PortInUseError } from "./ports.ts";
 
 let config;
@@ -43,6 +43,13 @@ try {
   process.exit(1);
 }
 
+function outboundLine(allowance: AllInOneConfig["CRUX_ALLOW_PRIVATE_TARGETS"]): string {
+  if (allowance === "none") return "webhooks and judge base URLs reach public addresses only (CRUX_ALLOW_PRIVATE_TARGETS=none)";
+  if (allowance === "loopback")
+    return "webhooks and judge base URLs may reach this host (loopback) besides public addresses (CRUX_ALLOW_PRIVATE_TARGETS=loopback)";
+  return "webhooks and judge base URLs may reach this host and private networks (CRUX_ALLOW_PRIVATE_TARGETS=private)";
+}
+
 /** One line for the failures a user fixes by choosing another folder or port; undefined for the rest. */
 function plainStartError(err: unknown): string | undefined {
   if (err instanceof PortInUseError) return `Crux cannot start: ${err.message}`;
@@ -56,7 +63,9 @@ function plainStartError(err: unknown): string | undefined {
 }
 
 if (!stopping) {
-  const host = config.CRUX_HOST === "0.0.0.0" ? "localhost" : config.CRUX_HOST;
+  const bound = bindHostOf(config.CRUX_HOST, config.CRUX_AUTH);
+  const everywhere = bound === "0.0.0.0" || bound === "::";
+  const host = everywhere ? "localhost" : bound.includes(":") ? `[${bound}]` : bound;
   const lines = [
     "",
     "Crux is running (all-in-one)",
@@ -69,7 +78,11 @@ if (!stopping) {
     `  queue       ${crux.queueKind === "in-process" ? "in-process" : "BullMQ on Redis (REDIS_URL)"}`,
     config.CRUX_AUTH
       ? `  auth        ON: send 'Authorization: Bearer <key>' (create one with \`pnpm crux keys create\`${crux.storage === "pglite" ? " while Crux is stopped" : ""})`
-      : "  auth        OFF: every request is accepted into project 'default', and anyone who can reach these ports can read the data (set CRUX_AUTH=true to require API keys)",
+      : "  auth        OFF: every request is accepted into project 'default' (set CRUX_AUTH=true to require API keys)",
+    everywhere
+      ? `  listening   on every interface (${bound})${config.CRUX_AUTH ? "" : ": with auth OFF, anyone who can reach these ports reads every trace and prompt and can change every setting"}`
+      : `  listening   on ${bound} only${config.CRUX_AUTH ? "" : " (auth is off: set CRUX_HOST to listen elsewhere, and then turn auth on, since without keys anyone who reaches the port reads everything)"}`,
+    `  outbound    ${outboundLine(config.CRUX_ALLOW_PRIVATE_TARGETS)}`,
     "Press Ctrl-C to stop.",
     "",
   ];

@@ -4,6 +4,7 @@
  * fails in about a second instead of after PGlite's start-up and migrations.
  */
 import { createServer } from "node:net";
+import { bindHostOf } from "@crux/config";
 import type { AllInOneConfig } from "./config.ts";
 
 const portSettings = [
@@ -26,10 +27,11 @@ export class PortInUseError extends Error {
 }
 
 /** Throws PortInUseError for the first configured port something else listens on (port 0 is never taken). */
-export async function assertPortsFree(config: Pick<AllInOneConfig, "CRUX_HOST" | PortSetting>): Promise<void> {
+export async function assertPortsFree(config: Pick<AllInOneConfig, "CRUX_HOST" | "CRUX_AUTH" | PortSetting>): Promise<void> {
+  const host = bindHostOf(config.CRUX_HOST, config.CRUX_AUTH);
   for (const { setting, label } of portSettings) {
     const port = config[setting];
-    if (port !== 0 && !(await canListen(config.CRUX_HOST, port))) throw new PortInUseError(port, setting, label);
+    if (port !== 0 && !(await canListen(host, port))) throw new PortInUseError(port, setting, label);
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { ensureProject, type Database } from "@crux/db";
 import { type JobQueue } from "@crux/queue";
-import { createLogger } from "@crux/runtime";
+import { createLogger, type Logger } from "@crux/runtime";
 import { testBackends, type Backend } from "@crux/testkit";
 import { loadConfig } from "@crux/config";
 import { allInOneConfigSchema, composeCrux, type AllInOneConfig, type RunningCrux } from "../src/index.ts";
@@ -33,7 +33,7 @@ export async function startTestCrux(
   backend: Backend,
   env: Record<string, string> = {},
   queue?: JobQueue,
-  extra: Pick<Parameters<typeof composeCrux>[0], "judgeSuites"> = {},
+  extra: Pick<Parameters<typeof composeCrux>[0], "judgeSuites"> & { log?: Logger } = {},
 ): Promise<TestCrux> {
   const config = loadConfig(allInOneConfigSchema, {
     CRUX_HOST: "127.0.0.1",

@@ -5,16 +5,19 @@
  */
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
+import { errorStatus } from "@crux/contracts";
 import { defaultValidationBar, type ValidationBar } from "@crux/core";
 import type { Database, JudgeServiceDefaults, SecretBox } from "@crux/db";
+import type { PrivateTargets } from "@crux/outbound";
 import type { JobQueue } from "@crux/queue";
-import { apiAccessOf, apiKeyFromHeaders, type Authenticator } from "@crux/auth";
+import type { Authenticator } from "@crux/auth";
 import { createLogger, createMetricsRegistry, type Logger, type Registry } from "@crux/runtime";
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { guardRouting, registerAuthenticatedScope } from "./authenticated-scope.ts";
 import { apiErrorHandler, routeOf } from "./error-handler.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, type ErrorBody } from "./errors.ts";
 import { registerOperations } from "./operations.ts";
 import { configRoutes } from "./routes/config.route.ts";
 import { judgeRoutes } from "./routes/judges.route.ts";
@@ -65,6 +68,8 @@ export interface ApiDeps {
   validationBar?: ValidationBar;
   /** How long a rotated-out webhook secret still signs deliveries beside the new one (CRUX_WEBHOOK_SECRET_OVERLAP_MS); 24 h when omitted. */
   webhookSecretOverlapMs?: number;
+  /** Which non-public addresses webhooks and project judge base URLs may reach (CRUX_ALLOW_PRIVATE_TARGETS). Default: none. */
+  privateTargets?: PrivateTargets;
   /** The judges' service default (env). Default: no service default model, sampling 0.1, a $5 daily budget. */
   judges?: { defaults: JudgeServiceDefaults };
   /** The web UI at `/` (ui.ts). Default: the built services/web, auth on. */
@@ -79,7 +84,18 @@ const noQueryParameters = z.strictObject({});
 
 export async function buildApiApp(deps: ApiDeps) {
   // Fastify 5 takes a ready logger as loggerInstance; `logger` accepts only options and rejects an instance at start.
-  const app = Fastify({ loggerInstance: deps.log ?? silentLogger(), logController: new OneLinePerRequest(), requestTimeout: 30_000, bodyLimit: 1_048_576 });
+  const app = Fastify({
+    loggerInstance: deps.log ?? silentLogger(),
+    logController: new OneLinePerRequest(),
+    requestTimeout: 30_000,
+    bodyLimit: 1_048_576,
+    // A path the router cannot decode (FST_ERR_BAD_URL) never reaches a hook: answered in the API's error shape.
+    frameworkErrors: (err, _req, reply) => {
+      const why = err.code === "FST_ERR_BAD_URL" ? "a malformed percent-encoding in the path" : err.message;
+      const body: ErrorBody = { code: "invalid_request", message: `${why}: send the path in its plain form` };
+      void (reply as FastifyReply).code(errorStatus.invalid_request).send(body);
+    },
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   const started = deps.started ?? (() => true);
@@ -103,18 +119,7 @@ export async function buildApiApp(deps: ApiDeps) {
   await app.register(fastifySwaggerUi, { routePrefix: "/api/docs" });
 
   app.decorateRequest("projectId", "");
-  app.addHook("onRequest", async (req) => {
-    if (!req.url.startsWith("/api/v1/")) return;
-    // Answered 503 + Retry-After by the error handler (the status and the wait belong to the code).
-    if (!started()) throw new ApiError("unavailable", "starting: waiting for the database; retry later");
-    // The key's scope decides reads (GET, HEAD) and writes (packages/auth); here, where the key is resolved.
-    const auth = await deps.authenticate(
-      apiKeyFromHeaders((n) => firstHeader(req.headers[n])),
-      apiAccessOf(req.method),
-    );
-    if (!auth.ok) throw new ApiError(auth.failure, auth.reason);
-    req.projectId = auth.projectId;
-  });
+  guardRouting(app);
 
   app.setErrorHandler(apiErrorHandler);
   const ui = await registerUi(app, deps.ui ?? { authRequired: true });
@@ -126,30 +131,32 @@ export async function buildApiApp(deps: ApiDeps) {
   registerOperations(app, { database: deps.database, registry: deps.registry ?? createMetricsRegistry(), started });
   const log = deps.log ?? silentLogger();
   const validationBar = deps.validationBar ?? defaultValidationBar;
-  await app.register(tracesRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log, validationBar }), { prefix: "/api/v1" });
-  await app.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now, validationBar }), { prefix: "/api/v1" });
-  await app.register(validationRoutes({ database: deps.database, validationBar }), { prefix: "/api/v1" });
-  await app.register(configRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(alertsRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
-  await app.register(datasetsRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(experimentsRoutes({ database: deps.database }), { prefix: "/api/v1" });
-  await app.register(experimentRunsRoutes({ database: deps.database, queue: deps.queue, log }), { prefix: "/api/v1" });
-  await app.register(runnersRoutes({ database: deps.database, secretBox: deps.secretBox ?? null }), { prefix: "/api/v1" });
+  const secretBox = deps.secretBox ?? null;
+  const privateTargets = deps.privateTargets ?? "none";
   const secretOverlapMs = deps.webhookSecretOverlapMs ?? defaultWebhookSecretOverlapMs;
-  await app.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox: deps.secretBox ?? null, secretOverlapMs }), {
-    prefix: "/api/v1",
+  await registerAuthenticatedScope(app, { authenticate: deps.authenticate, started }, async (api) => {
+    await api.register(tracesRoutes({ database: deps.database }));
+    await api.register(traceScoresRoutes({ database: deps.database, queue: deps.queue, log, validationBar }));
+    await api.register(metricsRoutes({ database: deps.database, now: deps.now ?? Date.now, validationBar }));
+    await api.register(validationRoutes({ database: deps.database, validationBar }));
+    await api.register(configRoutes({ database: deps.database }));
+    await api.register(alertsRoutes({ database: deps.database, queue: deps.queue, log }));
+    await api.register(datasetsRoutes({ database: deps.database }));
+    await api.register(experimentsRoutes({ database: deps.database }));
+    await api.register(experimentRunsRoutes({ database: deps.database, queue: deps.queue, log }));
+    await api.register(runnersRoutes({ database: deps.database, secretBox, privateTargets }));
+    await api.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox, privateTargets, secretOverlapMs }));
+    await api.register(
+      judgeRoutes({
+        database: deps.database,
+        defaults: deps.judges?.defaults ?? noJudgeDefaults,
+        secretBox,
+        privateTargets,
+        queue: deps.queue,
+        now: deps.now ?? Date.now,
+      }),
+    );
   });
-  await app.register(
-    judgeRoutes({
-      database: deps.database,
-      defaults: deps.judges?.defaults ?? noJudgeDefaults,
-      secretBox: deps.secretBox ?? null,
-      queue: deps.queue,
-      now: deps.now ?? Date.now,
-    }),
-    { prefix: "/api/v1" },
-  );
   return app;
 }
 
@@ -169,8 +176,4 @@ class OneLinePerRequest extends LogController {
 
 function silentLogger(): Logger {
   return createLogger({ level: "silent", name: "crux-api" });
-}
-
-function firstHeader(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
 }

@@ -1,9 +1,11 @@
 import { z } from "zod";
-import { checkJudgeConfig, envBoolean, envInt, envPort, judgeConfigSchema, queuePrefixSetting, validationConfigSchema } from "@crux/config";
+import { checkJudgeConfig, envBoolean, envInt, envPort, judgeConfigSchema, privateTargetsSetting, queuePrefixSetting, validationConfigSchema } from "@crux/config";
 
 export const apiConfigSchema = z
   .object({
-    CRUX_HOST: z.string().default("0.0.0.0"),
+    /** Listen address; unset: 0.0.0.0 with auth on, 127.0.0.1 with auth off (bindHostOf). */
+    CRUX_HOST: z.string().optional(),
+    CRUX_ALLOW_PRIVATE_TARGETS: privateTargetsSetting("none"),
     CRUX_API_PORT: envPort(8080),
     CRUX_DEFAULT_PROJECT: z.string().default("default"),
     /** After POST /webhooks/:id/rotate-secret, how long deliveries are still signed with the old secret too (0: not at all). */

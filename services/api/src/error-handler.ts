@@ -35,6 +35,11 @@ function fastifyClientErrorCode(statusCode: number): ErrorCode {
   return statusCode === 413 ? "body_too_large" : statusCode === 415 ? "unsupported_media_type" : "invalid_request";
 }
 
+function unsupportedMediaTypeMessage(req: FastifyRequest): string {
+  const sent = req.headers["content-type"];
+  return `the request body must be JSON: send content-type: application/json${sent ? ` (got ${String(sent).slice(0, 100)})` : ""}`;
+}
+
 export function apiErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
   let body: ErrorBody = { code: "internal", message: "internal error" };
   const statusCode = (err as { statusCode?: unknown }).statusCode;
@@ -55,7 +60,8 @@ export function apiErrorHandler(err: FastifyError, req: FastifyRequest, reply: F
     req.log.warn(logContext(err, req), "database unavailable");
   } else if (typeof statusCode === "number" && statusCode >= 400 && statusCode < 500) {
     // Fastify's own client errors: malformed JSON, unsupported media type, body too large.
-    body = { code: fastifyClientErrorCode(statusCode), message: err.message };
+    const code = fastifyClientErrorCode(statusCode);
+    body = { code, message: code === "unsupported_media_type" ? unsupportedMediaTypeMessage(req) : err.message };
   } else if (/^22/.test(sqlStateError(err)?.code ?? "")) {
     // Data exception: a value the validation layer should have rejected reached Postgres.
     // Still the request's value, so invalid_request, and logged so the missing check gets added.

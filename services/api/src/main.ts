@@ -5,7 +5,7 @@
  * serves. Only a configuration error (invalid environment, a stale or missing
  * schema) exits, non-zero, with one line saying what to fix.
  */
-import { ConfigError, judgePolicyDefaultsOf, judgeServiceDefaultOf, loadConfig, validationBarOf } from "@crux/config";
+import { bindHostOf, ConfigError, judgePolicyDefaultsOf, judgeServiceDefaultOf, loadConfig, validationBarOf } from "@crux/config";
 import { createDatabase, createSecretBox, describeStorageError, waitForDatabase } from "@crux/db";
 import { createBullmqQueue } from "@crux/queue";
 import { createAuthenticator } from "@crux/auth";
@@ -45,6 +45,7 @@ const app = await buildApiApp({
   secretBox,
   ui: { authRequired: config.CRUX_AUTH },
   webhookSecretOverlapMs: config.CRUX_WEBHOOK_SECRET_OVERLAP_MS,
+  privateTargets: config.CRUX_ALLOW_PRIVATE_TARGETS,
 });
 
 const startup = new AbortController();
@@ -55,7 +56,14 @@ if (queue) shutdown.add("queue", () => queue.close(5_000));
 shutdown.add("database", () => database.close());
 onSignals(shutdown.shutdown, (code) => process.exit(code));
 
-await app.listen({ host: config.CRUX_HOST, port: config.CRUX_API_PORT });
+const host = bindHostOf(config.CRUX_HOST, config.CRUX_AUTH);
+await app.listen({ host, port: config.CRUX_API_PORT });
+log.info(
+  { host, port: config.CRUX_API_PORT, auth: config.CRUX_AUTH },
+  config.CRUX_AUTH
+    ? `API listening on ${host}: every /api/v1 request needs an API key`
+    : `API listening on ${host}: auth is OFF, anyone who reaches this port reads and changes everything`,
+);
 try {
   await waitForDatabase(database, {
     signal: startup.signal,

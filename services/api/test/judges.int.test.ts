@@ -79,6 +79,8 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
     const logs = traceLogger();
     const api = await buildTestApp(database, {
       log: logs.log,
+      // The base URLs below name a local model server: the operator's loopback allowance.
+      privateTargets: "loopback",
       ...(judges ? { judges: { defaults: judges.defaults }, secretBox: judges.secretBox } : {}),
       ...extra,
     });

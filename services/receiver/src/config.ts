@@ -3,7 +3,8 @@ import { envBoolean, envInt, envPort, queuePrefixSetting } from "@crux/config";
 
 /** Receiver settings, shared by its own entry point and the all-in-one process. */
 export const receiverConfigSchema = z.object({
-  CRUX_HOST: z.string().default("0.0.0.0"),
+  /** Listen address; unset: 0.0.0.0 with auth on, 127.0.0.1 with auth off (bindHostOf). */
+  CRUX_HOST: z.string().optional(),
   CRUX_OTLP_HTTP_PORT: envPort(4318),
   CRUX_OTLP_GRPC_PORT: envPort(4317),
   /** Max request size, compressed and after decompression (OTLP recommends 64 MiB). */

@@ -3,6 +3,7 @@
  * Built from explicit dependencies so main.ts, the all-in-one process and the
  * tests assemble it the same way.
  */
+import { bindHostOf } from "@crux/config";
 import { describeStorageError, type Database } from "@crux/db";
 import { createMetricsRegistry, createReadiness, type ReadinessProbe, type Registry } from "@crux/runtime";
 import { defaultDecodeLimits } from "@crux/otlp";
@@ -90,10 +91,11 @@ export function createReceiver(deps: ReceiverDeps) {
     inflightBytes: () => budget.inUse,
     /** Starts both servers; returns the bound ports (port 0 picks a free one). */
     async listen(): Promise<{ httpPort: number; grpcPort: number }> {
-      await http.listen({ host: config.CRUX_HOST, port: config.CRUX_OTLP_HTTP_PORT });
+      const host = bindHostOf(config.CRUX_HOST, deps.authRequired);
+      await http.listen({ host, port: config.CRUX_OTLP_HTTP_PORT });
       const address = http.server.address();
       const httpPort = typeof address === "object" && address ? address.port : config.CRUX_OTLP_HTTP_PORT;
-      const grpcPort = await grpc.listen(config.CRUX_HOST, config.CRUX_OTLP_GRPC_PORT);
+      const grpcPort = await grpc.listen(host, config.CRUX_OTLP_GRPC_PORT);
       return { httpPort, grpcPort };
     },
     /** Stops intake; in-flight requests finish (their writes commit, their settle jobs are enqueued) before this resolves. */

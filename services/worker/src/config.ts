@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkJudgeConfig, envInt, envPort, judgeConfigSchema, queuePrefixSetting, validationConfigSchema } from "@crux/config";
+import { checkJudgeConfig, envInt, envPort, judgeConfigSchema, privateTargetsSetting, queuePrefixSetting, validationConfigSchema } from "@crux/config";
 
 export const workerConfigSchema = z
   .object({
@@ -45,8 +45,10 @@ export const workerConfigSchema = z
     CRUX_WEBHOOK_RETRY_BASE_MS: envInt(5_000, 1, 86_400_000),
     /** Longest wait between attempts, also the cap on a receiver's Retry-After, ms. */
     CRUX_WEBHOOK_RETRY_MAX_MS: envInt(3_600_000, 1, 86_400_000),
-    /** One attempt: connect, send and read the response (at most 64 KiB), ms. */
+    /** One attempt: connect, send and read the response (at most 4 KiB), ms. */
     CRUX_WEBHOOK_TIMEOUT_MS: envInt(10_000, 100, 120_000),
+    /** Non-public addresses webhooks and project judge base URLs may reach (none, loopback, private); @crux/config. */
+    CRUX_ALLOW_PRIVATE_TARGETS: privateTargetsSetting("none"),
   })
   .extend(judgeConfigSchema.shape)
   // Alert rules with validatedOnly judge validation with the API's bar.

@@ -23,7 +23,8 @@ import {
 } from "@crux/db";
 import { JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
-import { decideRetry, deliverWebhook, type Resolver, type RetryPolicy } from "@crux/webhooks";
+import type { PrivateTargets, Resolver } from "@crux/outbound";
+import { decideRetry, deliverWebhook, type RetryPolicy } from "@crux/webhooks";
 import type { z } from "zod";
 
 export interface ExperimentDispatchDeps {
@@ -36,6 +37,8 @@ export interface ExperimentDispatchDeps {
   slotWaitMs?: number;
   now?: () => number;
   random?: () => number;
+  /** Non-public targets the operator allows (CRUX_ALLOW_PRIVATE_TARGETS); a runner reaches them only with allowPrivateTargets. */
+  privateTargets: PrivateTargets;
   resolver?: Resolver;
 }
 
@@ -91,7 +94,7 @@ export function createExperimentDispatchProcessor(deps: ExperimentDispatchDeps) 
     };
     const attempt = await deliverWebhook(
       { url: runner.url, secret, id: d.id, payload: body, timestamp: new Date(now()) },
-      { timeoutMs: deps.timeoutMs, allowPrivateTargets: runner.allowPrivateTargets, now, ...(deps.resolver ? { resolver: deps.resolver } : {}) },
+      { timeoutMs: deps.timeoutMs, privateTargets: runner.allowPrivateTargets ? deps.privateTargets : "none", now, ...(deps.resolver ? { resolver: deps.resolver } : {}) },
     );
     const decision = decideRetry(attempt, d.attempts + 1, deps.retryPolicy, random);
     const error = attempt.ok ? null : `${attempt.failure.kind}: ${attempt.failure.message}`;

@@ -32,7 +32,7 @@ import {
 import { JobDeferral, type JobQueue } from "@crux/queue";
 import { createKeyedSemaphore, judgeEndpointOf } from "./judge-limits.ts";
 import type { JudgeProducer } from "./judge-producer.ts";
-import { createJudgeSuiteCache, type JudgeSuiteFactory, type JudgeSuiteLimits } from "./judge-suite.ts";
+import { createJudgeSuiteCache, type JudgeFetchFor, type JudgeSuiteFactory, type JudgeSuiteLimits } from "./judge-suite.ts";
 
 export interface JudgePolicyDeps {
   database: Database;
@@ -44,6 +44,8 @@ export interface JudgePolicyDeps {
   /** Longest a job over budget waits before it looks again. */
   budgetRecheckMs: number;
   limits?: JudgeSuiteLimits;
+  /** The fetch provider calls go through, by where the settings came from (the operator's or a project's). */
+  fetchFor?: JudgeFetchFor;
   /** The limits per provider endpoint. */
   endpoints: {
     /** The queue's rate counter, shared by the worker processes (JobQueue.acquireRate). */
@@ -69,7 +71,13 @@ export type ProjectJudges =
 const maxCachedSettings = 10_000;
 
 export function createJudgePolicy(deps: JudgePolicyDeps) {
-  const suites = createJudgeSuiteCache({ factory: deps.factory, database: deps.database, now: deps.now, ...(deps.limits ? { limits: deps.limits } : {}) });
+  const suites = createJudgeSuiteCache({
+    factory: deps.factory,
+    database: deps.database,
+    now: deps.now,
+    ...(deps.limits ? { limits: deps.limits } : {}),
+    ...(deps.fetchFor ? { fetchFor: deps.fetchFor } : {}),
+  });
   const rate = { max: deps.endpoints.ratePerWindow, windowMs: deps.endpoints.rateWindowMs ?? 60_000 };
   const slots = createKeyedSemaphore(deps.endpoints.concurrency);
   const settings = new Map<string, { stamp: string; resolved: Promise<ResolvedJudgeSettings> }>();

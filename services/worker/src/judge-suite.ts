@@ -16,6 +16,9 @@ import type { JudgeProducer } from "./judge-producer.ts";
 /** packages/judges' createJudgeSuite; tests pass a scripted one of the same shape. */
 export type JudgeSuiteFactory = (settings: JudgeModelSettings, options?: JudgeSuiteOptions) => JudgeSuite;
 
+/** The fetch a suite's provider calls use, by the settings' source: the outbound guard, per whose URL it is. */
+export type JudgeFetchFor = (source: ResolvedJudgeSettings["effective"]["source"]) => typeof fetch;
+
 /** Limits every suite gets (kinds and rubric come from the project's settings). */
 export type JudgeSuiteLimits = Omit<JudgeSuiteOptions, "kinds" | "rubric">;
 
@@ -44,7 +47,13 @@ function producerOf(judge: SuiteJudge, database: Database, now: () => number): J
 
 const maxCachedSuites = 500;
 
-export function createJudgeSuiteCache(deps: { factory: JudgeSuiteFactory; limits?: JudgeSuiteLimits; database: Database; now: () => number }) {
+export function createJudgeSuiteCache(deps: {
+  factory: JudgeSuiteFactory;
+  limits?: JudgeSuiteLimits;
+  fetchFor?: JudgeFetchFor;
+  database: Database;
+  now: () => number;
+}) {
   const cache = new Map<string, JudgeProducer[]>();
   return {
     /** The producers of the suite for these settings (enabled ones only: credentials set). */
@@ -58,6 +67,7 @@ export function createJudgeSuiteCache(deps: { factory: JudgeSuiteFactory; limits
         ...deps.limits,
         ...(settings.effective.kinds === null ? {} : { kinds: settings.effective.kinds as JudgeKind[] }),
         rubric: settings.effective.rubric,
+        ...(deps.fetchFor ? { fetch: deps.fetchFor(settings.effective.source) } : {}),
       });
       const producers = suite.judges.map((j) => producerOf(j, deps.database, deps.now));
       if (cache.size >= maxCachedSuites) cache.clear();

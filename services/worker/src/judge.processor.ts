@@ -41,6 +41,7 @@ import {
   deferJudgeRequest,
   type TraceSummary,
 } from "@crux/db";
+import { callsOf, JudgeUnavailableError } from "@crux/judges";
 import { isJobDeferral, JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "./frozen-span-set.ts";
@@ -61,6 +62,11 @@ export interface JudgeDeps {
   holder?: string;
   /** How long a verdict store is tried again while the database is unreachable before the job fails (its retry stores the verdict kept); default 15 s. */
   storeRetryMs?: number;
+  /**
+   * How long a trace's judging waits once its provider kept answering 429 through the call policy's
+   * retries (longer when the provider asked for longer). Default 5 minutes.
+   */
+  rateLimitDeferMs?: number;
 }
 
 /** Automatic retries of a failed verdict: 5 min after the first failure, ×4 each time (20 min, 80 min, 5.3 h), then only on request. */
@@ -70,6 +76,20 @@ export const failedVerdictRetry = { firstDelayMs: 5 * 60_000, factor: 4, automat
 export function failedVerdictRetryDelayMs(attempts: number): number | null {
   if (attempts >= failedVerdictRetry.automaticAttempts) return null;
   return failedVerdictRetry.firstDelayMs * failedVerdictRetry.factor ** (attempts - 1);
+}
+
+/**
+ * A provider still rate limiting after the bounded retries (packages/judges) is not called again
+ * for this trace for a while: the job and its judge request are deferred together, so neither the
+ * queue's retry nor the sweeper calls it again every few seconds.
+ */
+function rateLimitDeferral(err: unknown, deferMs: number, traceId: string): JobDeferral | null {
+  if (!(err instanceof JudgeUnavailableError) || callsOf(err).at(-1)?.outcome !== "rate_limited") return null;
+  const delayMs = Math.max(deferMs, err.retryAfterSeconds * 1000);
+  return new JobDeferral(
+    delayMs,
+    `judge provider still rate limiting (429) after its retries: judging of trace ${traceId} waits ${Math.round(delayMs / 1000)} s`,
+  );
 }
 
 interface Run {
@@ -142,7 +162,8 @@ export function createJudgeProcessor(deps: JudgeDeps) {
       let retryInMs: number | null;
       try {
         retryInMs = await judgeTrace(payload, trace);
-      } catch (err) {
+      } catch (thrown) {
+        const err = rateLimitDeferral(thrown, deps.rateLimitDeferMs ?? 300_000, payload.traceId) ?? thrown;
         // Deferred: the request waits with the job (the sweeper leaves it until then). Permanent: no retry can answer it.
         if (seen !== null && isJobDeferral(err)) await deferJudgeRequest(deps.database, payload.projectId, payload.traceId, seen, err.delayMs);
         else if (seen !== null && isPermanent(err)) await clearJudgeRequest(deps.database, payload.projectId, payload.traceId, seen);

@@ -11,7 +11,8 @@
 import { getDelivery, getWebhookForDelivery, openWebhookSecret, recordDeliveryAttempt, SecretUnreadableError, type Database, type SecretBox } from "@crux/db";
 import { JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
-import { decideRetry, deliverWebhook, type Resolver, type RetryPolicy } from "@crux/webhooks";
+import type { PrivateTargets, Resolver } from "@crux/outbound";
+import { decideRetry, deliverWebhook, type RetryPolicy } from "@crux/webhooks";
 
 export interface WebhookDeliverDeps {
   database: Database;
@@ -23,6 +24,8 @@ export interface WebhookDeliverDeps {
   now?: () => number;
   /** [0, 1) for the backoff jitter. */
   random?: () => number;
+  /** Non-public targets the operator allows (CRUX_ALLOW_PRIVATE_TARGETS); a webhook reaches them only with allowPrivateTargets. */
+  privateTargets: PrivateTargets;
   /** Hostname resolution (tests point a name at an address); the address check runs on what it returns. */
   resolver?: Resolver;
   /** Told what followed each recorded attempt (the worker's metrics). */
@@ -64,7 +67,12 @@ export function createWebhookDeliverProcessor(deps: WebhookDeliverDeps) {
     }
     const attempt = await deliverWebhook(
       { url: webhook.url, secret, id: delivery.eventId, payload: delivery.payload, timestamp: startedAt },
-      { timeoutMs: deps.timeoutMs, allowPrivateTargets: webhook.allowPrivateTargets, now, ...(deps.resolver ? { resolver: deps.resolver } : {}) },
+      {
+        timeoutMs: deps.timeoutMs,
+        privateTargets: webhook.allowPrivateTargets ? deps.privateTargets : "none",
+        now,
+        ...(deps.resolver ? { resolver: deps.resolver } : {}),
+      },
     );
     const made = delivery.roundAttempts + 1;
     const decision = decideRetry(attempt, made, deps.retryPolicy, random);

@@ -17,7 +17,7 @@ import { createSweeper } from "./sweeper.ts";
 import { createAlertsEvaluateProcessor } from "./alerts-evaluate.processor.ts";
 import { createWebhookDeliverProcessor } from "./webhook-deliver.processor.ts";
 import { createExperimentDispatchProcessor } from "./experiment-dispatch.processor.ts";
-import type { Resolver } from "@crux/webhooks";
+import { createOutboundFetch, type Resolver } from "@crux/outbound";
 
 export interface WorkerDeps {
   database: Database;
@@ -30,8 +30,8 @@ export interface WorkerDeps {
   milestones?: MilestoneExpressionEvaluator;
   /** Fixed judge producers run by trace.judge for every project (none by default). */
   judges?: readonly JudgeProducer[];
-  /** Hostname resolution for webhook deliveries (default: the system's); tests point a name at an address. */
-  webhookResolver?: Resolver;
+  /** Hostname resolution for webhook deliveries and judge providers (default: the system's); tests point a name at an address. */
+  outboundResolver?: Resolver;
   /**
    * Builds the LLM judges of a project from its judge settings (packages/judges' createJudgeSuite).
    * Without it no LLM judge runs; with it, trace.judge is enqueued for the traces the judge policy picks.
@@ -99,6 +99,13 @@ export function createWorker(deps: WorkerDeps) {
   const judges = deps.judges ?? [];
   assertJudgeProducers(judges);
   const judgeLimits = judgeLimitsOf(config);
+  // Provider calls go through the outbound guard: a project's base URL reaches only what the operator
+  // allows; the operator's own (CRUX_JUDGE_BASE_URL, OPENAI_BASE_URL) is trusted to be private.
+  const resolver = deps.outboundResolver ? { resolver: deps.outboundResolver } : {};
+  const judgeFetch = {
+    project: createOutboundFetch({ privateTargets: config.CRUX_ALLOW_PRIVATE_TARGETS, ...resolver }),
+    service: createOutboundFetch({ privateTargets: "private", ...resolver }),
+  };
   const policy = deps.judgeSuites
     ? createJudgePolicy({
         database: deps.database,
@@ -108,6 +115,7 @@ export function createWorker(deps: WorkerDeps) {
         now: deps.now ?? Date.now,
         budgetRecheckMs: config.CRUX_JUDGE_BUDGET_RECHECK_MS,
         limits: { timeoutMs: config.CRUX_JUDGE_TIMEOUT_MS, maxAttempts: judgeAttempts, maxRetryWaitMs: judgeRetryWaitMs },
+        fetchFor: (source) => (source === "service" ? judgeFetch.service : judgeFetch.project),
         endpoints: { counter: deps.queue, ratePerWindow: judgeLimits.ratePerMinute, concurrency: judgeLimits.concurrency },
       })
     : undefined;
@@ -133,7 +141,8 @@ export function createWorker(deps: WorkerDeps) {
       maxDelayMs: config.CRUX_WEBHOOK_RETRY_MAX_MS,
       maxRetryAfterMs: config.CRUX_WEBHOOK_RETRY_MAX_MS,
     },
-    ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
+    privateTargets: config.CRUX_ALLOW_PRIVATE_TARGETS,
+    ...(deps.outboundResolver ? { resolver: deps.outboundResolver } : {}),
     onAttempt: (result) => metrics.webhookAttempts.inc({ result }),
   });
   // Runs go to runners through the same signing, outbound guard and retry policy as webhooks.
@@ -148,7 +157,8 @@ export function createWorker(deps: WorkerDeps) {
       maxDelayMs: config.CRUX_WEBHOOK_RETRY_MAX_MS,
       maxRetryAfterMs: config.CRUX_WEBHOOK_RETRY_MAX_MS,
     },
-    ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
+    privateTargets: config.CRUX_ALLOW_PRIVATE_TARGETS,
+    ...(deps.outboundResolver ? { resolver: deps.outboundResolver } : {}),
   });
   const score = createScoreProcessor({ database: deps.database, queue: deps.queue, log: deps.log, milestones, judging, metrics });
   const judge = createJudgeProcessor({

@@ -44,7 +44,7 @@ const cases = testDatabases().flatMap((db) => queues.map((q) => ({ name: `${db.n
 function scriptedSuites() {
   const built: JudgeModelSettings[] = [];
   const runs: { kind: JudgeKind; model: string; spans: number }[] = [];
-  /** Set by a test: how long each run takes; how many runs fail next (provider unavailable after one rate-limited call, as packages/judges throws it). */
+  /** Set by a test: how long each run takes; how many runs fail next (provider unavailable after one 503, as packages/judges throws it; a 429 past the retries defers the trace instead). */
   const control = { delayMs: 0, failNext: 0, started: 0 };
   const factory: JudgeSuiteFactory = (settings, options) => {
     built.push(settings);
@@ -61,7 +61,7 @@ function scriptedSuites() {
           if (control.delayMs > 0) await new Promise((r) => setTimeout(r, control.delayMs));
           if (control.failNext > 0) {
             control.failNext--;
-            const limited: JudgeCallRecord = {
+            const unavailable: JudgeCallRecord = {
               kind,
               promptVersion: 1,
               provider: settings.provider,
@@ -70,10 +70,10 @@ function scriptedSuites() {
               outputTokens: 0,
               costUsd: 0,
               latencyMs: 3,
-              outcome: "rate_limited",
-              error: "429 Too Many Requests",
+              outcome: "provider_error",
+              error: "503 Service Unavailable",
             };
-            throw new JudgeUnavailableError("provider answered 429", 1, [limited]);
+            throw new JudgeUnavailableError("provider answered 503", 1, [unavailable]);
           }
           runs.push({ kind, model: settings.model, spans: spans.length });
           const result: JudgeVerdictResult = {
@@ -143,7 +143,15 @@ async function setup(
     judgeSuites: factory ?? suites.factory,
     secretBox: box,
     now: () => clock.now,
-    config: { CRUX_WORKER_CONCURRENCY: concurrency, CRUX_SWEEP_INTERVAL_MS: 3_600_000, CRUX_SWEEP_QUIET_MS: 0, CRUX_JUDGE_BUDGET_RECHECK_MS: 50, ...config },
+    config: {
+      CRUX_WORKER_CONCURRENCY: concurrency,
+      CRUX_SWEEP_INTERVAL_MS: 3_600_000,
+      CRUX_SWEEP_QUIET_MS: 0,
+      CRUX_JUDGE_BUDGET_RECHECK_MS: 50,
+      // The local provider runs on this host.
+      CRUX_ALLOW_PRIVATE_TARGETS: "loopback",
+      ...config,
+    },
   });
   await ensureProject(database, PROJECT, PROJECT);
   worker.start();
@@ -339,8 +347,8 @@ describe.each(cases)("LLM judges in the worker on $name", ({ db, q }) => {
       await until("the verdict after the retry", async () => (await listVerdicts(s.database, PROJECT, traceId)).length === 1);
       expect(await s.jobs("trace.judge", "retry")).toBe(1);
       const calls = (await listJudgeCalls(s.database, PROJECT, { traceId, limit: 50 })).items;
-      expect(calls.map((c) => c.outcome).sort()).toEqual(["ok", "rate_limited"]);
-      expect(calls.find((c) => c.outcome === "rate_limited")!.error).toBe("429 Too Many Requests");
+      expect(calls.map((c) => c.outcome).sort()).toEqual(["ok", "provider_error"]);
+      expect(calls.find((c) => c.outcome === "provider_error")!.error).toBe("503 Service Unavailable");
     } finally {
       await s.close();
     }

@@ -106,10 +106,20 @@ describe("dependency rules (docs/architecture.md §4)", () => {
     ).toEqual([]);
   });
 
-  it("webhooks imports only core of the internal packages, and no storage, queue or server module", () => {
+  it("webhooks imports only core and outbound of the internal packages, and no storage, queue or server module", () => {
     const forbidden = /^(pg|drizzle-orm|@electric-sql\/pglite|bullmq|ioredis|fastify|@fastify\/)($|\/)/;
+    const allowed = new Set(["@crux/core", "@crux/outbound"]);
     expect(
-      check("packages/webhooks/src", (s) => ((s.startsWith("@crux/") && s !== "@crux/core") || forbidden.test(s) ? "webhooks imports only core" : null)),
+      check("packages/webhooks/src", (s) =>
+        (s.startsWith("@crux/") && !allowed.has(s)) || forbidden.test(s) ? "webhooks imports only core and outbound" : null,
+      ),
+    ).toEqual([]);
+  });
+
+  it("outbound (the guard of every request to a configured address) imports nothing internal, and no storage, queue or server module", () => {
+    const forbidden = /^(pg|drizzle-orm|@electric-sql\/pglite|bullmq|ioredis|fastify|@fastify\/|@grpc\/)($|\/)|^node:(fs|child_process|dgram|worker_threads)$/;
+    expect(
+      check("packages/outbound/src", (s) => (s.startsWith("@crux/") || forbidden.test(s) ? "outbound imports nothing internal; sockets and DNS only" : null)),
     ).toEqual([]);
   });
 

@@ -62,7 +62,9 @@ export async function listJudgeCalls(
   if (q.since !== undefined) where.push(gte(judgeCalls.createdAt, q.since));
   if (q.cursor !== undefined) {
     const [at, id] = decodeCursor(q.cursor, 2);
-    if (typeof at !== "number" || typeof id !== "number") decodeCursor("", 2); // throws invalid_cursor
+    // [created at in ms, id], as encoded: integers, the time within years 1970-9999 (no Postgres specials).
+    const ok = Number.isInteger(at) && Number.isInteger(id) && (at as number) >= 0 && (at as number) < 253_402_300_800_000 && (id as number) > 0;
+    if (!ok) decodeCursor("", 2); // throws invalid_cursor
     const atDate = new Date(at as number);
     where.push(or(lt(judgeCalls.createdAt, atDate), and(eq(judgeCalls.createdAt, atDate), lt(judgeCalls.id, id as number))));
   }

@@ -101,6 +101,8 @@ export async function agentMetrics(
   const onlyAgent = filter.agent === undefined ? sql`true` : sql`a.agent = ${filter.agent}`;
   const limit = clampLimit(opts.limit);
   const after = opts.cursor === undefined ? null : decodeCursor(opts.cursor, 2);
+  // [total tokens, agent], as encoded below: a string where the number goes would compare as NaN.
+  if (after !== null && (typeof after[0] !== "number" || typeof after[1] !== "string")) decodeCursor("", 2);
   const afterWhere =
     after === null
       ? sql``

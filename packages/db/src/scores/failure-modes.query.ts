@@ -389,6 +389,8 @@ async function groupedRates(
   // Grouped by agent or service: one row per (group, mode) with at least one finding, keyset-paginated.
   const limit = clampLimit(opts.limit);
   const after = opts.cursor === undefined ? null : decodeCursor(opts.cursor, 2);
+  // [group, mode], as encoded below: the mode is a MAST mode id.
+  if (after !== null && (typeof after[0] !== "string" || typeof after[1] !== "string" || !/^FM-\d\.\d{1,2}$/.test(after[1]))) decodeCursor("", 2);
   const byAgent = opts.groupBy === "agent";
   const onlyAgent = (alias: string) => (filter.agent === undefined ? sql`true` : sql`${sql.raw(alias)}.agent = ${filter.agent}`);
   const agents = rollupRows(agentRollup, projectId, filter);

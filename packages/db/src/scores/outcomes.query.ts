@@ -142,6 +142,7 @@ export async function multiplierMetrics(
   const traceCells = rollupRows(traceRollup, projectId, filter, { traceScoped: true });
   const limit = clampLimit(opts.limit);
   const after = opts.cursor === undefined ? null : decodeCursor(opts.cursor, 1);
+  if (after !== null && typeof after[0] !== "string") decodeCursor("", 1); // [task id], as encoded below
   // Runs without a task id are grouped per service (their only baseline is the service's configured figure).
   const noTaskGroups = sql`(SELECT s.service_name, NULL::text AS task_key, sum(s.notask_runs) AS runs, sum(s.notask_token_sum) AS token_sum,
     sum(s.notask_cost_sum) AS cost_sum, sum(s.notask_cost_n) AS cost_n FROM ${traceCells} s GROUP BY s.service_name HAVING sum(s.notask_runs) > 0)`;

@@ -6,6 +6,23 @@ import { modelFamily } from "@crux/judges";
 
 type Kinds = JudgeSettingsResponse["stored"]["kinds"];
 
+/**
+ * A base URL as shown: without user:password@ (such URLs are refused on write, but one stored
+ * earlier, or the operator's own from the environment, is never shown with its password).
+ */
+function shownUrl(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    const u = new URL(url);
+    if (u.username === "" && u.password === "") return url;
+    u.username = "";
+    u.password = "";
+    return u.toString();
+  } catch {
+    return null;
+  }
+}
+
 /** A warning when the judge's model family is one the project's agents use (packages/judges' families), else null. */
 function projectSelfPreference(judgeModel: string, agentModels: readonly string[]): string | null {
   const family = modelFamily(judgeModel);
@@ -29,7 +46,7 @@ export async function judgeSettingsView(
       enabled: stored.enabled,
       provider: stored.provider,
       model: stored.model,
-      baseUrl: stored.baseUrl,
+      baseUrl: shownUrl(stored.baseUrl),
       apiKeySet: stored.apiKeySet,
       apiKeyLast4: stored.apiKeyLast4,
       samplingShare: stored.samplingShare,
@@ -44,7 +61,7 @@ export async function judgeSettingsView(
       source: effective.source,
       provider: effective.provider,
       model: effective.model,
-      baseUrl: effective.baseUrl,
+      baseUrl: shownUrl(effective.baseUrl),
       samplingShare: effective.samplingShare,
       dailyBudgetUsd: effective.dailyBudgetUsd,
       kinds: effective.kinds as Kinds,

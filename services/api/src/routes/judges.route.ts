@@ -27,6 +27,7 @@ import {
   requestJudge,
   retryFailedVerdicts,
 } from "@crux/db";
+import { literalTargetProblem, type PrivateTargets } from "@crux/outbound";
 import type { JobQueue } from "@crux/queue";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -41,6 +42,8 @@ export interface JudgeRoutesDeps {
   defaults: JudgeServiceDefaults;
   /** Seals the keys projects store; null: a key cannot be stored (409 secret_key_missing). */
   secretBox: SecretBox | null;
+  /** What the operator lets a project's base URL reach (CRUX_ALLOW_PRIVATE_TARGETS). */
+  privateTargets: PrivateTargets;
   /** trace.judge producer for POST /traces/:id/judge. */
   queue?: JobQueue | undefined;
   now: () => number;
@@ -87,6 +90,9 @@ export function judgeRoutes(deps: JudgeRoutesDeps): FastifyPluginAsync {
         },
       },
       async (req) => {
+        // A literal address is refused now; a name is checked on each call, on what it resolves to.
+        const why = req.body.baseUrl === null ? null : literalTargetProblem(req.body.baseUrl, deps.privateTargets);
+        if (why) throw new ApiError("invalid_request", `baseUrl: ${why}`);
         await putJudgeSettings(db, req.projectId, req.body, deps.secretBox);
         return view(req.projectId);
       },

@@ -1,16 +1,18 @@
 /**
  * /runners (docs/experiments.md §8): a project's endpoints that run its system
  * for one task. Signed like webhooks (the secret is in the create answer
- * only); a literal private address is refused unless allowed.
+ * only); a literal address the operator does not allow is refused when written, and every
+ * address is checked again at connect time (@crux/outbound).
  */
 import { ConfigId, PageQuery, Runner, RunnerBody, RunnerList, RunnerWithSecret } from "@crux/contracts";
 import { createRunner, deleteRunner, getRunner, listRunners, webhookSecretForStorage, type Database, type SecretBox, type StoredRunner } from "@crux/db";
-import { generateWebhookSecret, isPrivateAddress } from "@crux/webhooks";
-import { isIP } from "node:net";
+import type { PrivateTargets } from "@crux/outbound";
+import { generateWebhookSecret } from "@crux/webhooks";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ApiError, ErrorBody } from "../errors.ts";
+import { assertReachable } from "./webhooks.route.ts";
 
 const IdParams = z.object({ id: ConfigId });
 const errors = { 400: ErrorBody, 401: ErrorBody };
@@ -27,7 +29,12 @@ function runnerView(r: StoredRunner): z.infer<typeof Runner> {
   };
 }
 
-export function runnersRoutes(deps: { database: Database; secretBox: SecretBox | null }): FastifyPluginAsync {
+export function runnersRoutes(deps: {
+  database: Database;
+  secretBox: SecretBox | null;
+  /** What the operator lets outbound requests reach (CRUX_ALLOW_PRIVATE_TARGETS). */
+  privateTargets: PrivateTargets;
+}): FastifyPluginAsync {
   return async (app) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
     const db = deps.database;
@@ -50,10 +57,7 @@ export function runnersRoutes(deps: { database: Database; secretBox: SecretBox |
         },
       },
       async (req, reply) => {
-        const host = new URL(req.body.url).hostname.replace(/^\[|\]$/g, "");
-        if (!req.body.allowPrivateTargets && isIP(host) !== 0 && isPrivateAddress(host)) {
-          throw new ApiError("invalid_request", `url: ${host} is a private address; set allowPrivateTargets to send runs to it`);
-        }
+        assertReachable(req.body, deps.privateTargets);
         const secret = generateWebhookSecret();
         const runner = await createRunner(db, req.projectId, req.body, webhookSecretForStorage(secret, deps.secretBox));
         return reply.code(201).send({ ...runnerView(runner), secret });

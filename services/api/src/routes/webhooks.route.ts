@@ -27,8 +27,8 @@ import {
 } from "@crux/db";
 import type { JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
-import { deliveryBody, generateWebhookSecret, isPrivateAddress, testEventBody } from "@crux/webhooks";
-import { isIP } from "node:net";
+import { literalTargetProblem, type PrivateTargets } from "@crux/outbound";
+import { deliveryBody, generateWebhookSecret, testEventBody } from "@crux/webhooks";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -67,14 +67,17 @@ function deliveryView(d: StoredDelivery & { attempts: StoredDeliveryAttempt[] })
 }
 
 /**
- * A literal private address is refused when the webhook is written, not only at its first delivery; a
- * name can only be checked when it is resolved, at connect time (packages/webhooks).
+ * A literal address that may not be reached is refused when the webhook is written, not only at its
+ * first delivery; a name can only be checked when it is resolved, at connect time (@crux/outbound).
+ * allowPrivateTargets asks for what the operator allows (CRUX_ALLOW_PRIVATE_TARGETS), never more.
  */
-function assertReachable(body: WebhookBody): void {
-  const host = new URL(body.url).hostname.replace(/^\[|\]$/g, "");
-  if (!body.allowPrivateTargets && isIP(host) !== 0 && isPrivateAddress(host)) {
-    throw new ApiError("invalid_request", `url: ${host} is a private address; set allowPrivateTargets to deliver to it`);
+export function assertReachable(body: { url: string; allowPrivateTargets: boolean }, operatorAllows: PrivateTargets): void {
+  if (body.allowPrivateTargets && operatorAllows === "none") {
+    throw new ApiError("invalid_request", "allowPrivateTargets: this service allows no private targets (CRUX_ALLOW_PRIVATE_TARGETS=none)");
   }
+  const why = literalTargetProblem(body.url, body.allowPrivateTargets ? operatorAllows : "none");
+  if (why)
+    throw new ApiError("invalid_request", `url: ${why}${body.allowPrivateTargets ? "" : "; allowPrivateTargets asks for the targets this service allows"}`);
 }
 
 export function webhooksRoutes(deps: {
@@ -85,6 +88,8 @@ export function webhooksRoutes(deps: {
   secretBox: SecretBox | null;
   /** How long a rotated-out secret still signs deliveries, beside the new one (CRUX_WEBHOOK_SECRET_OVERLAP_MS). */
   secretOverlapMs: number;
+  /** What the operator lets outbound requests reach (CRUX_ALLOW_PRIVATE_TARGETS). */
+  privateTargets: PrivateTargets;
 }): FastifyPluginAsync {
   return async (app) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
@@ -125,7 +130,7 @@ export function webhooksRoutes(deps: {
         },
       },
       async (req, reply) => {
-        assertReachable(req.body);
+        assertReachable(req.body, deps.privateTargets);
         const secret = generateWebhookSecret();
         const webhook = await createWebhook(db, req.projectId, req.body, webhookSecretForStorage(secret, deps.secretBox));
         return reply.code(201).send({ ...webhookView(webhook), secret });
@@ -152,7 +157,7 @@ export function webhooksRoutes(deps: {
         },
       },
       async (req) => {
-        assertReachable(req.body);
+        assertReachable(req.body, deps.privateTargets);
         const webhook = await replaceWebhook(db, req.projectId, req.params.id, req.body);
         if (!webhook) throw notFound("webhook", req.params.id);
         return webhookView(webhook);
