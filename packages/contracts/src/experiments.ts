@@ -299,7 +299,10 @@ export const ExperimentSettings = z.strictObject({
 export const RunnerBody = z.strictObject({
   name: text(200),
   url: outboundUrl(2048),
-  allowPrivateTargets: z.boolean().default(false).describe("Ask for the non-public targets the operator allows (CRUX_ALLOW_PRIVATE_TARGETS); never more, checked at connect time"),
+  allowPrivateTargets: z
+    .boolean()
+    .default(false)
+    .describe("Ask for the non-public targets the operator allows (CRUX_ALLOW_PRIVATE_TARGETS); never more, checked at connect time"),
 });
 export type RunnerBody = z.infer<typeof RunnerBody>;
 export const Runner = RunnerBody.extend({ id: z.string(), secretPrefix: z.string(), createdAt: z.string(), updatedAt: z.string() });

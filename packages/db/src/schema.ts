@@ -707,5 +707,13 @@ export {
   experimentDispatches,
   experimentSettings,
 } from "./experiments/schema.ts";
-export { traceLabels, traceLabelHistory, judgeCurrentVerdicts, judgeFindings, scoreJudgeFindingHourly, scoreJudgeFindingHourlyDelta, judgeLeases } from "./schema-judging.ts";
+export {
+  traceLabels,
+  traceLabelHistory,
+  judgeCurrentVerdicts,
+  judgeFindings,
+  scoreJudgeFindingHourly,
+  scoreJudgeFindingHourlyDelta,
+  judgeLeases,
+} from "./schema-judging.ts";
 export { judgeSettings, judgeCalls, type JudgeSettingsRow, type JudgeCallRow } from "./judges/schema.ts";

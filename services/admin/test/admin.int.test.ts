@@ -7,7 +7,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createDatabase, ensureProject, getTrace, getTraceSummary, listApiKeys, listTraceSpans, migrate, schema, touchApiKey, type PgliteDatabase } from "@crux/db";
+import {
+  createDatabase,
+  ensureProject,
+  getTrace,
+  getTraceSummary,
+  listApiKeys,
+  listTraceSpans,
+  migrate,
+  schema,
+  touchApiKey,
+  type PgliteDatabase,
+} from "@crux/db";
 import { describe, expect, it } from "vitest";
 
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));

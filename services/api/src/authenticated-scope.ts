@@ -125,7 +125,10 @@ async function authenticateRoute(req: FastifyRequest, deps: ScopeDeps): Promise<
   if (!deps.started()) throw new ApiError("unavailable", "starting: waiting for the database; retry later");
   // The key's scope must allow what the route does with the project's data (packages/auth decides).
   const access = req.routeOptions.config.access ?? apiAccessOf(req.method);
-  const auth = await deps.authenticate(apiKeyFromHeaders((n) => firstHeader(req.headers[n])), access);
+  const auth = await deps.authenticate(
+    apiKeyFromHeaders((n) => firstHeader(req.headers[n])),
+    access,
+  );
   if (!auth.ok) throw new ApiError(auth.failure, auth.reason);
   if (auth.projectId === "") throw new ApiError("unauthenticated", "the API key resolves to no project");
   req.projectId = auth.projectId;

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { checkJudgeConfig, envBoolean, envInt, envPort, judgeConfigSchema, privateTargetsSetting, queuePrefixSetting, validationConfigSchema } from "@crux/config";
+import {
+  checkJudgeConfig,
+  envBoolean,
+  envInt,
+  envPort,
+  judgeConfigSchema,
+  privateTargetsSetting,
+  queuePrefixSetting,
+  validationConfigSchema,
+} from "@crux/config";
 
 export const apiConfigSchema = z
   .object({

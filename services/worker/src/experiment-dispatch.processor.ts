@@ -94,7 +94,12 @@ export function createExperimentDispatchProcessor(deps: ExperimentDispatchDeps) 
     };
     const attempt = await deliverWebhook(
       { url: runner.url, secret, id: d.id, payload: body, timestamp: new Date(now()) },
-      { timeoutMs: deps.timeoutMs, privateTargets: runner.allowPrivateTargets ? deps.privateTargets : "none", now, ...(deps.resolver ? { resolver: deps.resolver } : {}) },
+      {
+        timeoutMs: deps.timeoutMs,
+        privateTargets: runner.allowPrivateTargets ? deps.privateTargets : "none",
+        now,
+        ...(deps.resolver ? { resolver: deps.resolver } : {}),
+      },
     );
     const decision = decideRetry(attempt, d.attempts + 1, deps.retryPolicy, random);
     const error = attempt.ok ? null : `${attempt.failure.kind}: ${attempt.failure.message}`;

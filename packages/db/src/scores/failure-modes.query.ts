@@ -381,7 +381,9 @@ async function groupedRates(
     for (const k of keys) {
       const n = sourcedCount(source, codeCounts.get(k) ?? 0, judgeCounts.get(k));
       const own = mastModeIds.filter((m) => categoryOf(m) === k);
-      rows.push(row(k, k, n, await scope.denominatorOf(own.length > 0 ? own : [k]), categoryMeasurement(measurements, k, n), categoryValidation(judgeScope, k)));
+      rows.push(
+        row(k, k, n, await scope.denominatorOf(own.length > 0 ? own : [k]), categoryMeasurement(measurements, k, n), categoryValidation(judgeScope, k)),
+      );
     }
     return [rows, null];
   }
