@@ -29,7 +29,7 @@ describe.each(testDatabases())("experiments API on $name", ({ create }) => {
 
   beforeAll(async () => {
     database = await create();
-    app = await buildTestApp(database);
+    app = await buildTestApp(database, { privateTargets: "loopback" });
   });
   afterAll(async () => {
     await app.close();
