@@ -63,6 +63,7 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
       expect(byMode[mode], mode).toEqual({
         group: null,
         mode,
+        category: `FC${mode.slice(3, 4)}`,
         numerator: 0,
         denominator: 2,
         rate: null,
@@ -76,6 +77,7 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
     expect(byMode["FM-1.3"]).toEqual({
       group: null,
       mode: "FM-1.3",
+      category: "FC1",
       numerator: 0,
       denominator: 2,
       rate: 0,
@@ -88,6 +90,7 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
     expect(byMode["FM-1.2"]).toEqual({
       group: null,
       mode: "FM-1.2",
+      category: "FC1",
       numerator: 0,
       denominator: 2,
       rate: null,
@@ -101,6 +104,7 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
     expect(byMode["FM-3.2"]).toEqual({
       group: null,
       mode: "FM-3.2",
+      category: "FC3",
       numerator: 0,
       denominator: 2,
       rate: 0,
@@ -137,6 +141,7 @@ describe.each(testDatabases())("failure-mode coverage on $name", ({ create }) =>
       expect(byMode[mode], mode).toEqual({
         group: null,
         mode,
+        category: `FC${mode.slice(3, 4)}`,
         numerator: 0,
         denominator: 2,
         rate: 0,

@@ -19,7 +19,9 @@ async function everyRoute(app: App): Promise<{ method: "GET" | "POST" | "PUT" | 
   const doc = app.swagger() as { paths: Record<string, Record<string, unknown>> };
   const paths = Object.keys(doc.paths).filter((p) => p.startsWith("/api/v1/") && doc.paths[p]!.get);
   const fill = (p: string) => p.replace("{traceId}", hexTraceId(1)).replace("{id}", "00000000-0000-4000-8000-000000000000");
-  const gets = paths.map((p) => ({ method: "GET" as const, url: fill(p) }));
+  // Required query parameters, so each route reaches its queries.
+  const query: Record<string, string> = { "/api/v1/experiments/{id}/compare": "?against=before&mode=FM-3.2" };
+  const gets = paths.map((p) => ({ method: "GET" as const, url: fill(p) + (query[p] ?? "") }));
   return [
     ...gets,
     { method: "POST", url: `/api/v1/traces/${hexTraceId(1)}/outcome`, payload: { success: true } },
