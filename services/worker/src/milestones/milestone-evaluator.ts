@@ -27,7 +27,7 @@ import { checkResultOf, notEvaluatedReasonOf, type MilestoneCheckResult, type Mi
 import type { Logger } from "@crux/runtime";
 import { createProjectBudget } from "./milestone-budget.ts";
 import { createMilestonePool, type ExpressionLimits, type ThreadMessage } from "./milestone-pool.ts";
-import type { WorkerMetrics } from "./metrics.ts";
+import type { WorkerMetrics } from "../metrics.ts";
 
 export type { ExpressionLimits } from "./milestone-pool.ts";
 

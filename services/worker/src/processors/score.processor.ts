@@ -8,13 +8,13 @@
  * there (a duplicate job, a re-settle with no span change): one query reads the
  * trace summary, the override, the stored hash and the project's config
  * fingerprint (readScoreJobState); the configuration itself is kept between
- * jobs while that fingerprint holds (scoring-config-cache.ts); no span body is
+ * jobs while that fingerprint holds (scoring/scoring-config-cache.ts); no span body is
  * read. Otherwise it reads the spans once, checks they are still the frozen set
  * (a span stored since re-opened the trace: its settle will request the score
  * again), scores (pure) and persists the whole set stamped with the settle
  * version and the input hash, together with the trace's agent list and the
  * clear of the score request it read, in one transaction it may share with the
- * sets other jobs finish meanwhile (score-writer.ts); a set older than the
+ * sets other jobs finish meanwhile (scoring/score-writer.ts); a set older than the
  * stored one is ignored. With a judge producer registered it enqueues
  * trace.judge first and clears the request after, so a failed enqueue leaves
  * the request for the sweeper.
@@ -39,13 +39,13 @@ import {
 import { clearScoreRequest, listTraceSpans, readScoreJobState, requestJudge, type Database, type TraceSummary } from "@crux/db";
 import type { JobQueue, Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
-import { frozenSpanSetHash } from "./frozen-span-set.ts";
-import type { WorkerMetrics } from "./metrics.ts";
-import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";
-import { pure } from "./pure.ts";
-import { createSchemaValidator } from "./schema-validator.ts";
-import { createScoreWriter } from "./score-writer.ts";
-import { createScoringConfigCache, type ScoringInputs } from "./scoring-config-cache.ts";
+import { frozenSpanSetHash } from "../scoring/frozen-span-set.ts";
+import type { WorkerMetrics } from "../metrics.ts";
+import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "../milestones/milestone-evaluator.ts";
+import { pure } from "../scoring/pure.ts";
+import { createSchemaValidator } from "../scoring/schema-validator.ts";
+import { createScoreWriter } from "../scoring/score-writer.ts";
+import { createScoringConfigCache, type ScoringInputs } from "../scoring/scoring-config-cache.ts";
 
 export interface ScoreDeps {
   database: Database;
@@ -192,7 +192,7 @@ export function createScoreProcessor(deps: ScoreDeps) {
     const experimentRun = record.run.experimentId !== null || record.run.replayId !== null;
     const judging = await judgesTrace(trace, record.run.success, judgeSettingsStamp, experimentRun && !experimentsInMetrics);
     // The agent list and (without a judge stage to start first) the score request go with the set, in its transaction.
-    // Written with the sets other jobs finish meanwhile, in one transaction (score-writer.ts).
+    // Written with the sets other jobs finish meanwhile, in one transaction (scoring/score-writer.ts).
     await writer.write(projectId, {
       record,
       opts: { inputHash: complete ? inputs.hash : null, agents, clearScoreRequest: judging ? null : trace.scoreRequestedAt },

@@ -1,7 +1,7 @@
 /**
  * trace.judge, the third stage (docs/architecture.md §6): runs the registered
  * judge producers of a scored trace, and the project's LLM judges when its
- * judge settings turn them on (judge-policy.ts). Each producer's key is (id,
+ * judge settings turn them on (judging/judge-policy.ts). Each producer's key is (id,
  * version, model, input hash over the inputs it declared and the settings it
  * reads, such as the outcome rubric: judgeInputHash in packages/core);
  * it runs only when trace_verdicts has no row for that key, and its verdict
@@ -14,7 +14,7 @@
  * the project's daily budget and its provider endpoint's rate are checked:
  * once reached, the job is deferred (verdicts already stored stay; the rest
  * run when it comes back); runs over the endpoint's concurrency wait in the
- * process (judge-policy.ts).
+ * process (judging/judge-policy.ts).
  *
  * Paid once across processes: before a missing producer runs, its lease in
  * judge_leases is taken (packages/db judge-leases.ts); a lease held by another
@@ -44,10 +44,10 @@ import {
 import { callsOf, JudgeUnavailableError } from "@crux/judges";
 import { isJobDeferral, JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
-import { frozenSpanSetHash } from "./frozen-span-set.ts";
-import type { JudgeProducer, JudgeProducerInput, JudgeVerdict } from "./judge-producer.ts";
-import type { JudgePolicy } from "./judge-policy.ts";
-import { pure } from "./pure.ts";
+import { frozenSpanSetHash } from "../scoring/frozen-span-set.ts";
+import type { JudgeProducer, JudgeProducerInput, JudgeVerdict } from "../judging/judge-producer.ts";
+import type { JudgePolicy } from "../judging/judge-policy.ts";
+import { pure } from "../scoring/pure.ts";
 
 export interface JudgeDeps {
   database: Database;
