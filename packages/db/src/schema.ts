@@ -297,7 +297,7 @@ export const traceFindings = pgTable(
     spanId: text().notNull(),
     stepIndex: integer(),
     source: text().notNull(),
-    /** Id of the code detector that produced it (packages/core/src/mast/registry.ts); null on a row scored before findings said so, of a mode several detectors report. */
+    /** Id of the code detector that produced it (packages/core detectors.ts); null on a row scored before findings said so, of a mode several detectors report. */
     detector: text(),
     confidence: doublePrecision().notNull(),
     evidence: text().notNull(),
