@@ -42,8 +42,8 @@ import {
   type ScoringConfig,
   type StoredSpan,
 } from "../packages/core/src/index.ts";
-import { createMilestoneEvaluator } from "../services/worker/src/milestone-evaluator.ts";
-import { createSchemaValidator } from "../services/worker/src/schema-validator.ts";
+import { createMilestoneEvaluator } from "../services/worker/src/milestones/milestone-evaluator.ts";
+import { createSchemaValidator } from "../services/worker/src/scoring/schema-validator.ts";
 
 const TARGET_CPU_MS_50 = 5;
 const MIN_CPU_MS = Number(process.env.BENCH_SCORE_CPU_MS ?? 2_000);

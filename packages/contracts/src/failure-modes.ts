@@ -21,7 +21,7 @@ export const Measurement = z.object({
   measured: z
     .boolean()
     .describe("False when nothing measures the mode for this scope (no detector, or the configuration it needs is not set): its rate is null"),
-  detectors: z.array(z.string()).describe("Detectors that measure it (packages/core/src/scorers/detectors.ts ids)"),
+  detectors: z.array(z.string()).describe("Detectors that measure it (packages/core/src/mast/registry.ts ids)"),
   reason: z
     .string()
     .nullable()

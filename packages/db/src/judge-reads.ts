@@ -20,7 +20,7 @@ export interface TraceFindingItem {
   source: string;
   confidence: number;
   evidence: string;
-  /** The code detector's id (packages/core detectors.ts); null for a judge finding, and for a code finding stored before findings named it (of a mode several detectors report). */
+  /** The code detector's id (packages/core/src/mast/registry.ts); null for a judge finding, and for a code finding stored before findings named it (of a mode several detectors report). */
   detector: string | null;
   /** The judge's producer id (`judge.<kind>`); null for a code finding. */
   judge: string | null;

@@ -21,7 +21,7 @@ import { attributeAgents } from "../../core/src/attribution/index.ts";
 import type { TraceAttribution } from "../../core/src/attribution/types.ts";
 import { scoreTrace } from "../../core/src/pipeline/index.ts";
 import type { TraceScoreRecord } from "../../core/src/pipeline/record.ts";
-import { defaultPriceTable } from "../../core/src/scorers/price-table.ts";
+import { defaultPriceTable } from "../../core/src/metrics/price-table.ts";
 import { decodeExportRequest } from "../src/decode/index.ts";
 import { addContent, normalizeSpans } from "../src/normalize/index.ts";
 

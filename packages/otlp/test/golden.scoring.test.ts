@@ -16,8 +16,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { scoreTrace } from "../../core/src/pipeline/index.ts";
 import type { TraceScoreRecord } from "../../core/src/pipeline/record.ts";
-import { mastDetectors } from "../../core/src/scorers/detectors.ts";
-import { defaultPriceTable } from "../../core/src/scorers/price-table.ts";
+import { mastDetectors } from "../../core/src/mast/registry.ts";
+import { defaultPriceTable } from "../../core/src/metrics/price-table.ts";
 import { decodeExportRequest } from "../src/decode/index.ts";
 import { addContent, normalizeSpans } from "../src/normalize/index.ts";
 

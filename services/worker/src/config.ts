@@ -3,7 +3,7 @@ import { checkJudgeConfig, envInt, envPort, judgeConfigSchema, privateTargetsSet
 
 export const workerConfigSchema = z
   .object({
-    // 8: group commit (score-writer.ts) writes the sets of jobs finishing together in one transaction; bench:pipeline sustained 4,000–6,000 spans/s with 8 against 3,000–4,000 with 4.
+    // 8: group commit (scoring/score-writer.ts) writes the sets of jobs finishing together in one transaction; bench:pipeline sustained 4,000–6,000 spans/s with 8 against 3,000–4,000 with 4.
     CRUX_WORKER_CONCURRENCY: envInt(8, 1, 256),
     /**
      * Score and judge jobs of one project running at once. Unset: the concurrency minus a

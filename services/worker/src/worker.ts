@@ -5,18 +5,18 @@ import type { JobHandlers, JobOutcomeEvent, JobQueue, JobRunnerOptions } from "@
 import { createMetricsRegistry, type Logger, type Registry } from "@crux/runtime";
 import { resolveWorkerConfig, type WorkerConfig } from "./config.ts";
 import { createWorkerMetrics, type JobOutcome, type WorkerMetrics } from "./metrics.ts";
-import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestone-evaluator.ts";
-import { assertJudgeProducers, type JudgeProducer } from "./judge-producer.ts";
-import { createJudgeProcessor } from "./judge.processor.ts";
-import { createJudgePolicy } from "./judge-policy.ts";
-import type { JudgeSuiteFactory } from "./judge-suite.ts";
+import { createMilestoneEvaluator, type MilestoneExpressionEvaluator } from "./milestones/milestone-evaluator.ts";
+import { assertJudgeProducers, type JudgeProducer } from "./judging/judge-producer.ts";
+import { createJudgeProcessor } from "./processors/judge.processor.ts";
+import { createJudgePolicy } from "./judging/judge-policy.ts";
+import type { JudgeSuiteFactory } from "./judging/judge-suite.ts";
 import { createProjectSlots } from "./project-slots.ts";
-import { createScoreProcessor } from "./score.processor.ts";
-import { createSettleProcessor } from "./settle.processor.ts";
+import { createScoreProcessor } from "./processors/score.processor.ts";
+import { createSettleProcessor } from "./processors/settle.processor.ts";
 import { createSweeper } from "./sweeper.ts";
-import { createAlertsEvaluateProcessor } from "./alerts-evaluate.processor.ts";
-import { createWebhookDeliverProcessor } from "./webhook-deliver.processor.ts";
-import { createExperimentDispatchProcessor } from "./experiment-dispatch.processor.ts";
+import { createAlertsEvaluateProcessor } from "./processors/alerts-evaluate.processor.ts";
+import { createWebhookDeliverProcessor } from "./processors/webhook-deliver.processor.ts";
+import { createExperimentDispatchProcessor } from "./processors/experiment-dispatch.processor.ts";
 import { createOutboundFetch, type Resolver } from "@crux/outbound";
 
 export interface WorkerDeps {
@@ -69,7 +69,7 @@ function jobRunnerHooks(metrics: WorkerMetrics): JobRunnerOptions {
 }
 
 /**
- * How long a judge lease holds (judge.processor.ts): past the longest run, so a live holder
+ * How long a judge lease holds (processors/judge.processor.ts): past the longest run, so a live holder
  * never loses it. A run sends at most `judgePromptsPerRun` prompts (the step-by-step walk: five
  * windows), each at most `judgeAttempts` calls of the judge timeout, with at most
  * `judgeRetryWaitMs` slept between them (packages/judges' defaults). A holder that crashed

@@ -30,7 +30,7 @@ import { testDatabases } from "@crux/testkit";
 import { generateWebhookSecret, testEventBody } from "@crux/webhooks";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAlertsEvaluateProcessor } from "../src/alerts-evaluate.processor.ts";
+import { createAlertsEvaluateProcessor } from "../src/processors/alerts-evaluate.processor.ts";
 import { createWorker, type Worker } from "../src/worker.ts";
 import { directStages, recordingLog, reportTrace } from "./traces.ts";
 import { closedPort, startWebhookReceiver } from "./webhook-receiver.ts";

@@ -28,12 +28,12 @@ import {
 import { isJobDeferral, JobDeferral, type JobOutcomeEvent } from "@crux/queue";
 import { testDatabases, testQueues } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
-import { frozenSpanSetHash } from "../src/frozen-span-set.ts";
-import { judgeEndpointOf } from "../src/judge-limits.ts";
-import type { JudgeProducer } from "../src/judge-producer.ts";
-import { createJudgePolicy, type JudgePolicyDeps } from "../src/judge-policy.ts";
-import type { JudgeSuiteFactory } from "../src/judge-suite.ts";
-import { createJudgeProcessor } from "../src/judge.processor.ts";
+import { frozenSpanSetHash } from "../src/scoring/frozen-span-set.ts";
+import { judgeEndpointOf } from "../src/judging/judge-limits.ts";
+import type { JudgeProducer } from "../src/judging/judge-producer.ts";
+import { createJudgePolicy, type JudgePolicyDeps } from "../src/judging/judge-policy.ts";
+import type { JudgeSuiteFactory } from "../src/judging/judge-suite.ts";
+import { createJudgeProcessor } from "../src/processors/judge.processor.ts";
 import { directStages, recordingLog, reportTrace, until } from "./traces.ts";
 
 const PROJECT = "p-limits";

@@ -19,8 +19,8 @@ import {
 } from "@crux/db";
 import { startTcpProxy, testDatabases } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
-import type { JudgeProducer, JudgeVerdict } from "../src/judge-producer.ts";
-import { createJudgeProcessor, failedVerdictRetry, failedVerdictRetryDelayMs } from "../src/judge.processor.ts";
+import type { JudgeProducer, JudgeVerdict } from "../src/judging/judge-producer.ts";
+import { createJudgeProcessor, failedVerdictRetry, failedVerdictRetryDelayMs } from "../src/processors/judge.processor.ts";
 import { directStages, recordingLog, reportTrace } from "./traces.ts";
 
 const PROJECT = "p-retries";

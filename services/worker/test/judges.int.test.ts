@@ -27,7 +27,7 @@ import { createMetricsRegistry } from "@crux/runtime";
 import type { QueueName } from "@crux/queue";
 import { startMockLlmServer, testDatabases, testQueues } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
-import type { JudgeSuiteFactory } from "../src/judge-suite.ts";
+import type { JudgeSuiteFactory } from "../src/judging/judge-suite.ts";
 import type { WorkerConfig } from "../src/config.ts";
 import { createWorker } from "../src/worker.ts";
 import { jobsCounted, recordingLog, reportTrace, stopTestWorker, until } from "./traces.ts";

@@ -8,7 +8,7 @@ import { buildTraceView, prepareTrace, runTagsOf } from "@crux/core";
 import { createMetricsRegistry } from "@crux/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { createWorkerMetrics } from "../src/metrics.ts";
-import { createMilestoneEvaluator, type MilestoneEvaluatorOptions, type MilestoneExpressionEvaluator } from "../src/milestone-evaluator.ts";
+import { createMilestoneEvaluator, type MilestoneEvaluatorOptions, type MilestoneExpressionEvaluator } from "../src/milestones/milestone-evaluator.ts";
 import { recordingLog, reportTrace } from "./traces.ts";
 
 const spans = reportTrace({ startMs: Date.UTC(2026, 0, 1) });

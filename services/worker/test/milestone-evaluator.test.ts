@@ -1,7 +1,7 @@
 import { buildTraceView, prepareTrace, runTagsOf, scorePreparedTrace, defaultPriceTable, type ScoringConfig } from "@crux/core";
 import { afterAll, describe, expect, it } from "vitest";
-import { createMilestoneEvaluator, type MilestoneEvaluatorOptions, type MilestoneExpressionEvaluator } from "../src/milestone-evaluator.ts";
-import { createSchemaValidator } from "../src/schema-validator.ts";
+import { createMilestoneEvaluator, type MilestoneEvaluatorOptions, type MilestoneExpressionEvaluator } from "../src/milestones/milestone-evaluator.ts";
+import { createSchemaValidator } from "../src/scoring/schema-validator.ts";
 import { recordingLog, reportTrace } from "./traces.ts";
 
 const spans = reportTrace({ startMs: Date.UTC(2026, 0, 1) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSchemaValidator } from "../src/schema-validator.ts";
+import { createSchemaValidator } from "../src/scoring/schema-validator.ts";
 import { recordingLog } from "./traces.ts";
 
 const schema = { type: "object", required: ["message", "path"], properties: { message: { type: "string" }, path: { type: "string" } } };

@@ -6,7 +6,7 @@ import { scoreTrace, type TraceScoreRecord } from "@crux/core";
 import { ensureProject, getTraceScores, type Database } from "@crux/db";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createScoreWriter } from "../src/score-writer.ts";
+import { createScoreWriter } from "../src/scoring/score-writer.ts";
 import { reportTrace } from "./traces.ts";
 
 const PROJECT = "score-writer";

@@ -26,7 +26,7 @@ import { createMetricsRegistry } from "@crux/runtime";
 import type { QueueName } from "@crux/queue";
 import { testDatabases, testQueues } from "@crux/testkit";
 import { describe, expect, it } from "vitest";
-import type { JudgeProducer } from "../src/judge-producer.ts";
+import type { JudgeProducer } from "../src/judging/judge-producer.ts";
 import { createWorker } from "../src/worker.ts";
 import { directStages, normalized, recordingLog, reportTrace, stopTestWorker, until, jobsCounted } from "./traces.ts";
 

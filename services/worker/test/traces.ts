@@ -13,10 +13,10 @@ import { addContent, decodeExportRequest, normalizeSpans } from "@crux/otlp";
 import { createInProcessQueue, type JobQueue, type QueueName } from "@crux/queue";
 import type { Logger, Registry } from "@crux/runtime";
 import { recordSpans, toProtobuf } from "@crux/testkit";
-import type { JudgeProducer } from "../src/judge-producer.ts";
-import { createJudgeProcessor } from "../src/judge.processor.ts";
-import { createScoreProcessor } from "../src/score.processor.ts";
-import { createSettleProcessor } from "../src/settle.processor.ts";
+import type { JudgeProducer } from "../src/judging/judge-producer.ts";
+import { createJudgeProcessor } from "../src/processors/judge.processor.ts";
+import { createScoreProcessor } from "../src/processors/score.processor.ts";
+import { createSettleProcessor } from "../src/processors/settle.processor.ts";
 import type { Worker } from "../src/worker.ts";
 
 const REPORT_GOAL = "Write a report on heat pumps in Norway, under 500 words, cite sources";

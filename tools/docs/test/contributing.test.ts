@@ -59,7 +59,7 @@ describe("CONTRIBUTING.md", () => {
   });
 
   it("the check catches a path that does not exist", () => {
-    expect(missing(["packages/core/src/no-such-file.ts", "services/worker/src/<name>.processor.ts", "services/nowhere/src/<name>.ts"])).toEqual([
+    expect(missing(["packages/core/src/no-such-file.ts", "services/worker/src/processors/<name>.processor.ts", "services/nowhere/src/<name>.ts"])).toEqual([
       "packages/core/src/no-such-file.ts",
       "services/nowhere/src/<name>.ts",
     ]);

@@ -5,8 +5,8 @@
  * confidence; "suspect_last_step_fallback" when nothing but the last step is known,
  * "suspect_no_steps_fallback" naming the root span of a trace without steps). A run that did not fail (or whose outcome is unknown) gets none.
  */
-import { attributeDecisiveError, type DecisiveAttribution } from "../scorers/decisive-error.ts";
-import type { MastResult } from "../scorers/mast.ts";
+import { attributeDecisiveError, type DecisiveAttribution } from "../attribution/decisive-error.ts";
+import type { MastResult } from "../mast/run.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import type { AttributionRow } from "./record.ts";
 

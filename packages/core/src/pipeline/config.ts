@@ -4,11 +4,11 @@
  * service. Plain data; validation of JSON Schemas and evaluation of milestone
  * expressions are injected functions so core stays dependency-free.
  */
-import type { AgentContract, HandoffContract, SchemaValidator } from "../scorers/contracts.ts";
-import type { CoordinationWeights } from "../scorers/coordination.ts";
-import type { Milestone, MilestoneEvaluator } from "../scorers/milestones.ts";
-import type { RunTagsOverride } from "../scorers/outcome.ts";
-import type { PriceTable } from "../scorers/price-table.ts";
+import type { AgentContract, HandoffContract, SchemaValidator } from "../mast/contracts.ts";
+import type { CoordinationWeights } from "../metrics/coordination.ts";
+import type { Milestone, MilestoneEvaluator } from "../metrics/milestones.ts";
+import type { RunTagsOverride } from "../metrics/outcome.ts";
+import type { PriceTable } from "../metrics/price-table.ts";
 
 /** A milestone's check is an expression (JSONata) over the normalized trace view. */
 export type MilestoneExpression = string;

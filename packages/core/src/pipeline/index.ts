@@ -1,15 +1,3 @@
 export { scoreTrace, scorePreparedTrace, prepareTrace, runTagsOf, UNKNOWN_MODEL } from "./score-trace.ts";
 export { attributionRows } from "./attribution-rows.ts";
 export { buildTraceView, checkResultOf, expressionsOf, type TraceView, type TraceViewSpan } from "./trace-view.ts";
-export {
-  inputHash,
-  judgeInputHash,
-  judgeInputs,
-  scoreInputHash,
-  scoreInputHasher,
-  scoringVersion,
-  spanSetHash,
-  type JudgeInput,
-  type ScoreInputs,
-} from "./input-hash.ts";
-export { judgeBudgetDay, judgeSampled } from "./judge-policy.ts";

@@ -5,7 +5,7 @@
  * API never serves a half-written set; `version` is the trace's settle
  * version at scoring time.
  */
-import type { Finding, Signal } from "../scorers/finding.ts";
+import type { Finding, Signal } from "../mast/finding.ts";
 
 export interface AgentScoreRow {
   agent: string;

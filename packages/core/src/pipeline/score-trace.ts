@@ -10,17 +10,17 @@
  */
 import { attributeAgents } from "../attribution/index.ts";
 import type { AgentKey } from "../attribution/types.ts";
-import type { MilestoneEvaluator, MilestoneScore } from "../scorers/milestones.ts";
-import type { Signal } from "../scorers/finding.ts";
-import { scoreMilestones } from "../scorers/milestones.ts";
-import { scoreCommunication } from "../scorers/communication.ts";
-import { coordinationScore, redundancyRate, type CoordinationRates } from "../scorers/coordination.ts";
-import { scoreCost } from "../scorers/cost.ts";
-import { scoreGoalDrift } from "../scorers/goal-drift.ts";
-import { detectMast } from "../scorers/mast.ts";
-import { scoreMultipliers } from "../scorers/multiplier.ts";
-import { readRunTags, type RunTagsOverride, type RunTagsResult } from "../scorers/outcome.ts";
-import { scoreUsage } from "../scorers/usage.ts";
+import type { MilestoneEvaluator, MilestoneScore } from "../metrics/milestones.ts";
+import type { Signal } from "../mast/finding.ts";
+import { scoreMilestones } from "../metrics/milestones.ts";
+import { scoreCommunication } from "../metrics/communication.ts";
+import { coordinationScore, redundancyRate, type CoordinationRates } from "../metrics/coordination.ts";
+import { scoreCost } from "../metrics/cost.ts";
+import { scoreGoalDrift } from "../metrics/goal-drift.ts";
+import { detectMast } from "../mast/run.ts";
+import { scoreMultipliers } from "../metrics/multiplier.ts";
+import { readRunTags, type RunTagsOverride, type RunTagsResult } from "../metrics/outcome.ts";
+import { scoreUsage } from "../metrics/usage.ts";
 import type { NormalizedSpan } from "../span.ts";
 import { buildTrajectories } from "../trajectory/build.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";

@@ -21,10 +21,10 @@
  * `run.success = true`.
  */
 import type { AttrValue, SpanTagValue } from "../span.ts";
-import type { RunTags } from "../scorers/outcome.ts";
+import type { RunTags } from "../metrics/outcome.ts";
 import { agentNameFromKey } from "../trajectory/build.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
-import type { MilestoneCheckResult } from "../scorers/milestones.ts";
+import type { MilestoneCheckResult } from "../metrics/milestones.ts";
 import type { MilestoneExpression, ScoringConfig } from "./config.ts";
 
 export interface TraceViewSpan {

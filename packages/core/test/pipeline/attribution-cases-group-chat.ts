@@ -6,7 +6,7 @@
  * analysis chat (user_proxy, analyst, reviewer). Each label was decided from
  * the story before the scorer ran; `why` gives the reason in one line.
  */
-import type { AgentContract, HandoffContract } from "../../src/scorers/contracts.ts";
+import type { AgentContract, HandoffContract } from "../../src/mast/contracts.ts";
 import type { SpanSpec } from "../trajectory/builder.ts";
 import type { LabelledCase, SucceededCase } from "./attribution-crews.ts";
 

@@ -4,7 +4,7 @@
  * customer. Each label was decided from the story before the scorer ran;
  * `why` gives the reason in one line.
  */
-import { withSpecs } from "../scorers/fixtures.ts";
+import { withSpecs } from "../trajectory/fixtures.ts";
 import type { SpanSpec } from "../trajectory/builder.ts";
 import { args, out, result, support, supportCase, type LabelledCase, type SucceededCase } from "./attribution-crews.ts";
 

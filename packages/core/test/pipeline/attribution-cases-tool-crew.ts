@@ -3,7 +3,7 @@
  * (the research crew and a travel crew). Each label was decided from the
  * story before the scorer ran; `why` gives the reason in one line.
  */
-import { cleanSpecs, withSpecs } from "../scorers/fixtures.ts";
+import { cleanSpecs, withSpecs } from "../trajectory/fixtures.ts";
 import type { SpanSpec } from "../trajectory/builder.ts";
 import { args, out, research, result, travel, travelCase, type LabelledCase, type SucceededCase } from "./attribution-crews.ts";
 

@@ -4,8 +4,8 @@
  * transformer → checker → publisher). Each label was decided from the story
  * before the scorer ran; `why` gives the reason in one line.
  */
-import type { AgentContract, HandoffContract } from "../../src/scorers/contracts.ts";
-import { withSpecs } from "../scorers/fixtures.ts";
+import type { AgentContract, HandoffContract } from "../../src/mast/contracts.ts";
+import { withSpecs } from "../trajectory/fixtures.ts";
 import type { SpanSpec } from "../trajectory/builder.ts";
 import { args, coding, codingCase, out, result, type LabelledCase, type SucceededCase } from "./attribution-crews.ts";
 

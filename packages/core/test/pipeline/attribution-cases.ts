@@ -8,7 +8,7 @@
  * purpose. The later cases, one file per system shape, were written from a
  * story alone; `labelledCases` gathers them all.
  */
-import { cleanSpecs, withSpecs } from "../scorers/fixtures.ts";
+import { cleanSpecs, withSpecs } from "../trajectory/fixtures.ts";
 import type { SpanSpec } from "../trajectory/builder.ts";
 import { groupChatCases, groupChatSucceeded } from "./attribution-cases-group-chat.ts";
 import { supervisorCases, supervisorSucceeded } from "./attribution-cases-supervisor.ts";

@@ -5,7 +5,7 @@
  * and shipping), coding (planner → coder → tester, the tester verifies), and
  * helpers shared by the case files.
  */
-import type { HandoffContract, AgentContract } from "../../src/scorers/contracts.ts";
+import type { HandoffContract, AgentContract } from "../../src/mast/contracts.ts";
 import type { SpanSpec } from "../trajectory/builder.ts";
 
 /** The four system shapes the cases cover; accuracy is reported per shape. */
@@ -43,7 +43,7 @@ const handoffArgs = (v: { message?: string; [field: string]: unknown }) => ({ ..
 export const result = (text: string) => ({ output: text });
 export const out = (text: string) => ({ output: text });
 
-// Research crew: lead → researcher → writer → reviewer (packages/core/test/scorers/fixtures.ts).
+// Research crew: lead → researcher → writer → reviewer (packages/core/test/trajectory/fixtures.ts).
 const researchContracts: HandoffContract[] = [{ from: "lead", to: "writer", requiredConstraints: ["under 500 words", "cite sources"] }];
 const researchRoles: AgentContract[] = [{ agent: "reviewer", role: "review", isVerifier: true, forbiddenTools: ["write_file"] }];
 

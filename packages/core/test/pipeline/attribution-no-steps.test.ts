@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { scoreTrace } from "../../src/pipeline/index.ts";
-import { defaultPriceTable } from "../../src/scorers/price-table.ts";
+import { defaultPriceTable } from "../../src/metrics/price-table.ts";
 import { normalizedSpan, nsAt, spanIdOf } from "../../src/testing/index.ts";
 
 const config = {

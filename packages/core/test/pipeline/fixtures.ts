@@ -1,7 +1,7 @@
 /** Inputs for scoreTrace tests: a config builder, a required-keys schema validator and a lookup milestone evaluator. */
-import { defaultPriceTable } from "../../src/scorers/price-table.ts";
-import type { SchemaValidator } from "../../src/scorers/contracts.ts";
-import type { MilestoneEvaluator } from "../../src/scorers/milestones.ts";
+import { defaultPriceTable } from "../../src/metrics/price-table.ts";
+import type { SchemaValidator } from "../../src/mast/contracts.ts";
+import type { MilestoneEvaluator } from "../../src/metrics/milestones.ts";
 import type { MilestoneExpression, ScoreTraceInput, ScoringConfig } from "../../src/pipeline/config.ts";
 import type { NormalizedSpan } from "../../src/span.ts";
 import { span, type SpanSpec } from "../trajectory/builder.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { prepareTrace, scoreTrace, UNKNOWN_MODEL } from "../../src/pipeline/index.ts";
-import { scoreCoordination } from "../../src/scorers/coordination.ts";
-import type { AgentContract, HandoffContract } from "../../src/scorers/contracts.ts";
-import { cleanSpecs, withSpecs } from "../scorers/fixtures.ts";
+import { scoreCoordination } from "../../src/metrics/coordination.ts";
+import type { AgentContract, HandoffContract } from "../../src/mast/contracts.ts";
+import { cleanSpecs, withSpecs } from "../trajectory/fixtures.ts";
 import type { SpanSpec } from "../trajectory/builder.ts";
 import { config, input } from "./fixtures.ts";
 

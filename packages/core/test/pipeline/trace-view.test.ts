@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildTraceView, checkResultOf, expressionsOf, prepareTrace, runTagsOf } from "../../src/pipeline/index.ts";
-import { cleanSpecs } from "../scorers/fixtures.ts";
+import { cleanSpecs } from "../trajectory/fixtures.ts";
 import { span } from "../trajectory/builder.ts";
 import { config } from "./fixtures.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { attributeAgents } from "../../src/attribution/index.ts";
 import { buildTrajectories } from "../../src/trajectory/index.ts";
-import { scoreUsage } from "../../src/scorers/index.ts";
+import { scoreUsage } from "../../src/index.ts";
 import { span } from "./builder.ts";
 
 describe("buildTrajectories over attributeAgents()", () => {

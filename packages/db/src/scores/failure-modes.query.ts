@@ -46,7 +46,7 @@ export type FailureModeGroupBy = "mode" | "category" | "agent" | "service";
 export interface Measurement {
   /** False: nothing could have found it, so its rate is unknown (null), not 0. */
   measured: boolean;
-  /** Ids of the detectors that measure it (packages/core/src/scorers/detectors.ts). */
+  /** Ids of the detectors that measure it (packages/core/src/mast/registry.ts). */
   detectors: string[];
   /** What is not measured and why; null when fully measured under the current configuration. */
   reason: string | null;

@@ -27,7 +27,7 @@ export interface ModeAgreement extends BinaryAgreement {
   /** "code" (every detector of the mode: any code finding of it counts), `code.<detectorId>` (that detector alone) or the judge's producer id. */
   source: string;
   kind: "code" | "judge";
-  /** For code: the detector ids the row measures (packages/core/src/scorers/detectors.ts): all that report the mode, or the one. */
+  /** For code: the detector ids the row measures (packages/core/src/mast/registry.ts): all that report the mode, or the one. */
   detectors: string[];
   validated: boolean;
   reason: string | null;
