@@ -12,8 +12,8 @@ export interface ReplaySet {
   id: string;
   kind: "single" | "combined";
   /** The agents the set corrects (a step correction names its span's agent when known). */
-  agents: readonly string[];
-  spanIds: readonly string[];
+  agents: string[];
+  spanIds: string[];
 }
 
 /** Where a planned re-run is: not sent or sent and not scored yet, scored, or lost (undeliverable, timed out, stopped). */
@@ -48,8 +48,8 @@ export interface ReplaySetResult extends ReplaySet {
 
 export interface ReplayBlame {
   set: string;
-  agents: readonly string[];
-  spanIds: readonly string[];
+  agents: string[];
+  spanIds: string[];
   succeeded: number;
   trials: number;
 }
