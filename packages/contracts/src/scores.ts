@@ -152,7 +152,9 @@ export const MethodAccuracy = z.object({
 const RankedMethod = MethodAccuracy.extend({
   rank: z
     .number()
-    .describe("1 = the trace's replay when it names a culprit, else the most accurate on labelled traces; methods with no labelled trace rank after the measured ones"),
+    .describe(
+      "1 = the trace's replay when it names a culprit, else the most accurate on labelled traces; methods with no labelled trace rank after the measured ones",
+    ),
   measured: z.boolean().describe("Some labelled trace measures its step or agent accuracy"),
   pick: z
     .object({ agent: z.string().nullable(), spanId: spanIdField().nullable(), stepIndex: z.number().nullable(), explanation: z.string() })

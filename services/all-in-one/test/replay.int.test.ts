@@ -178,7 +178,6 @@ describe.each(backends())("counterfactual replay on $name", (backend) => {
     expect((await send("PUT", `/traces/${original}/labels`, { modes: {}, decisive: { agent: "planner" }, labeller: "ana" })).status).toBe(200);
     const validation = (await send("GET", "/validation")).body;
     expect(validation.attribution.find((a: any) => a.method === "replay")).toMatchObject({ source: "replay", agent: { n: 1, correct: 1, accuracy: 1 } });
-
   }, 240_000);
 
   it("refuses a trace with no task to re-run, and names the fields of a bad body", async () => {
@@ -186,9 +185,17 @@ describe.each(backends())("counterfactual replay on $name", (backend) => {
     await scored(bare);
     const refused = await send("POST", `/traces/${bare}/replay`, { corrections: [{ agent: "planner", output: "x" }] });
     expect(refused.status).toBe(409);
-    expect(refused.body.message).toMatch(/has no task to replay: it is not a run of a dataset item of a declared experiment, and its root span recorded no input/);
+    expect(refused.body.message).toMatch(
+      /has no task to replay: it is not a run of a dataset item of a declared experiment, and its root span recorded no input/,
+    );
 
-    const bad = await send("POST", `/traces/${bare}/replay`, { corrections: [{ agent: "planner", spanId: "00000000000000aa" }, { spanId: "xyz", output: 1 }], trials: 0 });
+    const bad = await send("POST", `/traces/${bare}/replay`, {
+      corrections: [
+        { agent: "planner", spanId: "00000000000000aa" },
+        { spanId: "xyz", output: 1 },
+      ],
+      trials: 0,
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/body \/corrections\/0: give exactly one of agent or spanId/);
     expect(bad.body.message).toMatch(/body \/corrections\/0\/output: required: the corrected output/);

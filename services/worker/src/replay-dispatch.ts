@@ -8,9 +8,7 @@ import type { ReplayRunRequest, RunRequest } from "@crux/contracts";
 import { getReplay, replaySetId, type Database, type StoredDispatch } from "@crux/db";
 import type { z } from "zod";
 
-export type RunTarget =
-  | { runnerId: string; runTimeoutMs: number; body: z.infer<typeof RunRequest> | z.infer<typeof ReplayRunRequest> }
-  | { error: string };
+export type RunTarget = { runnerId: string; runTimeoutMs: number; body: z.infer<typeof RunRequest> | z.infer<typeof ReplayRunRequest> } | { error: string };
 
 export async function replayRunTarget(database: Database, d: StoredDispatch): Promise<RunTarget> {
   const replay = await getReplay(database, d.projectId, d.experimentId);

@@ -159,7 +159,8 @@ export function replayAttribution(report: ReplayReport): ReplayPick | null {
       agent: top.agents.length === 1 ? (top.agents[0] as string) : null,
       spanId: top.spanIds.length === 1 ? (top.spanIds[0] as string) : null,
       explanation:
-        `correcting ${named(top)} alone made ${top.succeeded} of ${top.trials} re-runs succeed` + (others.length > 0 ? `; also decisive: ${others.join(", ")}` : ""),
+        `correcting ${named(top)} alone made ${top.succeeded} of ${top.trials} re-runs succeed` +
+        (others.length > 0 ? `; also decisive: ${others.join(", ")}` : ""),
     };
   }
   const shared = report.sharedBlame;

@@ -17,7 +17,12 @@ function runs(set: string, pattern: string): ReplayRun[] {
 describe("replay report", () => {
   it("names the correction that fixes a majority of its trials alone as decisive", () => {
     // A: 2 of 3 succeed (majority); B: 0 of 3; all: 3 of 3. Original failed.
-    const report = replayReport({ originalSuccess: false, trials: 3, sets: [A, B, ALL], runs: [...runs("agent:A", "101"), ...runs("agent:B", "000"), ...runs("all", "111")] });
+    const report = replayReport({
+      originalSuccess: false,
+      trials: 3,
+      sets: [A, B, ALL],
+      runs: [...runs("agent:A", "101"), ...runs("agent:B", "000"), ...runs("all", "111")],
+    });
     expect(report.complete).toBe(true);
     expect(report.verdict).toBe("decisive");
     expect(report.decisive).toEqual([{ set: "agent:A", agents: ["A"], spanIds: [], succeeded: 2, trials: 3 }]);
@@ -32,7 +37,12 @@ describe("replay report", () => {
 
   it("gives shared blame when only the combination fixes it", () => {
     // A 1/4 and B 2/4: half is not a majority; all 3/4.
-    const report = replayReport({ originalSuccess: false, trials: 4, sets: [A, B, ALL], runs: [...runs("agent:A", "1000"), ...runs("agent:B", "1100"), ...runs("all", "1101")] });
+    const report = replayReport({
+      originalSuccess: false,
+      trials: 4,
+      sets: [A, B, ALL],
+      runs: [...runs("agent:A", "1000"), ...runs("agent:B", "1100"), ...runs("all", "1101")],
+    });
     expect(report.verdict).toBe("shared");
     expect(report.decisive).toEqual([]);
     expect(report.sharedBlame).toEqual({ set: "all", agents: ["A", "B"], spanIds: [], succeeded: 3, trials: 4 });
@@ -42,11 +52,21 @@ describe("replay report", () => {
   });
 
   it("names nothing when no set fixes it, and stays open while a majority is still reachable", () => {
-    const none = replayReport({ originalSuccess: false, trials: 3, sets: [A, B, ALL], runs: [...runs("agent:A", "000"), ...runs("agent:B", "010"), ...runs("all", "100")] });
+    const none = replayReport({
+      originalSuccess: false,
+      trials: 3,
+      sets: [A, B, ALL],
+      runs: [...runs("agent:A", "000"), ...runs("agent:B", "010"), ...runs("all", "100")],
+    });
     expect(none.verdict).toBe("none");
     expect(replayAttribution(none)).toBeNull();
     // A has 1 success and 2 waiting: 3 of 3 is still possible, so nothing is decided.
-    const open = replayReport({ originalSuccess: false, trials: 3, sets: [A, B, ALL], runs: [...runs("agent:A", "1pp"), ...runs("agent:B", "000"), ...runs("all", "111")] });
+    const open = replayReport({
+      originalSuccess: false,
+      trials: 3,
+      sets: [A, B, ALL],
+      runs: [...runs("agent:A", "1pp"), ...runs("agent:B", "000"), ...runs("all", "111")],
+    });
     expect(open.complete).toBe(false);
     expect(open.verdict).toBe("open");
     expect(open.sets.find((s) => s.id === "agent:A")).toMatchObject({ waiting: 2, majority: null });
@@ -55,7 +75,12 @@ describe("replay report", () => {
 
   it("decides a majority before every run arrives, and counts lost and outcome-less runs as not succeeding", () => {
     // A: 2 of 3 succeeded already (the third pending): decisive. B: one lost, one without outcome, one pending → at most 1 of 3.
-    const report = replayReport({ originalSuccess: false, trials: 3, sets: [A, B, ALL], runs: [...runs("agent:A", "11p"), ...runs("agent:B", "x?p"), ...runs("all", "pp1")] });
+    const report = replayReport({
+      originalSuccess: false,
+      trials: 3,
+      sets: [A, B, ALL],
+      runs: [...runs("agent:A", "11p"), ...runs("agent:B", "x?p"), ...runs("all", "pp1")],
+    });
     expect(report.complete).toBe(false);
     expect(report.verdict).toBe("decisive");
     expect(report.sets.find((s) => s.id === "agent:B")).toMatchObject({ lost: 1, unknown: 1, waiting: 1, successRate: null, majority: false });
@@ -63,9 +88,18 @@ describe("replay report", () => {
 
   it("ranks several decisive corrections by successes and reads a step correction as its span", () => {
     const step: ReplaySet = { id: "span:s7", kind: "single", agents: ["B"], spanIds: ["s7"] };
-    const report = replayReport({ originalSuccess: false, trials: 3, sets: [A, step, ALL], runs: [...runs("agent:A", "110"), ...runs("span:s7", "111"), ...runs("all", "111")] });
+    const report = replayReport({
+      originalSuccess: false,
+      trials: 3,
+      sets: [A, step, ALL],
+      runs: [...runs("agent:A", "110"), ...runs("span:s7", "111"), ...runs("all", "111")],
+    });
     expect(report.decisive.map((d) => d.set)).toEqual(["span:s7", "agent:A"]);
-    expect(replayAttribution(report)).toEqual({ agent: "B", spanId: "s7", explanation: "correcting B + step s7 alone made 3 of 3 re-runs succeed; also decisive: A" });
+    expect(replayAttribution(report)).toEqual({
+      agent: "B",
+      spanId: "s7",
+      explanation: "correcting B + step s7 alone made 3 of 3 re-runs succeed; also decisive: A",
+    });
   });
 
   it("has no flip rate when the original outcome is unknown, and flips to failure for a trace that succeeded", () => {

@@ -41,7 +41,11 @@ export async function readReplaySubject(database: Database, projectId: string, t
   return { task: (await datasetTask(database, projectId, tags)) ?? rootSpanTask(spans), agents, spanAgents };
 }
 
-async function datasetTask(database: Database, projectId: string, tags: { experimentId: string | null; taskId: string | null } | undefined): Promise<ReplayTask | null> {
+async function datasetTask(
+  database: Database,
+  projectId: string,
+  tags: { experimentId: string | null; taskId: string | null } | undefined,
+): Promise<ReplayTask | null> {
   if (!tags || tags.experimentId === null || tags.taskId === null) return null;
   const experiment = await getExperiment(database, projectId, tags.experimentId);
   if (!experiment || experiment.datasetId === null || experiment.datasetVersion === null) return null;

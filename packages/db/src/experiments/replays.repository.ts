@@ -65,22 +65,25 @@ export async function createReplay(database: Database, input: ReplayInput): Prom
       .values({ id, ...input })
       .returning();
     const runs = input.sets.flatMap((s) => Array.from({ length: input.trials }, (_, trial) => ({ variant: s.id, trial })));
-    const ids = runs.length === 0 ? [] : await tx
-      .insert(experimentDispatches)
-      .values(
-        runs.map((r) => ({
-          id: randomUUID(),
-          projectId: input.projectId,
-          kind: "replay",
-          experimentId: id,
-          variant: r.variant,
-          taskId: input.task.taskId ?? input.traceId,
-          trial: r.trial,
-          status: "pending",
-          nextAttemptAt: sql`now()`,
-        })),
-      )
-      .returning({ id: experimentDispatches.id });
+    const ids =
+      runs.length === 0
+        ? []
+        : await tx
+            .insert(experimentDispatches)
+            .values(
+              runs.map((r) => ({
+                id: randomUUID(),
+                projectId: input.projectId,
+                kind: "replay",
+                experimentId: id,
+                variant: r.variant,
+                taskId: input.task.taskId ?? input.traceId,
+                trial: r.trial,
+                status: "pending",
+                nextAttemptAt: sql`now()`,
+              })),
+            )
+            .returning({ id: experimentDispatches.id });
     return { replay: toStored(row as typeof replays.$inferSelect), dispatchIds: ids.map((r) => r.id) };
   });
 }
@@ -124,14 +127,13 @@ async function readRuns(database: Database, projectId: string, replayIds: readon
     const status = String(r.status);
     // A trace that arrived is the truth, whatever the delivery recorded.
     const state: ReplayRun["state"] =
-      r.scored === true
-        ? "scored"
-        : status === "sent"
-          ? r.overdue === true
-            ? "timed_out"
-            : "running"
-          : (status as "pending" | "failed" | "stopped");
-    const run: ReplayRun = { set: String(r.variant), trial: Number(r.trial), state, success: r.success === null || r.success === undefined ? null : r.success === true };
+      r.scored === true ? "scored" : status === "sent" ? (r.overdue === true ? "timed_out" : "running") : (status as "pending" | "failed" | "stopped");
+    const run: ReplayRun = {
+      set: String(r.variant),
+      trial: Number(r.trial),
+      state,
+      success: r.success === null || r.success === undefined ? null : r.success === true,
+    };
     const id = String(r.replay_id);
     byReplay.set(id, [...(byReplay.get(id) ?? []), run]);
   }

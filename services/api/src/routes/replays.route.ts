@@ -33,9 +33,12 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody 
 
 /** Each correction alone; all together when there are several (one correction alone already is all of them). */
 function correctionSets(corrections: readonly ReplayCorrection[]): ReplaySet[] {
-  const singles = corrections.map(
-    (c): ReplaySet => ({ id: replaySetId(c), kind: "single", agents: c.agent === null ? [] : [c.agent], spanIds: c.spanId === null ? [] : [c.spanId] }),
-  );
+  const singles = corrections.map((c): ReplaySet => ({
+    id: replaySetId(c),
+    kind: "single",
+    agents: c.agent === null ? [] : [c.agent],
+    spanIds: c.spanId === null ? [] : [c.spanId],
+  }));
   if (singles.length < 2) return singles;
   const agents = [...new Set(singles.flatMap((s) => s.agents))];
   return [...singles, { id: "all", kind: "combined", agents, spanIds: singles.flatMap((s) => s.spanIds) }];
@@ -88,7 +91,8 @@ export function replaysRoutes(deps: { database: Database; queue?: JobQueue | und
         if (subject === null) throw new ApiError("not_found", `trace ${traceId} not found`);
         const corrections = req.body.corrections.map((c, i): ReplayCorrection => {
           if (c.spanId !== undefined) {
-            if (!subject.spanAgents.has(c.spanId)) throw new ApiError("invalid_request", `corrections[${i}].spanId: span ${c.spanId} is not in trace ${traceId}`);
+            if (!subject.spanAgents.has(c.spanId))
+              throw new ApiError("invalid_request", `corrections[${i}].spanId: span ${c.spanId} is not in trace ${traceId}`);
             return { agent: subject.spanAgents.get(c.spanId) ?? null, spanId: c.spanId, output: c.output };
           }
           const agent = c.agent as string;
@@ -111,7 +115,10 @@ export function replaysRoutes(deps: { database: Database; queue?: JobQueue | und
         const settings = await getExperimentSettings(db, req.projectId);
         const runs = sets.length * req.body.trials;
         if (runs > settings.maxRunsPerStart) {
-          throw new ApiError("invalid_request", `the replay would dispatch ${runs} runs; the project's cap is ${settings.maxRunsPerStart} (PUT /experiment-settings maxRunsPerStart)`);
+          throw new ApiError(
+            "invalid_request",
+            `the replay would dispatch ${runs} runs; the project's cap is ${settings.maxRunsPerStart} (PUT /experiment-settings maxRunsPerStart)`,
+          );
         }
         const { replay, dispatchIds } = await createReplay(db, {
           projectId: req.projectId,
