@@ -27,7 +27,7 @@ export const errorStatus = {
   forbidden: 403,
   /** Unknown trace, configuration id or route. */
   not_found: 404,
-  /** A configuration row for the same scope exists; or a trace is asked to be judged before it is scored. */
+  /** A configuration row for the same scope exists; a trace is asked to be judged before it is scored, or replayed with no task to re-run. */
   conflict: 409,
   /** POST /traces/:id/judge while the project's judges are off (the message says why). */
   judges_off: 409,

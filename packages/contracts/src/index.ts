@@ -120,3 +120,14 @@ export {
   maxItemsPerRequest,
   maxVariants,
 } from "./experiments.ts";
+export {
+  Replay,
+  ReplayBody,
+  ReplayCorrectionBody,
+  ReplayList,
+  ReplayReport,
+  ReplayRunRequest,
+  defaultReplayTrials,
+  maxReplayCorrections,
+  maxReplayTrials,
+} from "./replays.ts";

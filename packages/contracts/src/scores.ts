@@ -142,15 +142,19 @@ const PickAccuracy = z.object({ n: z.number(), correct: z.number(), accuracy: z.
 
 /** How often an attribution method names the labelled decisive agent and step (GET /validation). */
 export const MethodAccuracy = z.object({
-  method: z.string().describe('"code" (rank 1 of the stored attribution), "all-at-once" or "step-by-step"'),
-  source: z.string().describe('"code" or the judge id'),
+  method: z.string().describe('"code" (rank 1 of the stored attribution), "replay" (the trace\'s counterfactual replay), "all-at-once" or "step-by-step"'),
+  source: z.string().describe('"code", "replay" or the judge id'),
   agent: PickAccuracy.describe("Labelled decisive agent vs the method's agent"),
   step: PickAccuracy.describe("Labelled decisive step (index, else span) vs the method's step"),
   unanswered: z.number().describe("Labelled traces the method saw but named nothing on"),
 });
 
 const RankedMethod = MethodAccuracy.extend({
-  rank: z.number().describe("1 = the most accurate on labelled traces; methods with no labelled trace rank after the measured ones"),
+  rank: z
+    .number()
+    .describe(
+      "1 = the trace's replay when it names a culprit, else the most accurate on labelled traces; methods with no labelled trace rank after the measured ones",
+    ),
   measured: z.boolean().describe("Some labelled trace measures its step or agent accuracy"),
   pick: z
     .object({ agent: z.string().nullable(), spanId: spanIdField().nullable(), stepIndex: z.number().nullable(), explanation: z.string() })
@@ -164,7 +168,9 @@ export const TraceAttributionResponse = z.object({
   items: z.array(Attribution).describe("The code attribution rows (ranked rules or suspects)"),
   methods: z
     .array(RankedMethod)
-    .describe("Code rank 1 and each judge's pick, ranked by step accuracy on labelled traces, then agent accuracy; unmeasured methods last"),
+    .describe(
+      "The trace's replay first when it names a culprit; then code rank 1 and each judge's pick, ranked by step accuracy on labelled traces, then agent accuracy; unmeasured methods last",
+    ),
 });
 export const TraceHandoffsResponse = z.object({ traceId: traceIdField(), scored: scoredField(), items: z.array(Handoff) });
 export const TraceTrajectoriesResponse = z.object({

@@ -274,6 +274,10 @@ export const traceScores = pgTable(
     index("trace_scores_project_experiment_idx")
       .on(t.projectId, t.experimentId, t.variant)
       .where(sql`${t.experimentId} IS NOT NULL`),
+    // A replay's re-runs, matched to its dispatches by correction set and trial.
+    index("trace_scores_project_replay_idx")
+      .on(t.projectId, t.replayId, t.variant, t.trial)
+      .where(sql`${t.replayId} IS NOT NULL`),
     index("trace_scores_metrics_excluded_idx")
       .on(t.projectId, t.traceId)
       .where(sql`${t.metricsExcluded}`),
@@ -707,6 +711,7 @@ export {
   experimentDispatches,
   experimentSettings,
 } from "./experiments/schema.ts";
+export { replays } from "./experiments/replays.schema.ts";
 export {
   traceLabels,
   traceLabelHistory,

@@ -31,6 +31,7 @@ import { registerUi, type UiOptions } from "./ui.ts";
 import { datasetsRoutes } from "./routes/datasets.route.ts";
 import { experimentsRoutes } from "./routes/experiments.route.ts";
 import { experimentRunsRoutes } from "./routes/experiment-runs.route.ts";
+import { replaysRoutes } from "./routes/replays.route.ts";
 import { runnersRoutes } from "./routes/runners.route.ts";
 
 declare module "fastify" {
@@ -144,6 +145,7 @@ export async function buildApiApp(deps: ApiDeps) {
     await api.register(datasetsRoutes({ database: deps.database }));
     await api.register(experimentsRoutes({ database: deps.database }));
     await api.register(experimentRunsRoutes({ database: deps.database, queue: deps.queue, log }));
+    await api.register(replaysRoutes({ database: deps.database, queue: deps.queue, log }));
     await api.register(runnersRoutes({ database: deps.database, secretBox, privateTargets }));
     await api.register(webhooksRoutes({ database: deps.database, queue: deps.queue, log, secretBox, privateTargets, secretOverlapMs }));
     await api.register(

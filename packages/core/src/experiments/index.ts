@@ -10,3 +10,4 @@ export * from "./report.ts";
 export * from "./stage.ts";
 export * from "./ablations.ts";
 export * from "./compare.ts";
+export * from "./replay.ts";

@@ -19,6 +19,8 @@ export interface PlannedRun {
 export interface StoredDispatch extends PlannedRun {
   id: string;
   projectId: string;
+  /** "replay": a replay's re-run (experimentId is the replay id, variant its correction set). */
+  kind: "experiment" | "replay";
   experimentId: string;
   status: "pending" | "sent" | "failed" | "stopped";
   attempts: number;
@@ -56,13 +58,15 @@ export async function countPlanned(database: Database, projectId: string, experi
 
 export async function getDispatch(database: Database, id: string): Promise<StoredDispatch | null> {
   const [row] = await database.db.select().from(experimentDispatches).where(eq(experimentDispatches.id, id));
-  return row === undefined ? null : { ...row, status: row.status as StoredDispatch["status"] };
+  return row === undefined ? null : { ...row, kind: row.kind as StoredDispatch["kind"], status: row.status as StoredDispatch["status"] };
 }
 
-/** Scored runs matching a dispatch's tags (project, experiment, variant, task, trial). */
+/** Scored runs matching a dispatch's tags (project, experiment, variant, task, trial; a replay's: replay id, correction set, trial). */
 const scoredMatch = (d: string) =>
-  `EXISTS (SELECT 1 FROM trace_scores s WHERE s.project_id = ${d}.project_id AND s.experiment_id = ${d}.experiment_id
-     AND s.variant = ${d}.variant AND s.task_id = ${d}.task_id AND s.trial = ${d}.trial)`;
+  `(CASE WHEN ${d}.kind = 'replay' THEN EXISTS (SELECT 1 FROM trace_scores s WHERE s.project_id = ${d}.project_id AND s.replay_id = ${d}.experiment_id
+     AND s.variant = ${d}.variant AND s.trial = ${d}.trial)
+   ELSE EXISTS (SELECT 1 FROM trace_scores s WHERE s.project_id = ${d}.project_id AND s.experiment_id = ${d}.experiment_id
+     AND s.variant = ${d}.variant AND s.task_id = ${d}.task_id AND s.trial = ${d}.trial) END)`;
 
 /**
  * Takes a concurrency slot for a pending dispatch: marks it sent (deadline = now + timeout) when fewer

@@ -40,3 +40,16 @@ export {
   type StoredDispatch,
   type DispatchProgress,
 } from "./dispatches.repository.ts";
+export {
+  createReplay,
+  getReplay,
+  listReplays,
+  readReplayReport,
+  readReplayAttributions,
+  replaySetId,
+  type ReplayAttribution,
+  type ReplayCorrection,
+  type ReplayTask,
+  type StoredReplay,
+} from "./replays.repository.ts";
+export { readReplaySubject, type ReplaySubject } from "./replay-subject.query.ts";

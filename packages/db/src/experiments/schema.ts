@@ -127,6 +127,8 @@ export const experimentDispatches = pgTable(
   {
     id: text().primaryKey(),
     projectId: text().notNull(),
+    /** 'experiment' | 'replay': a replay's runs reuse these rows with experimentId = the replay id and variant = the correction set. */
+    kind: text().notNull().default("experiment"),
     experimentId: text().notNull(),
     variant: text().notNull(),
     taskId: text().notNull(),
@@ -147,6 +149,7 @@ export const experimentDispatches = pgTable(
       .on(t.nextAttemptAt)
       .where(sql`${t.status} = 'pending'`),
     check("experiment_dispatches_status", sql`${t.status} IN ('pending', 'sent', 'failed', 'stopped')`),
+    check("experiment_dispatches_kind", sql`${t.kind} IN ('experiment', 'replay')`),
   ],
 );
 

@@ -13,6 +13,7 @@
 import { binaryAgreement, mastDetectors, mastModeIds, ratioOrNull, validationVerdict, type BinaryAgreement, type ValidationBar } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
+import { readReplayAttributions } from "../experiments/replays.repository.ts";
 import { judgeAsksAbout } from "../judge-findings.ts";
 
 export interface ValidationScope {
@@ -40,9 +41,9 @@ export interface PickAccuracy {
 }
 
 export interface AttributionAccuracy {
-  /** "code" (rank 1 of the stored attribution), "all-at-once" or "step-by-step". */
+  /** "code" (rank 1 of the stored attribution), "replay" (the trace's counterfactual replay), "all-at-once" or "step-by-step". */
   method: string;
-  /** "code" or the judge's producer id. */
+  /** "code", "replay" or the judge's producer id. */
   source: string;
   agent: PickAccuracy;
   step: PickAccuracy;
@@ -240,6 +241,19 @@ export async function validationMetrics(database: Database, projectId: string, s
       labels.filter((l) => l.scored).map((l) => ({ label: asLabel(l), pick: l.code })),
     ),
   ];
+  // Replayed labelled traces: what the newest replay that names something blames (a step correction names its span).
+  const replayed = await readReplayAttributions(
+    database,
+    projectId,
+    labels.map((l) => l.traceId),
+  );
+  if (replayed.size > 0) {
+    const picks = labels.flatMap((l) => {
+      const p = replayed.get(l.traceId);
+      return p === undefined ? [] : [{ label: asLabel(l), pick: { agent: p.agent, spanId: p.spanId, stepIndex: null } }];
+    });
+    attribution.push(accuracy("replay", "replay", picks));
+  }
   const methods = new Map<string, { method: string; source: string }>();
   for (const v of [...judges.values()].flat())
     if (v.attribution !== null) methods.set(`${v.producerId}\u0000${v.attribution.method}`, { method: v.attribution.method, source: v.producerId });

@@ -2,9 +2,11 @@
  * GET /traces/:traceId/attribution's `methods`: the code attribution's rank 1 next to each
  * judge's pick, ranked by what labelled traces measured (GET /validation): step accuracy first
  * (the decisive step is what a person acts on), then agent accuracy. A method no labelled trace
- * measures ranks after every measured one, in the order code, then the judges by id. Pure.
+ * measures ranks after every measured one, in the order code, then the judges by id. A counterfactual
+ * replay of the trace that names a culprit outranks them all: it re-ran the system with the correction
+ * rather than reading the trace (docs/experiments.md §9). Pure.
  */
-import type { AttributionAccuracy, JudgeAttributionRow, TraceAttributionRow } from "@crux/db";
+import type { AttributionAccuracy, JudgeAttributionRow, ReplayAttribution, TraceAttributionRow } from "@crux/db";
 
 interface Pick {
   agent: string | null;
@@ -24,7 +26,12 @@ const unmeasured = (method: string, source: string): AttributionAccuracy => ({
 /** Descending, unknown last. */
 const byAccuracy = (a: number | null, b: number | null): number => (a === b ? 0 : a === null ? 1 : b === null ? -1 : b - a);
 
-export function rankAttributionMethods(code: TraceAttributionRow[], judges: JudgeAttributionRow[], measured: AttributionAccuracy[]) {
+export function rankAttributionMethods(
+  code: TraceAttributionRow[],
+  judges: JudgeAttributionRow[],
+  measured: AttributionAccuracy[],
+  replay: ReplayAttribution | null = null,
+) {
   const first = [...code].sort((a, b) => a.rank - b.rank || a.ord - b.ord)[0];
   const candidates: { accuracy: AttributionAccuracy; pick: Pick | null }[] = [
     {
@@ -46,5 +53,10 @@ export function rankAttributionMethods(code: TraceAttributionRow[], judges: Judg
         byAccuracy(a.accuracy.agent.accuracy, b.accuracy.agent.accuracy) ||
         a.i - b.i,
     );
+  if (replay !== null) {
+    const accuracy = measured.find((m) => m.source === "replay") ?? unmeasured("replay", "replay");
+    const pick = { agent: replay.agent, spanId: replay.spanId, stepIndex: null, explanation: replay.explanation };
+    ranked.unshift({ accuracy, pick, i: -1, measured: isMeasured(accuracy) });
+  }
   return ranked.map((c, i) => ({ ...c.accuracy, rank: i + 1, measured: c.measured, pick: c.pick }));
 }

@@ -14,6 +14,7 @@ import {
   listTraceHandoffs,
   listTraceTrajectories,
   listTraceSpans,
+  readReplayAttributions,
   setOutcomeOverride,
   traceScoreStatus,
   type Database,
@@ -128,7 +129,7 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
         schema: {
           summary: "Decisive-error attributions: method, agent, step index, span id, reason (a lead, not a verdict), and the judges' picks ranked with it",
           description:
-            "`items`: the code attribution rows. `methods`: the code rank 1 and each judge's current pick (all-at-once, step-by-step), ranked by their step accuracy, then agent accuracy, on labelled traces (GET /validation); methods no labelled trace measures rank after the measured ones.",
+            "`items`: the code attribution rows. `methods`: the code rank 1 and each judge's current pick (all-at-once, step-by-step), ranked by their step accuracy, then agent accuracy, on labelled traces (GET /validation); methods no labelled trace measures rank after the measured ones. A counterfactual replay of the trace that names a culprit (method `replay`) ranks first.",
           tags: ["trace scores"],
           params,
           response: { 200: TraceAttributionResponse, ...errors },
@@ -136,12 +137,19 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
       },
       async (req) => {
         const scored = await requireTrace(req.projectId, req.params.traceId);
-        const [rows, judges, validation] = await Promise.all([
+        const [rows, judges, validation, replays] = await Promise.all([
           listTraceAttributions(db, req.projectId, req.params.traceId),
           listJudgeAttributions(db, req.projectId, req.params.traceId),
           validationMetrics(db, req.projectId, {}, deps.validationBar),
+          readReplayAttributions(db, req.projectId, [req.params.traceId]),
         ]);
-        return { traceId: req.params.traceId, scored, items: rows.map(attributionView), methods: rankAttributionMethods(rows, judges, validation.attribution) };
+        const replay = replays.get(req.params.traceId) ?? null;
+        return {
+          traceId: req.params.traceId,
+          scored,
+          items: rows.map(attributionView),
+          methods: rankAttributionMethods(rows, judges, validation.attribution, replay),
+        };
       },
     );
 

@@ -1,6 +1,6 @@
 /**
  * experiment.dispatch (unique per dispatch id): sends one run of a started
- * experiment to the project's runner as a signed POST (the same signing,
+ * experiment, or one re-run of a counterfactual replay (replay-dispatch.ts), to the project's runner as a signed POST (the same signing,
  * outbound guard and retry policy as webhook deliveries, packages/webhooks).
  * The run takes a concurrency slot of its experiment first; with none free the
  * job defers (no attempt used). A retryable failure defers the same job by the
@@ -19,10 +19,12 @@ import {
   SecretUnreadableError,
   settleDispatch,
   type Database,
+  type StoredDispatch,
   type SecretBox,
 } from "@crux/db";
 import { JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
+import { replayRunTarget, type RunTarget } from "./replay-dispatch.ts";
 import type { PrivateTargets, Resolver } from "@crux/outbound";
 import { decideRetry, deliverWebhook, type RetryPolicy } from "@crux/webhooks";
 import type { z } from "zod";
@@ -52,19 +54,14 @@ export function createExperimentDispatchProcessor(deps: ExperimentDispatchDeps) 
     if (d === null || d.status !== "pending") return;
     const dueInMs = (d.nextAttemptAt?.getTime() ?? 0) - now();
     if (dueInMs > 50) throw new JobDeferral(dueInMs, "experiment run not due yet");
-    const experiment = await getExperiment(deps.database, d.projectId, d.experimentId);
-    const variant = experiment?.variants.find((v) => v.name === d.variant);
     const fail = async (reason: string) => {
       await settleDispatch(deps.database, d.id, { status: "failed", nextAttemptAt: null, lastError: reason });
-      deps.log.warn({ ...payload, experimentId: d.experimentId, reason }, "experiment run not dispatched");
+      deps.log.warn({ ...payload, experimentId: d.experimentId, reason }, d.kind === "replay" ? "replay run not dispatched" : "experiment run not dispatched");
     };
-    if (!experiment || !variant || experiment.runnerId === null || experiment.datasetId === null || experiment.datasetVersion === null) {
-      return fail("the experiment, its variant, runner or dataset is gone");
-    }
-    const runner = await getRunnerForDispatch(deps.database, d.projectId, experiment.runnerId);
-    if (!runner) return fail(`runner ${experiment.runnerId} is gone`);
-    const item = (await readDatasetVersion(deps.database, experiment.datasetId, experiment.datasetVersion)).find((i) => i.taskId === d.taskId);
-    if (!item) return fail(`task ${d.taskId} is not in the dataset version`);
+    const target = d.kind === "replay" ? await replayRunTarget(deps.database, d) : await experimentRunTarget(deps.database, d);
+    if ("error" in target) return fail(target.error);
+    const runner = await getRunnerForDispatch(deps.database, d.projectId, target.runnerId);
+    if (!runner) return fail(`runner ${target.runnerId} is gone`);
     let secret: string;
     try {
       secret = openWebhookSecret(runner.secret, deps.secretBox);
@@ -73,27 +70,12 @@ export function createExperimentDispatchProcessor(deps: ExperimentDispatchDeps) 
       throw err;
     }
     const settings = await getExperimentSettings(deps.database, d.projectId);
-    const claim = await claimDispatch(deps.database, d.id, settings.concurrency, experiment.runTimeoutMs);
+    const claim = await claimDispatch(deps.database, d.id, settings.concurrency, target.runTimeoutMs);
     if (claim === "gone") return;
     if (claim === "busy") throw new JobDeferral(slotWaitMs, "experiment concurrency reached");
 
-    const body: z.infer<typeof RunRequest> = {
-      type: "experiment.run",
-      experimentId: experiment.id,
-      variant: { name: variant.name, description: variant.description, isBaseline: variant.isBaseline, activeAgents: variant.activeAgents },
-      task: { taskId: item.taskId, input: item.input, expected: item.expected },
-      trial: d.trial,
-      tags: {
-        "crux.experiment.id": experiment.id,
-        "crux.variant": variant.name,
-        "crux.task.id": item.taskId,
-        "crux.trial": d.trial,
-        ...(variant.isBaseline ? { "crux.baseline": true } : {}),
-        ...(variant.activeAgents === null ? {} : { "crux.agents.active": variant.activeAgents }),
-      },
-    };
     const attempt = await deliverWebhook(
-      { url: runner.url, secret, id: d.id, payload: body, timestamp: new Date(now()) },
+      { url: runner.url, secret, id: d.id, payload: target.body, timestamp: new Date(now()) },
       {
         timeoutMs: deps.timeoutMs,
         privateTargets: runner.allowPrivateTargets ? deps.privateTargets : "none",
@@ -118,4 +100,31 @@ export function createExperimentDispatchProcessor(deps: ExperimentDispatchDeps) 
         throw new JobDeferral(decision.delayMs, "experiment run retry");
     }
   };
+}
+
+/** An experiment run's runner, timeout and request body (the dataset item of its task). */
+async function experimentRunTarget(database: Database, d: StoredDispatch): Promise<RunTarget> {
+  const experiment = await getExperiment(database, d.projectId, d.experimentId);
+  const variant = experiment?.variants.find((v) => v.name === d.variant);
+  if (!experiment || !variant || experiment.runnerId === null || experiment.datasetId === null || experiment.datasetVersion === null) {
+    return { error: "the experiment, its variant, runner or dataset is gone" };
+  }
+  const item = (await readDatasetVersion(database, experiment.datasetId, experiment.datasetVersion)).find((i) => i.taskId === d.taskId);
+  if (!item) return { error: `task ${d.taskId} is not in the dataset version` };
+  const body: z.infer<typeof RunRequest> = {
+    type: "experiment.run",
+    experimentId: experiment.id,
+    variant: { name: variant.name, description: variant.description, isBaseline: variant.isBaseline, activeAgents: variant.activeAgents },
+    task: { taskId: item.taskId, input: item.input, expected: item.expected },
+    trial: d.trial,
+    tags: {
+      "crux.experiment.id": experiment.id,
+      "crux.variant": variant.name,
+      "crux.task.id": item.taskId,
+      "crux.trial": d.trial,
+      ...(variant.isBaseline ? { "crux.baseline": true } : {}),
+      ...(variant.activeAgents === null ? {} : { "crux.agents.active": variant.activeAgents }),
+    },
+  };
+  return { runnerId: experiment.runnerId, runTimeoutMs: experiment.runTimeoutMs, body };
 }
