@@ -41,7 +41,7 @@ const contentSecurityPolicy = [
 ].join("; ");
 
 /** The UI's pages (services/web/src/App.tsx): only these paths, and `/`, get the page. */
-const clientPages = new Set(["runs", "failure-modes", "agents", "alerts", "judges", "config", "compare"]);
+const clientPages = new Set(["runs", "failure-modes", "agents", "alerts", "judges", "config", "compare", "experiments"]);
 const clientRoutePattern = /^\/(?:[a-z][a-z0-9-]*(?:\/[A-Za-z0-9_-]+)*)?\/?$/;
 
 /**

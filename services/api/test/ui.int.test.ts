@@ -67,7 +67,7 @@ describe.each(testDatabases())("the web UI on $name", ({ create }) => {
   });
 
   it("serves index.html at / and at client routes with a CSP allowing no inline script, never cached", async () => {
-    for (const url of ["/", "/runs", "/runs/0123456789abcdef0123456789abcdef?span=0123456789abcdef", "/failure-modes", "/alerts/"]) {
+    for (const url of ["/", "/runs", "/runs/0123456789abcdef0123456789abcdef?span=0123456789abcdef", "/failure-modes", "/alerts/", "/experiments?id=e1"]) {
       const res = await app.inject({ method: "GET", url });
       expect(res.statusCode, url).toBe(200);
       expect(res.body).toBe(indexHtml);
