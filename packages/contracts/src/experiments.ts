@@ -289,7 +289,7 @@ export const ExperimentSettings = z.strictObject({
   includeInMetrics: z
     .boolean()
     .default(false)
-    .describe("Count experiment and replay runs in production metrics, alerts and judge sampling (runs scored after the change)"),
+    .describe("Count experiment and replay runs in production metrics, alerts and judge sampling (a change applies to the runs already stored too)"),
   shipBar: ShipBar.nullable().default(null),
   maxRunsPerStart: z.number().int().min(1).max(100_000).default(1000),
   concurrency: z.number().int().min(1).max(64).default(4),

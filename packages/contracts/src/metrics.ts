@@ -4,7 +4,6 @@
  */
 import { z } from "zod";
 import { IsoTime, PageQuery, nextCursorField, text } from "./request.ts";
-import { TokenCounts } from "./usage.ts";
 import { FindingSourceFilter } from "./validation.ts";
 
 /** The filter every metrics endpoint takes. Strict: an unknown parameter (a typo like `servce`) is a 400. */
@@ -23,9 +22,26 @@ export const Window = z.object({ from: z.string(), to: z.string() });
 
 export const AgentsMetricsQuery = WindowQuery.extend(PageQuery.shape).extend({ bucket: BucketParam.optional() });
 
+/** A window sum of token counts: null when no per-trace row reported tokens (unknown, not 0). */
+const SummedTokens = (what: string) =>
+  z.number().nullable().describe(`${what}, summed over the per-trace rows that reported tokens; null when none did (tokensReported false)`);
+
 /** Sums over an agent's (or all agents') per-trace usage in the window. */
-const AgentUsageTotals = TokenCounts.extend({
-  costUsd: z.number().describe("Sum of the known costUsd of the per-trace rows (see unpricedRows for those left out)"),
+const AgentUsageTotals = z.object({
+  inputTokens: SummedTokens("Input tokens"),
+  outputTokens: SummedTokens("Output tokens"),
+  cachedTokens: SummedTokens("Part of inputTokens served from cache"),
+  totalTokens: SummedTokens("inputTokens + outputTokens"),
+  tokensReported: z.boolean().describe("False when no per-trace row reported token counts (as AgentUsage.tokensReported): tokens and costUsd are then null"),
+  tokensNotReportedRows: z
+    .number()
+    .describe(
+      "Per-trace agent rows whose tracer reported no token counts, left out of the token sums and costUsd (some rows unreported: the sums are partial)",
+    ),
+  costUsd: z
+    .number()
+    .nullable()
+    .describe("Sum of the known costUsd of the per-trace rows (see unpricedRows for those left out); null when no row reported tokens"),
   unpricedRows: z.number().describe("Per-trace agent rows whose costUsd is null (some tokens unpriced), left out of costUsd"),
   llmCalls: z.number(),
   toolCalls: z.number(),

@@ -587,6 +587,8 @@ const scoreAgentHourlyColumns = () => ({
   errors: rollupSum(),
   scoredTraces: rollupCount(),
   failedTraces: rollupCount(),
+  /** Rows whose tracer reported no token counts (trace_agent_usage.tokens_reported false). */
+  tokensUnreportedRows: rollupCountFrom0(),
 });
 export const scoreAgentHourly = pgTable("score_agent_hourly", scoreAgentHourlyColumns(), (t) => [
   unique("score_agent_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.agent).nullsNotDistinct(),

@@ -190,8 +190,17 @@ describe.each(testDatabases())("experiments API on $name", ({ create }) => {
     await check();
     expect((await call("GET", "/api/v1/experiments/exp-hidden/report")).body.variants[0].runs).toBe(4);
 
-    // Opted in: runs scored from now on count.
+    // Opted in: the stored runs (folded above) count at once, and so do runs scored from now on.
     await call("PUT", "/api/v1/experiment-settings", { includeInMetrics: true });
+    const included = async (runs: number) => {
+      expect((await call("GET", `/api/v1/metrics/success?${windowQ}`)).body.runs).toBe(runs);
+      const modes = await call("GET", `/api/v1/metrics/failure-modes?${windowQ}`);
+      expect(modes.body.scopeTraces).toBe(modesBefore.body.scopeTraces + runs - 1);
+      expect(modes.body.rates.find((r: { mode: string }) => r.mode === "FM-1.3").numerator).toBe(Math.min(runs - 1, 4));
+    };
+    await included(5);
+    await compactScoreRollups(database);
+    await included(5);
     await persistRun({
       startMs: NOW - 25 * HOUR,
       success: false,
@@ -199,8 +208,12 @@ describe.each(testDatabases())("experiments API on $name", ({ create }) => {
       agents: [{ agent: "a", input: 10, output: 0 }],
       run: { experimentId: "exp-hidden", variant: "v" },
     });
-    const counted = await call("GET", `/api/v1/metrics/success?${windowQ}`);
-    expect(counted.body.runs).toBe(2);
+    await included(6);
+    // Opted out again: every stored experiment run leaves the metrics, folded or not.
+    await call("PUT", "/api/v1/experiment-settings", { includeInMetrics: false });
+    await check();
+    await compactScoreRollups(database);
+    await check();
   });
   it("start plans every task × variant × trial once; progress counts pending, running, timed out and stopped; concurrency bounds what is in flight", async () => {
     const runner = await call("POST", "/api/v1/runners", { name: "r", url: "http://127.0.0.1:9/run", allowPrivateTargets: true });

@@ -388,7 +388,18 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
     const agentRow = (g: string, mode: string) => byAgent.body.rates.find((r: { group: string; mode: string }) => r.group === g && r.mode === mode);
     expect(agentRow("lead", "FM-1.3")).toMatchObject({ numerator: 2, denominator: 6 });
     expect(agentRow("search", "FM-1.3")).toMatchObject({ numerator: 2 });
-    expect(agentRow("search", "FM-2.2")).toMatchObject({ numerator: 1, validated: false });
+    // FM-2.2 rests on the judge: search's rate is over the 5 of its traces the judge read, not its 6.
+    expect(agentRow("search", "FM-2.2")).toMatchObject({ numerator: 1, denominator: 5, rate: 1 / 5, validated: false });
+    // source=judge: every rate rests on the judge, per agent and per service alike.
+    const judgedByAgent = await get("/api/v1/metrics/failure-modes?groupBy=agent&source=judge");
+    expect(judgedByAgent.body.rates.find((r: { group: string; mode: string }) => r.group === "lead" && r.mode === "FM-1.3")).toMatchObject({
+      numerator: 1,
+      denominator: 5,
+    });
+    const judgedByService = await get("/api/v1/metrics/failure-modes?groupBy=service&source=judge");
+    expect(rateOf(judgedByService.body, "FM-1.3")).toMatchObject({ numerator: 3, denominator: 5, rate: 3 / 5 });
+    expect(rateOf((await get("/api/v1/metrics/failure-modes?groupBy=service")).body, "FM-2.2")).toMatchObject({ numerator: 2, denominator: 5 });
+    expect(rateOf((await get("/api/v1/metrics/failure-modes?groupBy=service")).body, "FM-1.3")).toMatchObject({ numerator: 4, denominator: 6 });
     const bad = await get("/api/v1/metrics/failure-modes?source=people");
     expect(bad.status).toBe(400);
   });
@@ -434,9 +445,22 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
         ),
       );
     expect(await counts()).toEqual({ code: 2, judge: 4, all: 5 });
+    // Per agent, the judge read 1..6: lead took part in all six, search (gone from 1) in five.
+    const byAgent = async () =>
+      (await get("/api/v1/metrics/failure-modes?groupBy=agent&source=judge")).body.rates
+        .filter((r: { mode: string }) => r.mode === "FM-1.3")
+        .map((r: { group: string; numerator: number; denominator: number }) => [r.group, r.numerator, r.denominator]);
+    expect(await byAgent()).toEqual([
+      ["lead", 2, 6],
+      ["search", 2, 5],
+    ]);
     // The rollups kept by these deltas equal a rebuild from the base rows.
     await rebuildScoreRollups(database, PROJECT);
     expect(await counts()).toEqual({ code: 2, judge: 4, all: 5 });
+    expect(await byAgent()).toEqual([
+      ["lead", 2, 6],
+      ["search", 2, 5],
+    ]);
   });
 
   it("serves judge findings on the trace with source judge and the judge id, paginated after the code ones", async () => {

@@ -204,6 +204,7 @@ describe.each(testDatabases())("metrics endpoints on $name", ({ create }) => {
     expect(page1.status).toBe(200);
     // The baseline run (trace 4, agent solo) is not the system: in no total and no share.
     expect(page1.body.totals).toMatchObject({ agents: 2, traces: 3, inputTokens: 1600, outputTokens: 250, totalTokens: 1850, unpricedRows: 1 });
+    expect(page1.body.totals).toMatchObject({ tokensReported: true, tokensNotReportedRows: 0 });
     expect(page1.body.totals.costUsd).toBeCloseTo(0.06, 10);
     const [lead, search] = page1.body.agents;
     expect(lead).toMatchObject({ agent: "lead", inputTokens: 1300, outputTokens: 150, totalTokens: 1450, traces: 3, llmCalls: 3, unpricedRows: 1 });

@@ -5,9 +5,11 @@
  * request is as old (a score job lost, or an enqueue that failed in the settle
  * stage or the API) to trace.score, and traces whose judge request is as old
  * and past (a judge job lost, or its enqueue failed) to trace.judge. Postgres
- * is the source of truth.
+ * is the source of truth. Experiment runs are swept alike: a dispatch pending
+ * that long past its due time (its job lost, or the start's enqueue failed) is
+ * enqueued to experiment.dispatch again.
  */
-import { describeStorageError, listDirtyTraces, listJudgeRequests, listScoreRequests, type Database } from "@crux/db";
+import { describeStorageError, listDirtyTraces, listJudgeRequests, listOverdueDispatches, listScoreRequests, type Database } from "@crux/db";
 import type { JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 
@@ -18,7 +20,7 @@ export interface SweeperOptions {
   quietMs: number;
   batchSize?: number;
   log: Logger;
-  /** Told how many traces each sweep re-enqueued (metrics). */
+  /** Told how many traces (and experiment runs) each sweep re-enqueued (metrics). */
   onReenqueued?: (traces: number) => void;
 }
 
@@ -27,8 +29,8 @@ export function createSweeper(opts: SweeperOptions) {
   let running: Promise<number> | null = null;
 
   /**
-   * Returns how many traces it enqueued (settles, scores and judges). `quietMs: 0` takes every dirty
-   * trace and score request (the all-in-one start-up sweep, when no job of this process exists yet).
+   * Returns how many jobs it enqueued (settles, scores, judges and experiment runs). `quietMs: 0` takes
+   * every dirty trace, request and due run (the all-in-one start-up sweep, when no job of this process exists yet).
    */
   async function sweepOnce(over: { quietMs?: number; limit?: number } = {}): Promise<number> {
     const bounds = { quietBeforeMs: over.quietMs ?? opts.quietMs, limit: over.limit ?? opts.batchSize ?? 1_000 };
@@ -56,10 +58,22 @@ export function createSweeper(opts: SweeperOptions) {
         { delayMs: 0 },
       );
     }
-    const total = dirty.length + requested.length + judge.length;
+    // experiment.dispatch is unique per dispatch: a run whose job still waits (on a slot or a retry) is not sent twice.
+    const dispatches = await listOverdueDispatches(opts.database, bounds);
+    if (dispatches.length > 0) {
+      await opts.queue.enqueueMany(
+        "experiment.dispatch",
+        dispatches.map((dispatchId) => ({ dispatchId })),
+        { delayMs: 0 },
+      );
+    }
+    const total = dirty.length + requested.length + judge.length + dispatches.length;
     if (total === 0) return 0;
     opts.onReenqueued?.(total);
-    opts.log.info({ settle: dirty.length, score: requested.length, judge: judge.length }, "sweeper re-enqueued traces left unsettled, unscored or unjudged");
+    opts.log.info(
+      { settle: dirty.length, score: requested.length, judge: judge.length, experimentRuns: dispatches.length },
+      "sweeper re-enqueued traces left unsettled, unscored or unjudged, and experiment runs left unsent",
+    );
     return total;
   }
 

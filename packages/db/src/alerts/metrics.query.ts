@@ -63,7 +63,10 @@ export async function readAlertMetric(
     case "error_rate": {
       const { totals } = await agentMetrics(database, projectId, filter, { limit: 1 });
       if (metric.kind === "error_rate") return ratio(totals.errors, totals.spans, totals.traces);
-      return ratio(metric.kind === "tokens_per_trace" ? totals.totalTokens : totals.costUsd, totals.traces, totals.traces);
+      const sum = metric.kind === "tokens_per_trace" ? totals.totalTokens : totals.costUsd;
+      // No tracer reported tokens in scope: unknown, so the rule decides nothing (never a reading of 0).
+      if (sum === null) return { value: null, numerator: 0, denominator: totals.traces, samples: totals.traces };
+      return ratio(sum, totals.traces, totals.traces);
     }
     case "cost_multiplier": {
       const { overall } = await multiplierMetrics(database, projectId, filter, { limit: 1 });

@@ -158,6 +158,20 @@ export async function pendingDispatchIds(database: Database, projectId: string, 
   return rows.map((r) => r.id);
 }
 
+/**
+ * Pending dispatches (stop turns them stopped) due for longer than `quietBeforeMs` (oldest first): their
+ * experiment.dispatch job was lost or never enqueued (the queue was down at start), or it waits on a
+ * slot (then a re-enqueue of its key is a no-op). The sweeper enqueues them again.
+ */
+export async function listOverdueDispatches(database: Database, opts: { quietBeforeMs: number; limit: number }): Promise<string[]> {
+  const rows = rowsOf(
+    await database.db.execute(sql`SELECT d.id FROM experiment_dispatches d
+      WHERE d.status = 'pending' AND d.next_attempt_at <= now() - ${`${opts.quietBeforeMs} milliseconds`}::interval
+      ORDER BY d.next_attempt_at LIMIT ${opts.limit}`),
+  );
+  return rows.map((r) => String(r.id));
+}
+
 export interface DispatchProgress {
   expected: number;
   pending: number;

@@ -35,6 +35,7 @@ export {
   stopDispatches,
   resumeDispatches,
   pendingDispatchIds,
+  listOverdueDispatches,
   dispatchProgress,
   type PlannedRun,
   type StoredDispatch,

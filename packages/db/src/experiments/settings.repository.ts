@@ -1,6 +1,7 @@
 /** The project's experiment settings (one row, defaults when absent). */
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
+import { applyMetricsInclusion } from "./metrics-inclusion.ts";
 import { experimentSettings } from "./schema.ts";
 
 export interface ExperimentSettingsValues {
@@ -31,11 +32,14 @@ export async function getExperimentSettings(database: Database, projectId: strin
   };
 }
 
+/** Stores the settings; a change of includeInMetrics applies to the runs already stored too (metrics-inclusion.ts). */
 export async function putExperimentSettings(database: Database, projectId: string, values: ExperimentSettingsValues): Promise<ExperimentSettingsValues> {
   const row = { ...values, shipBar: values.shipBar ?? null };
+  const before = await getExperimentSettings(database, projectId);
   await database.db
     .insert(experimentSettings)
     .values({ projectId, ...row })
     .onConflictDoUpdate({ target: experimentSettings.projectId, set: { ...row, updatedAt: sql`now()` } });
+  if (before.includeInMetrics !== values.includeInMetrics) await applyMetricsInclusion(database, projectId);
   return getExperimentSettings(database, projectId);
 }

@@ -13,12 +13,17 @@ import { agentRollup, hourNs, traceRollup } from "./rollups.ts";
 import { decodeCursor, encodeCursor, num } from "./sql-util.ts";
 
 export interface AgentUsageTotals {
-  inputTokens: number;
-  outputTokens: number;
-  cachedTokens: number;
-  totalTokens: number;
-  /** Sum over the rows with a known cost; see unpricedRows. */
-  costUsd: number;
+  /** Token sums over the rows whose tracer reported tokens; null when none did (unknown, not 0). */
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cachedTokens: number | null;
+  totalTokens: number | null;
+  /** Sum over the rows with a known cost; see unpricedRows. Null when no row reported tokens. */
+  costUsd: number | null;
+  /** False when no trace-agent row reported token counts: the sums above are then null. */
+  tokensReported: boolean;
+  /** Trace-agent rows whose tracer reported no token counts, left out of the sums (they count 0 there). */
+  tokensNotReportedRows: number;
   /** Trace-agent rows whose cost is unknown (an unpriced model). */
   unpricedRows: number;
   llmCalls: number;
@@ -57,6 +62,8 @@ const sums = sql.raw(`
   coalesce(sum(a.tool_calls), 0)::float8 AS tool_calls,
   coalesce(sum(a.spans), 0)::float8 AS spans,
   coalesce(sum(a.errors), 0)::float8 AS errors,
+  count(*) FILTER (WHERE NOT a.tokens_reported)::int AS unreported_rows,
+  count(*)::int AS usage_rows,
   count(*)::int AS traces`);
 
 // The same columns over rollup cells (alias a).
@@ -70,17 +77,26 @@ const cellSums = sql.raw(`
   coalesce(sum(a.tool_calls), 0)::float8 AS tool_calls,
   coalesce(sum(a.spans), 0)::float8 AS spans,
   coalesce(sum(a.errors), 0)::float8 AS errors,
+  coalesce(sum(a.tokens_unreported_rows), 0)::int AS unreported_rows,
+  coalesce(sum(a.usage_rows), 0)::int AS usage_rows,
   coalesce(sum(a.usage_rows), 0)::int AS traces`);
 
+/** Sums of the columns above; `usage_rows` and `unreported_rows` say whether any row reported tokens. */
 function totalsOf(r: Record<string, unknown>): AgentUsageTotals {
+  const unreported = num(r.unreported_rows);
+  // Rows without reported tokens count 0 in the sums: with no other row, the sums say nothing.
+  const reported = num(r.usage_rows) > unreported;
+  const known = (v: number) => (reported ? v : null);
   const inputTokens = num(r.input_tokens);
   const outputTokens = num(r.output_tokens);
   return {
-    inputTokens,
-    outputTokens,
-    cachedTokens: num(r.cached_tokens),
-    totalTokens: inputTokens + outputTokens,
-    costUsd: num(r.cost_usd),
+    inputTokens: known(inputTokens),
+    outputTokens: known(outputTokens),
+    cachedTokens: known(num(r.cached_tokens)),
+    totalTokens: known(inputTokens + outputTokens),
+    costUsd: known(num(r.cost_usd)),
+    tokensReported: reported,
+    tokensNotReportedRows: unreported,
     unpricedRows: num(r.unpriced_rows),
     llmCalls: num(r.llm_calls),
     toolCalls: num(r.tool_calls),
@@ -116,12 +132,13 @@ export async function agentMetrics(
                      coalesce(sum(cached_tokens), 0) AS cached_tokens, coalesce(sum(cost_usd), 0) AS cost_usd,
                      coalesce(sum(unpriced_rows), 0) AS unpriced_rows, coalesce(sum(llm_calls), 0) AS llm_calls,
                      coalesce(sum(tool_calls), 0) AS tool_calls, coalesce(sum(spans), 0) AS spans,
-                     coalesce(sum(errors), 0) AS errors FROM per)
+                     coalesce(sum(errors), 0) AS errors, coalesce(sum(unreported_rows), 0) AS unreported_rows,
+                     coalesce(sum(usage_rows), 0) AS usage_rows FROM per)
       SELECT tot.*, NULL AS agent, NULL::float8 AS page_rank, true AS is_total FROM tot
       UNION ALL
       SELECT * FROM (
         SELECT 0::float8, 0::float8, 0, per.input_tokens, per.output_tokens, per.cached_tokens, per.cost_usd, per.unpriced_rows,
-               per.llm_calls, per.tool_calls, per.spans, per.errors, per.agent, per.traces::float8, false
+               per.llm_calls, per.tool_calls, per.spans, per.errors, per.unreported_rows, per.usage_rows, per.agent, per.traces::float8, false
         FROM per ${afterWhere}
         ORDER BY (per.input_tokens + per.output_tokens) DESC, per.agent ASC LIMIT ${limit + 1}) p`),
   );
@@ -134,12 +151,13 @@ export async function agentMetrics(
     return {
       agent: String(r.agent),
       ...t,
-      tokenShare: ratioOrNull(t.totalTokens, allTokens),
-      costShare: ratioOrNull(t.costUsd, allCost),
+      tokenShare: t.totalTokens === null ? null : ratioOrNull(t.totalTokens, allTokens),
+      costShare: t.costUsd === null ? null : ratioOrNull(t.costUsd, allCost),
     };
   });
-  const last = page[page.length - 1];
-  const nextCursor = agentRows.length > limit && last ? encodeCursor([last.totalTokens, last.agent]) : null;
+  const lastRow = agentRows[Math.min(limit, agentRows.length) - 1];
+  // The order's key is the stored sum (0 for an agent without reported tokens), whatever is served.
+  const nextCursor = agentRows.length > limit && lastRow ? encodeCursor([num(lastRow.input_tokens) + num(lastRow.output_tokens), String(lastRow.agent)]) : null;
   // Distinct traces with usage: per-trace counts add up across cells (a trace has one row per agent).
   const totalTraces = rowsOf(
     await db.execute(

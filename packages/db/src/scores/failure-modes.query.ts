@@ -30,7 +30,16 @@ import { clampLimit, type MetricsFilter } from "./metrics-filter.ts";
 import { agentScope, rollupRows } from "./rollup-source.ts";
 import { agentRollup, findingRollup, traceRollup } from "./rollups.ts";
 import { judgeAsksAbout } from "../judge-findings.ts";
-import { judgeCountsBy, judgedTraces, judgeCells, judgeGroupNumerators, judgeSources, type FindingSourceFilter, type JudgeKeyCounts } from "./judge-rates.ts";
+import {
+  judgeCountsBy,
+  judgedTraces,
+  judgedTracesByGroup,
+  judgeCells,
+  judgeGroupNumerators,
+  judgeSources,
+  type FindingSourceFilter,
+  type JudgeKeyCounts,
+} from "./judge-rates.ts";
 import { scopedContracts } from "./scoring-config.ts";
 import { judgeValidationIndex } from "./validation.query.ts";
 import { decodeCursor, encodeCursor, num } from "./sql-util.ts";
@@ -422,8 +431,19 @@ async function groupedRates(
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const nextCursor = rows.length > limit && last ? encodeCursor([String(last.g), String(last.mode)]) : null;
+  // As by mode: a rate resting on judges is counted over the group's traces those judges read.
+  const readByGroup = new Map<string, Promise<Map<string, number>>>();
+  const judgeDenominator = async (g: string, mode: string): Promise<number | null> => {
+    if (!restsOnJudges(judgeScope, mode)) return null;
+    const judges = measuringJudges(judgeScope, mode);
+    if (judges.length === 0) return null;
+    const key = judges.join(",");
+    if (!readByGroup.has(key)) readByGroup.set(key, judgedTracesByGroup(database, projectId, filter, byAgent, judges));
+    return (await readByGroup.get(key)!).get(g) ?? 0;
+  };
+  const denominatorsOfPage = await Promise.all(page.map(async (r) => (await judgeDenominator(String(r.g), String(r.mode))) ?? num(r.d)));
   return [
-    page.map((r) => {
+    page.map((r, i) => {
       const g = String(r.g);
       const mode = String(r.mode);
       // Each pair has a finding, so its mode is measured.
@@ -433,8 +453,8 @@ async function groupedRates(
         mode,
         category: categoryOfMode(mode),
         numerator: num(r.n),
-        denominator: num(r.d),
-        rate: ratioOrNull(num(r.n), num(r.d)),
+        denominator: denominatorsOfPage[i]!,
+        rate: ratioOrNull(num(r.n), denominatorsOfPage[i]!),
         ...m,
         ...rateValidation(judgeScope, mode),
       };

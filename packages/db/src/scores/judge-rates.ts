@@ -90,6 +90,30 @@ export async function judgedTraces(
   return { byJudge, traces: await readBy(askers), readBy };
 }
 
+/**
+ * Per agent or service: the traces of the group in scope that any of `producers` has a current
+ * succeeded verdict on, the denominator of a grouped rate resting on them (an agent's group is the
+ * traces it took part in, as its scored-trace denominator).
+ */
+export async function judgedTracesByGroup(
+  database: Database,
+  projectId: string,
+  f: MetricsFilter,
+  byAgent: boolean,
+  producers: readonly string[],
+): Promise<Map<string, number>> {
+  if (producers.length === 0) return new Map();
+  const mine = sql`v.producer_id = ANY(${sql.param([...producers])}::text[])`;
+  const query = byAgent
+    ? sql`SELECT au.agent AS g, count(DISTINCT v.trace_id)::int AS n
+        FROM judge_current_verdicts v JOIN trace_agent_usage au ON au.project_id = v.project_id AND au.trace_id = v.trace_id
+        WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND ${productionTrace("v")} AND ${mine}
+        ${f.agent === undefined ? sql`` : sql`AND au.agent = ${f.agent}`} GROUP BY 1`
+    : sql`SELECT coalesce(v.service_name, '') AS g, count(DISTINCT v.trace_id)::int AS n FROM ${judgedVerdicts(projectId, f)} AND ${mine} GROUP BY 1`;
+  const rows = rowsOf(await database.db.execute(query));
+  return new Map(rows.map((r) => [String(r.g), num(r.n)]));
+}
+
 /** Current succeeded verdicts in scope (alias v; a WHERE clause the caller may extend with AND). */
 function judgedVerdicts(projectId: string, f: MetricsFilter): SQL {
   return f.agent === undefined

@@ -54,6 +54,8 @@ export const agentRollup: Rollup = {
     ...counts("cost_rows"),
     ...sums("llm_calls", "tool_calls", "spans", "errors"),
     ...counts("scored_traces", "failed_traces"),
+    // Rows whose tracer reported no token counts (stored as 0): their tokens are unknown, not 0.
+    ...counts("tokens_unreported_rows"),
   ],
   cells: (where) => sql`
     SELECT a.project_id, ${hourOf("a.start_ns")} AS hour_ns, a.service_name, a.agent,
@@ -62,7 +64,8 @@ export const agentRollup: Rollup = {
       coalesce(sum(a.cost_usd::numeric), 0) AS cost_usd, count(a.cost_usd) AS cost_rows,
       coalesce(sum(a.llm_calls), 0)::numeric AS llm_calls, coalesce(sum(a.tool_calls), 0)::numeric AS tool_calls,
       coalesce(sum(a.spans), 0)::numeric AS spans, coalesce(sum(a.errors), 0)::numeric AS errors,
-      count(s.trace_id) AS scored_traces, count(*) FILTER (WHERE s.success = false) AS failed_traces
+      count(s.trace_id) AS scored_traces, count(*) FILTER (WHERE s.success = false) AS failed_traces,
+      count(*) FILTER (WHERE NOT a.tokens_reported) AS tokens_unreported_rows
     FROM trace_agent_usage a LEFT JOIN trace_scores s ON s.project_id = a.project_id AND s.trace_id = a.trace_id
     WHERE ${where("a")} AND s.is_baseline IS NOT TRUE GROUP BY 1, 2, 3, 4`,
 };

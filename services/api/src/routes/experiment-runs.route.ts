@@ -39,13 +39,16 @@ export function experimentRunsRoutes(deps: { database: Database; queue?: JobQueu
         throw new ApiError("invalid_request", `experiment ${id} is implicit (run tags only): declare it with a dataset and a runner to run it from Crux`);
       return e;
     };
-    /** Enqueues dispatches; one not enqueued (no queue, or it is down) is sent by the next start or resume. */
+    /** Enqueues dispatches; one not enqueued (no queue, or it is down) is sent by the worker's sweeper once past its quiet period. */
     async function enqueue(ids: readonly string[]): Promise<void> {
       if (!deps.queue) return;
       try {
         for (const dispatchId of ids) await deps.queue.enqueue("experiment.dispatch", { dispatchId });
       } catch (err) {
-        deps.log.warn({ error: err instanceof Error ? err.message : String(err) }, "experiment runs not enqueued; resume the experiment to send them");
+        deps.log.warn(
+          { error: err instanceof Error ? err.message : String(err) },
+          "experiment runs not enqueued; the worker's sweeper sends them after its quiet period",
+        );
       }
     }
 
