@@ -16,7 +16,7 @@ export {
   insertSpanBatchStatementName,
   type InsertSpanBatchOptions,
   type InsertSpanBatchResult,
-} from "./insert-spans.ts";
+} from "./traces/insert-spans.ts";
 export {
   ensureProject,
   createApiKey,
@@ -32,7 +32,7 @@ export {
   type ApiKeyScope,
   type ActiveApiKey,
   type ApiKeyListing,
-} from "./api-keys.ts";
+} from "./config/api-keys.ts";
 export {
   listTraces,
   getTrace,
@@ -44,7 +44,7 @@ export {
   type ListTracesQuery,
   type TraceListRow,
   type TraceSummary,
-} from "./traces.ts";
+} from "./traces/reads.ts";
 export {
   listDirtyTraces,
   listSpanIds,
@@ -57,10 +57,10 @@ export {
   requestRescore,
   type DirtyTrace,
   type ScoreRequest,
-} from "./settle.ts";
-export { listVerdicts, listVerdictsPage, insertVerdict, retryFailedVerdicts, type VerdictKey, type VerdictRow } from "./verdicts.ts";
-export { takeJudgeLease, releaseJudgeLease, type JudgeLeaseTake } from "./judge-leases.ts";
-export { requestJudge, clearJudgeRequest, deferJudgeRequest, listJudgeRequests, type JudgeRequest, type JudgeRequestOptions } from "./judge-requests.ts";
+} from "./stages/settle.ts";
+export { listVerdicts, listVerdictsPage, insertVerdict, retryFailedVerdicts, type VerdictKey, type VerdictRow } from "./judges/verdicts.ts";
+export { takeJudgeLease, releaseJudgeLease, type JudgeLeaseTake } from "./judges/leases.ts";
+export { requestJudge, clearJudgeRequest, deferJudgeRequest, listJudgeRequests, type JudgeRequest, type JudgeRequestOptions } from "./stages/judge-requests.ts";
 export {
   putTraceLabels,
   getTraceLabels,
@@ -69,13 +69,13 @@ export {
   type TraceLabelsInput,
   type StoredTraceLabels,
   type ReplacedTraceLabels,
-} from "./labels.ts";
-export { listTraceFindingsWithJudges, listJudgeAttributions, type TraceFindingItem, type JudgeAttributionRow } from "./judge-reads.ts";
+} from "./traces/labels.ts";
+export { listTraceFindingsWithJudges, listJudgeAttributions, type TraceFindingItem, type JudgeAttributionRow } from "./judges/reads.ts";
 export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
-export * as schema from "./schema.ts";
+export * as schema from "./schema/scores.ts";
 export * from "./scores/index.ts";
 export * from "./alerts/index.ts";
 export * from "./experiments/index.ts";
 export * from "./judges/index.ts";
 export { createSecretBox, type SecretBox } from "./secret-box.ts";
-export { renormalizeStoredSpans, type RenormalizeOptions, type RenormalizeResult } from "./renormalize.ts";
+export { renormalizeStoredSpans, type RenormalizeOptions, type RenormalizeResult } from "./traces/renormalize.ts";

@@ -9,9 +9,9 @@ import { randomUUID } from "node:crypto";
 import { PermanentError } from "@crux/core";
 import { and, asc, desc, eq, getTableColumns, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { clampLimit } from "../scores/metrics-filter.ts";
+import { clampLimit } from "../metrics/filter.ts";
 import { cursorTime, nextTimeCursor, olderThanCursor } from "./cursor.ts";
-import { webhookDeliveries, webhookDeliveryAttempts } from "./schema.ts";
+import { webhookDeliveries, webhookDeliveryAttempts } from "../schema/alerts.ts";
 
 export type DeliveryStatus = "pending" | "delivered" | "failed";
 

@@ -7,9 +7,9 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { clampLimit } from "../scores/metrics-filter.ts";
+import { clampLimit } from "../metrics/filter.ts";
 import { afterIdCursor, nextIdCursor } from "./cursor.ts";
-import { webhooks } from "./schema.ts";
+import { webhooks } from "../schema/alerts.ts";
 
 export interface WebhookInput {
   url: string;

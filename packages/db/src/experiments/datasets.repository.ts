@@ -9,9 +9,9 @@ import { PermanentError } from "@crux/core";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { afterIdCursor, nextIdCursor } from "../alerts/cursor.ts";
-import { clampLimit } from "../scores/metrics-filter.ts";
-import { decodeCursor, encodeCursor } from "../scores/sql-util.ts";
-import { datasetItems, datasets, datasetVersions } from "./schema.ts";
+import { clampLimit } from "../metrics/filter.ts";
+import { decodeCursor, encodeCursor } from "../sql/util.ts";
+import { datasetItems, datasets, datasetVersions } from "../schema/experiments.ts";
 
 export interface DatasetItemInput {
   taskId: string;

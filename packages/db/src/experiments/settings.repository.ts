@@ -1,7 +1,7 @@
 /** The project's experiment settings (one row, defaults when absent). */
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { experimentSettings } from "./schema.ts";
+import { experimentSettings } from "../schema/experiments.ts";
 
 export interface ExperimentSettingsValues {
   includeInMetrics: boolean;

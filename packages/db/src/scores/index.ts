@@ -1,8 +1,8 @@
 export { persistTraceScores, persistTraceScoreSets, getStoredScoreInputs, type PersistOptions, type ScoreSetWrite } from "./persist.ts";
-export { readScoreJobState, type ScoreJobState } from "./score-state.ts";
-export { rebuildScoreRollups } from "./rollups.ts";
-export { compactScoreRollups, type CompactionResult } from "./compaction.ts";
-export { loadScoringConfig, listEffectivePrices, type EffectivePrice, getOutcomeOverride, setOutcomeOverride, findBaselineRun } from "./scoring-config.ts";
+export { readScoreJobState, type ScoreJobState } from "../stages/score-state.ts";
+export { rebuildScoreRollups } from "../rollups/rollups.ts";
+export { compactScoreRollups, type CompactionResult } from "../rollups/compaction.ts";
+export { loadScoringConfig, listEffectivePrices, type EffectivePrice, getOutcomeOverride, setOutcomeOverride, findBaselineRun } from "../config/scoring-config.ts";
 export {
   priceRepository,
   agentContractRepository,
@@ -19,8 +19,8 @@ export {
   type MilestoneSetInput,
   type BaselineInput,
   type ProjectSettings,
-} from "./config.repository.ts";
-export { type MetricsFilter } from "./metrics-filter.ts";
+} from "../config/config.repository.ts";
+export { type MetricsFilter } from "../metrics/filter.ts";
 export {
   failureModeMetrics,
   configuredCoverage,
@@ -29,8 +29,8 @@ export {
   type Measurement,
   type FailureModeRate,
   type FailureModesResult,
-} from "./failure-modes.query.ts";
-export { type FindingSourceFilter } from "./judge-rates.ts";
+} from "../metrics/failure-modes.query.ts";
+export { type FindingSourceFilter } from "../metrics/judge-rates.ts";
 export {
   validationMetrics,
   type ValidationScope,
@@ -38,8 +38,8 @@ export {
   type ModeAgreement,
   type AttributionAccuracy,
   type PickAccuracy,
-} from "./validation.query.ts";
-export { agentMetrics, type AgentMetrics, type AgentSeriesPoint, type AgentUsageTotals, type AgentsResult } from "./agents.query.ts";
+} from "../metrics/validation.query.ts";
+export { agentMetrics, type AgentMetrics, type AgentSeriesPoint, type AgentUsageTotals, type AgentsResult } from "../metrics/agents.query.ts";
 export {
   multiplierMetrics,
   successInputs,
@@ -48,7 +48,7 @@ export {
   type MultiplierAggregate,
   type MultiplierResult,
   type TaskMultiplier,
-} from "./outcomes.query.ts";
+} from "../metrics/outcomes.query.ts";
 export {
   traceScoreStatus,
   getTraceScores,

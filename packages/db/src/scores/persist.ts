@@ -14,7 +14,7 @@
 import type { TraceScoreRecord } from "@crux/core";
 import { sql } from "drizzle-orm";
 import { queryRows, rowsOf, type Database, type FixedStatement } from "../client.ts";
-import { appendTraceCellsSql, lockTracesText, markPendingText, traceLockKey } from "./pending-rollups.ts";
+import { appendTraceCellsSql, lockTracesText, markPendingText, traceLockKey } from "../rollups/pending.ts";
 import { agentColumns, attributionColumns, findingColumns, handoffColumns, summaryValues, trajectoryColumns, type Col } from "./score-set-rows.ts";
 
 /** The score set's child tables and their rows per record. */

@@ -10,9 +10,9 @@
  */
 import { PermanentError, categoryOf, type MastModeId } from "@crux/core";
 import { sql } from "drizzle-orm";
-import { rowsOf, type CruxDb } from "./client.ts";
-import { lockTraces, pendingAmong } from "./scores/pending-rollups.ts";
-import { applyTraceDeltaSql, cellsByName, judgeFindingRollup, type BaseWhere } from "./scores/rollups.ts";
+import { rowsOf, type CruxDb } from "../client.ts";
+import { lockTraces, pendingAmong } from "../rollups/pending.ts";
+import { applyTraceDeltaSql, cellsByName, judgeFindingRollup, type BaseWhere } from "../rollups/rollups.ts";
 
 /** Producer ids of the LLM judges; other producers of trace_verdicts are not materialized. */
 const judgeProducerPrefix = "judge.";

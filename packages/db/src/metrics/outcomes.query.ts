@@ -18,13 +18,13 @@
 import { ratioOrNull, type SuccessInputs } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { inReadSnapshot, rowsOf, type Database } from "../client.ts";
-import { outcomeJudgeId } from "../judge-findings.ts";
+import { outcomeJudgeId } from "../judges/findings.ts";
 import type { FindingSourceFilter } from "./judge-rates.ts";
-import { clampLimit, traceScopeWhere, type MetricsFilter } from "./metrics-filter.ts";
-import { rollupRows } from "./rollup-source.ts";
-import { baselineRunsSql, configuredBaselineSql, pickBaselineSql } from "./baselines.ts";
-import { milestoneRollup, taskRollup, traceRollup } from "./rollups.ts";
-import { decodeCursor, encodeCursor, num, numOrNull } from "./sql-util.ts";
+import { clampLimit, traceScopeWhere, type MetricsFilter } from "./filter.ts";
+import { rollupRows } from "../rollups/source.ts";
+import { baselineRunsSql, configuredBaselineSql, pickBaselineSql } from "../scores/baselines.ts";
+import { milestoneRollup, taskRollup, traceRollup } from "../rollups/rollups.ts";
+import { decodeCursor, encodeCursor, num, numOrNull } from "../sql/util.ts";
 
 export type BaselineSource = "baseline_run" | "configured" | "unknown" | "mixed";
 

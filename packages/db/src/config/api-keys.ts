@@ -5,8 +5,8 @@
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { and, asc, count, eq, isNull, lt, or } from "drizzle-orm";
-import type { Database } from "./client.ts";
-import { apiKeys, projects } from "./schema.ts";
+import type { Database } from "../client.ts";
+import { apiKeys, projects } from "../schema/scores.ts";
 
 export const apiKeyPrefix = "crux_";
 

@@ -13,10 +13,10 @@
  */
 import type { DecodedSpan, StoredSpan } from "@crux/core";
 import { normalizeSpan } from "@crux/otlp";
-import { queryRows, type Database } from "./client.ts";
-import { bumpRequestText } from "./settle.ts";
+import { queryRows, type Database } from "../client.ts";
+import { bumpRequestText } from "../stages/settle.ts";
 import { spanColumns, type SpanColumn } from "./span-codec.ts";
-import { listTraceSpans } from "./traces.ts";
+import { listTraceSpans } from "./reads.ts";
 
 /** The columns normalizeSpan() derives: everything but the decoded span itself. */
 const NORMALIZED_COLUMNS = new Set([

@@ -4,11 +4,11 @@
  */
 import { PermanentError } from "@crux/core";
 import { and, asc, eq, gt, isNotNull, or } from "drizzle-orm";
-import type { Database } from "./client.ts";
-import { judgeCurrentVerdicts, judgeFindings } from "./schema.ts";
-import { clampLimit } from "./scores/metrics-filter.ts";
-import { listTraceFindings } from "./scores/trace-reads.ts";
-import { decodeCursor, encodeCursor } from "./scores/sql-util.ts";
+import type { Database } from "../client.ts";
+import { judgeCurrentVerdicts, judgeFindings } from "../schema/scores.ts";
+import { clampLimit } from "../metrics/filter.ts";
+import { listTraceFindings } from "../scores/trace-reads.ts";
+import { decodeCursor, encodeCursor } from "../sql/util.ts";
 
 /** A finding of either source: code findings keep their source (heuristic, contract); a judge's say `judge` and name it. */
 export interface TraceFindingItem {

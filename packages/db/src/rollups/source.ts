@@ -7,8 +7,8 @@
  * would the stored ones.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { traceScopeWhere, windowWhere, type MetricsFilter } from "./metrics-filter.ts";
-import { pendingTracesOf } from "./pending-rollups.ts";
+import { traceScopeWhere, windowWhere, type MetricsFilter } from "../metrics/filter.ts";
+import { pendingTracesOf } from "./pending.ts";
 import { cellsByName, deltaTableOf, hourNs, rollupColumnNames, type BaseWhere, type Rollup } from "./rollups.ts";
 
 const floorTo = (v: bigint, step: bigint): bigint => v - (((v % step) + step) % step);

@@ -9,9 +9,9 @@
 import type { RunTagsOverride } from "@crux/core";
 import { queryRows, type Database } from "../client.ts";
 import { judgeSettingsStampText } from "../judges/settings.repository.ts";
-import { traces } from "../schema.ts";
-import { tableRowReader } from "../table-rows.ts";
-import type { TraceSummary } from "../traces.ts";
+import { traces } from "../schema/scores.ts";
+import { tableRowReader } from "../sql/table-rows.ts";
+import type { TraceSummary } from "../traces/reads.ts";
 
 export interface ScoreJobState {
   trace: TraceSummary;

@@ -13,7 +13,7 @@
 import { binaryAgreement, mastDetectors, mastModeIds, ratioOrNull, validationVerdict, type BinaryAgreement, type ValidationBar } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { judgeAsksAbout } from "../judge-findings.ts";
+import { judgeAsksAbout } from "../judges/findings.ts";
 
 export interface ValidationScope {
   /** Window on the trace start; both unset: every label of the project. */

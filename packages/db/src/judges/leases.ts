@@ -6,8 +6,8 @@
  * on the database's clock, so workers' clocks do not matter.
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { rowsOf, type Database } from "./client.ts";
-import { judgeLeases } from "./schema-judging.ts";
+import { rowsOf, type Database } from "../client.ts";
+import { judgeLeases } from "../schema/judges.ts";
 import type { VerdictKey } from "./verdicts.ts";
 
 /** A stored verdict that is run again: failed, with its retry time past (verdicts.ts). */

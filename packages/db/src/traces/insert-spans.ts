@@ -14,7 +14,7 @@
  * A batch larger than one chunk runs its statements in one transaction.
  */
 import type { StoredSpan } from "@crux/core";
-import type { Database } from "./client.ts";
+import type { Database } from "../client.ts";
 import { spanColumns, spanRowsJson } from "./span-codec.ts";
 
 /** Name of the prepared insert statement on each Postgres connection (visible in pg_prepared_statements). */

@@ -14,9 +14,9 @@ import {
 import { and, asc, eq, isNull, or, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { rowsOf, type Database } from "../client.ts";
-import { agentContracts, baselines, handoffContracts, milestoneSets, outcomeOverrides, prices, traces } from "../schema.ts";
-import { bumpScoreRequest } from "../settle.ts";
-import { currentBaseline } from "./baselines.ts";
+import { agentContracts, baselines, handoffContracts, milestoneSets, outcomeOverrides, prices, traces } from "../schema/scores.ts";
+import { bumpScoreRequest } from "../stages/settle.ts";
+import { currentBaseline } from "../scores/baselines.ts";
 import { getProjectSettings } from "./config.repository.ts";
 
 /** Rows for the service plus project-wide rows (service null); no service = project-wide only. */

@@ -3,8 +3,8 @@
  * trace_label_history: every version a PUT replaced, so relabelling loses nothing.
  */
 import { and, desc, eq, sql } from "drizzle-orm";
-import { rowsOf, type Database } from "./client.ts";
-import { traceLabelHistory, traceLabels } from "./schema.ts";
+import { rowsOf, type Database } from "../client.ts";
+import { traceLabelHistory, traceLabels } from "../schema/scores.ts";
 
 export interface TraceLabelsInput {
   /** Only the modes the person labelled: true present, false absent. */

@@ -696,7 +696,7 @@ export type HandoffContractRow = typeof handoffContracts.$inferSelect;
 export type MilestoneSetRow = typeof milestoneSets.$inferSelect;
 export type BaselineRow = typeof baselines.$inferSelect;
 
-export { alertRules, alertEvents, webhooks, webhookDeliveries, webhookDeliveryAttempts } from "./alerts/schema.ts";
+export { alertRules, alertEvents, webhooks, webhookDeliveries, webhookDeliveryAttempts } from "./alerts.ts";
 export {
   datasets,
   datasetVersions,
@@ -706,7 +706,7 @@ export {
   runners,
   experimentDispatches,
   experimentSettings,
-} from "./experiments/schema.ts";
+} from "./experiments.ts";
 export {
   traceLabels,
   traceLabelHistory,
@@ -715,5 +715,5 @@ export {
   scoreJudgeFindingHourly,
   scoreJudgeFindingHourlyDelta,
   judgeLeases,
-} from "./schema-judging.ts";
-export { judgeSettings, judgeCalls, type JudgeSettingsRow, type JudgeCallRow } from "./judges/schema.ts";
+} from "./judges.ts";
+export { judgeSettings, judgeCalls, type JudgeSettingsRow, type JudgeCallRow } from "./judge-settings.ts";

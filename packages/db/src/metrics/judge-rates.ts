@@ -7,11 +7,11 @@
 import { mastModeIds } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { judgeAsksAbout } from "../judge-findings.ts";
-import { traceScopeWhere, windowWhere, type MetricsFilter } from "./metrics-filter.ts";
-import { agentScope, rollupRows } from "./rollup-source.ts";
-import { judgeFindingRollup, productionTrace } from "./rollups.ts";
-import { num } from "./sql-util.ts";
+import { judgeAsksAbout } from "../judges/findings.ts";
+import { traceScopeWhere, windowWhere, type MetricsFilter } from "./filter.ts";
+import { agentScope, rollupRows } from "../rollups/source.ts";
+import { judgeFindingRollup, productionTrace } from "../rollups/rollups.ts";
+import { num } from "../sql/util.ts";
 
 /** Which findings a rate counts: code detectors only, judges only, or either (default). */
 export type FindingSourceFilter = "code" | "judge" | "all";

@@ -3,7 +3,7 @@
  * folded into the delta tables (pending-rollups.ts), then delta rows folded into the cells (rollups.ts).
  */
 import { rowsOf, type Database } from "../client.ts";
-import { foldPendingTraces } from "./pending-rollups.ts";
+import { foldPendingTraces } from "./pending.ts";
 import { compactRollupSql, rollups } from "./rollups.ts";
 
 export interface CompactionResult {

@@ -7,12 +7,12 @@
  * verdict replaces the failed row.
  */
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
-import type { Database } from "./client.ts";
-import { recordJudgeFindings } from "./judge-findings.ts";
-import { failedAndDue, leaseOf } from "./judge-leases.ts";
-import { judgeLeases } from "./schema-judging.ts";
-import { traceVerdicts } from "./schema.ts";
-import { decodeOrdinalCursor, encodeCursor } from "./scores/sql-util.ts";
+import type { Database } from "../client.ts";
+import { recordJudgeFindings } from "./findings.ts";
+import { failedAndDue, leaseOf } from "./leases.ts";
+import { judgeLeases } from "../schema/judges.ts";
+import { traceVerdicts } from "../schema/scores.ts";
+import { decodeOrdinalCursor, encodeCursor } from "../sql/util.ts";
 
 export interface VerdictKey {
   producerId: string;

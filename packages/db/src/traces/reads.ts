@@ -1,8 +1,8 @@
 /** Read side of traces: listing with filters and keyset pagination, and one trace with its spans. */
 import { PermanentError, type NormalizedSpan } from "@crux/core";
 import { and, arrayContains, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
-import { queryRows, type Database } from "./client.ts";
-import { judgeFindings, spans, traceAttributions, traceFindings, traceScores, traces, type TraceRow } from "./schema.ts";
+import { queryRows, type Database } from "../client.ts";
+import { judgeFindings, spans, traceAttributions, traceFindings, traceScores, traces, type TraceRow } from "../schema/scores.ts";
 import { spanFromRowJson, spanRowJsonSql } from "./span-codec.ts";
 
 export type TraceSummary = TraceRow;

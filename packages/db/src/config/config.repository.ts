@@ -9,7 +9,7 @@ import { PermanentError, type Milestone } from "@crux/core";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../client.ts";
-import { agentContracts, baselines, handoffContracts, milestoneSets, prices, projectSettings } from "../schema.ts";
+import { agentContracts, baselines, handoffContracts, milestoneSets, prices, projectSettings } from "../schema/scores.ts";
 
 export interface PriceInput {
   model: string;

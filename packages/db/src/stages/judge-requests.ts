@@ -6,8 +6,8 @@
  * past and quiet. A request made while a judge job runs is newer, so that job's clear keeps it.
  */
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "./client.ts";
-import { traces } from "./schema.ts";
+import type { Database } from "../client.ts";
+import { traces } from "../schema/scores.ts";
 import { bumpRequest, listPastRequests } from "./settle.ts";
 
 const sameTrace = (projectId: string, traceId: string) => and(eq(traces.projectId, projectId), eq(traces.traceId, traceId));
