@@ -6,7 +6,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { and, asc, count, eq, isNull, lt, or } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { apiKeys, projects } from "../schema/scores.ts";
+import { apiKeys, projects } from "../schema/keys.ts";
 
 export const apiKeyPrefix = "crux_";
 

@@ -9,7 +9,7 @@ import { PermanentError, type Milestone } from "@crux/core";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../client.ts";
-import { agentContracts, baselines, handoffContracts, milestoneSets, prices, projectSettings } from "../schema/scores.ts";
+import { agentContracts, baselines, handoffContracts, milestoneSets, prices, projectSettings } from "../schema/config.ts";
 
 export interface PriceInput {
   model: string;

@@ -14,7 +14,8 @@ import {
 import { and, asc, eq, isNull, or, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { rowsOf, type Database } from "../client.ts";
-import { agentContracts, baselines, handoffContracts, milestoneSets, outcomeOverrides, prices, traces } from "../schema/scores.ts";
+import { agentContracts, baselines, handoffContracts, milestoneSets, outcomeOverrides, prices } from "../schema/config.ts";
+import { traces } from "../schema/traces.ts";
 import { bumpScoreRequest } from "../stages/settle.ts";
 import { currentBaseline } from "../scores/baselines.ts";
 import { getProjectSettings } from "./config.repository.ts";

@@ -9,8 +9,7 @@ import { PermanentError } from "@crux/core";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { afterIdCursor, nextIdCursor } from "../alerts/cursor.ts";
-import { clampLimit } from "../metrics/filter.ts";
-import { decodeCursor, encodeCursor } from "../sql/util.ts";
+import { clampLimit, decodeCursor, encodeCursor } from "../sql/util.ts";
 import { datasetItems, datasets, datasetVersions } from "../schema/experiments.ts";
 
 export interface DatasetItemInput {

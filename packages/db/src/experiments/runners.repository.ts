@@ -8,8 +8,8 @@ import { and, asc, eq, getTableColumns } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { afterIdCursor, nextIdCursor } from "../alerts/cursor.ts";
 import type { StoredSecret } from "../alerts/webhooks.repository.ts";
-import { clampLimit } from "../metrics/filter.ts";
 import { runners } from "../schema/experiments.ts";
+import { clampLimit } from "../sql/util.ts";
 
 export interface RunnerInput {
   name: string;

@@ -5,10 +5,9 @@
 import { PermanentError } from "@crux/core";
 import { and, asc, eq, gt, isNotNull, or } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { judgeCurrentVerdicts, judgeFindings } from "../schema/scores.ts";
-import { clampLimit } from "../metrics/filter.ts";
+import { judgeCurrentVerdicts, judgeFindings } from "../schema/judges.ts";
 import { listTraceFindings } from "../scores/trace-reads.ts";
-import { decodeCursor, encodeCursor } from "../sql/util.ts";
+import { clampLimit, decodeCursor, encodeCursor } from "../sql/util.ts";
 
 /** A finding of either source: code findings keep their source (heuristic, contract); a judge's say `judge` and name it. */
 export interface TraceFindingItem {

@@ -11,7 +11,7 @@ import type { Database } from "../client.ts";
 import { recordJudgeFindings } from "./findings.ts";
 import { failedAndDue, leaseOf } from "./leases.ts";
 import { judgeLeases } from "../schema/judges.ts";
-import { traceVerdicts } from "../schema/scores.ts";
+import { traceVerdicts } from "../schema/judges.ts";
 import { decodeOrdinalCursor, encodeCursor } from "../sql/util.ts";
 
 export interface VerdictKey {

@@ -7,10 +7,10 @@
 import { ratioOrNull } from "@crux/core";
 import { sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { agentRowsWhere, clampLimit, type MetricsFilter } from "./filter.ts";
+import { agentRowsWhere, type MetricsFilter } from "./filter.ts";
 import { rollupRows } from "../rollups/source.ts";
 import { agentRollup, hourNs, traceRollup } from "../rollups/rollups.ts";
-import { decodeCursor, encodeCursor, num } from "../sql/util.ts";
+import { clampLimit, decodeCursor, encodeCursor, num } from "../sql/util.ts";
 
 export interface AgentUsageTotals {
   inputTokens: number;

@@ -25,15 +25,15 @@ import {
 } from "@crux/core";
 import { eq, sql, type SQL } from "drizzle-orm";
 import { inReadSnapshot, rowsOf, type Database } from "../client.ts";
-import { agentContracts, handoffContracts, milestoneSets } from "../schema/scores.ts";
-import { clampLimit, type MetricsFilter } from "./filter.ts";
+import { agentContracts, handoffContracts, milestoneSets } from "../schema/config.ts";
+import { type MetricsFilter } from "./filter.ts";
 import { agentScope, rollupRows } from "../rollups/source.ts";
 import { agentRollup, findingRollup, traceRollup } from "../rollups/rollups.ts";
 import { judgeAsksAbout } from "../judges/findings.ts";
 import { judgeCountsBy, judgedTraces, judgeCells, judgeGroupNumerators, judgeSources, type FindingSourceFilter, type JudgeKeyCounts } from "./judge-rates.ts";
 import { scopedContracts } from "../config/scoring-config.ts";
 import { judgeValidationIndex } from "./validation.query.ts";
-import { decodeCursor, encodeCursor, num } from "../sql/util.ts";
+import { clampLimit, decodeCursor, encodeCursor, num } from "../sql/util.ts";
 
 /** The category of a taxonomy mode; null for an id outside it (a finding stored by a newer detector list). */
 function categoryOfMode(mode: string): string | null {

@@ -36,7 +36,3 @@ export function agentRowsWhere(alias: string, projectId: string, f: MetricsFilte
   const base = windowWhere(alias, projectId, f);
   return f.agent === undefined ? base : sql`${base} AND ${sql.raw(alias)}.agent = ${f.agent}`;
 }
-
-export function clampLimit(limit: number | undefined, max = 500, fallback = 50): number {
-  return Math.max(1, Math.min(Math.trunc(limit ?? fallback), max));
-}

@@ -20,11 +20,11 @@ import { sql, type SQL } from "drizzle-orm";
 import { inReadSnapshot, rowsOf, type Database } from "../client.ts";
 import { outcomeJudgeId } from "../judges/findings.ts";
 import type { FindingSourceFilter } from "./judge-rates.ts";
-import { clampLimit, traceScopeWhere, type MetricsFilter } from "./filter.ts";
+import { traceScopeWhere, type MetricsFilter } from "./filter.ts";
 import { rollupRows } from "../rollups/source.ts";
 import { baselineRunsSql, configuredBaselineSql, pickBaselineSql } from "../scores/baselines.ts";
 import { milestoneRollup, taskRollup, traceRollup } from "../rollups/rollups.ts";
-import { decodeCursor, encodeCursor, num, numOrNull } from "../sql/util.ts";
+import { clampLimit, decodeCursor, encodeCursor, num, numOrNull } from "../sql/util.ts";
 
 export type BaselineSource = "baseline_run" | "configured" | "unknown" | "mixed";
 

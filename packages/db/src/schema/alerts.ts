@@ -1,9 +1,7 @@
 /**
- * Alert rules, their events, webhooks and their deliveries (the alerts domain;
- * re-exported from ../schema.ts so drizzle-kit generates them). Ids are
- * random UUIDs made by the repositories; project_id scopes every read (no
- * foreign key to projects: this file is re-exported by ../schema.ts, which
- * defines projects, and must not import it back).
+ * Alert rules, their events, webhooks and their deliveries (the alerts domain).
+ * Ids are random UUIDs made by the repositories; project_id scopes every read
+ * (no foreign key to projects).
  */
 import { sql } from "drizzle-orm";
 import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, unique } from "drizzle-orm/pg-core";
@@ -80,7 +78,7 @@ export const webhooks = pgTable(
     /** Loopback, link-local and private targets allowed for this webhook (set explicitly by the project). */
     allowPrivateTargets: boolean().notNull(),
     /**
-     * The whsec_ signing secret, sealed when the service has CRUX_SECRET_KEY (webhook-secret.ts), as it
+     * The whsec_ signing secret, sealed when the service has CRUX_SECRET_KEY (alerts/webhook-secret.ts), as it
      * is without; never served after the answer that created or rotated it.
      */
     secret: text().notNull(),

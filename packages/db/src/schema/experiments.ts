@@ -1,7 +1,6 @@
 /**
  * Datasets, experiments, their variants, runners, dispatched runs and the
- * project's experiment settings (docs/experiments.md; re-exported from
- * ../schema.ts so drizzle-kit generates them). Runs themselves are scored
+ * project's experiment settings (docs/experiments.md). Runs themselves are scored
  * traces (trace_scores rows tagged crux.experiment.id): these tables only
  * say what was planned and dispatched. project_id scopes every read.
  */

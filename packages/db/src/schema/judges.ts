@@ -1,16 +1,17 @@
 /**
- * Human labels and the judges' current verdicts in the shape the rates read
- * (re-exported from schema.ts). trace_verdicts keeps every verdict ever paid
- * for; judge_current_verdicts and judge_findings hold, per (trace, judge), the
+ * Judges (judges/): trace_verdicts keeps every verdict ever paid for;
+ * judge_current_verdicts and judge_findings hold, per (trace, judge), the
  * newest one only, written in the same transaction as the verdict
- * (judge-findings.ts), so rate queries join small tables instead of unpacking
- * jsonb. judge_leases keeps two workers from paying for one verdict.
+ * (judges/findings.ts), so rate queries join small tables instead of unpacking
+ * jsonb. judge_leases keeps two workers from paying for one verdict. A
+ * project's judge settings (its own model and policy; the provider key
+ * encrypted at rest) and one row per provider call (what it cost, how it went).
  */
-import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from "drizzle-orm/pg-core";
-import { rollupDeltaTable } from "./rollup-delta-table.ts";
+import { sql } from "drizzle-orm";
+import { bigint, bigserial, boolean, check, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
- * Who is running a judge producer on a trace right now (judge-leases.ts): taken with one
+ * Who is running a judge producer on a trace right now (judges/leases.ts): taken with one
  * compare-and-set before a missing verdict is paid for, deleted in the verdict's transaction or when
  * the run fails. A lease past expires_at is free (its holder crashed or stalled); another worker takes it.
  */
@@ -28,42 +29,38 @@ export const judgeLeases = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.producerKey] })],
 );
 
-/** A person's labels of one trace (PUT /traces/:id/labels replaces the row; the replaced one goes to trace_label_history). */
-export const traceLabels = pgTable(
-  "trace_labels",
+/**
+ * Results that cost money to compute (judge verdicts; later replay results), one row per
+ * (producer id, producer version, input hash): a producer runs only when its row is missing,
+ * and a new input hash adds a row, keeping the old ones. persistTraceScores never touches it.
+ */
+export const traceVerdicts = pgTable(
+  "trace_verdicts",
   {
     projectId: text().notNull(),
     traceId: text().notNull(),
-    /** { "FM-1.3": true, "FM-2.4": false }: only the modes the person labelled. */
-    modes: jsonb().notNull(),
-    decisiveAgent: text(),
-    decisiveSpanId: text(),
-    decisiveStepIndex: integer(),
-    note: text(),
-    labeller: text().notNull(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    producerId: text().notNull(),
+    producerVersion: integer().notNull(),
+    /** The model that produced the verdict ('' for a producer that calls none): a new model judges again. */
+    model: text().notNull().default(""),
+    /** judgeInputHash (packages/core) of the inputs the producer declared. */
+    inputHash: text().notNull(),
+    /** "succeeded" | "failed" (a verdict the producer could not reach, kept so it is not paid for again). */
+    status: text().notNull(),
+    result: jsonb().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Runs that stored this key: a failed verdict retried replaces its row and counts one more. */
+    attempts: integer().notNull().default(1),
+    /**
+     * A failed verdict is run again from this time (its backoff, or at once when POST
+     * /traces/:id/judge asks); null: a succeeded verdict, or a failed one past its last automatic retry.
+     */
+    retryAt: timestamp({ withTimezone: true, precision: 3 }),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.traceId] })],
-);
-
-/** Every earlier version of a trace's labels: a PUT moves the row it replaces here, so no label is lost. */
-export const traceLabelHistory = pgTable(
-  "trace_label_history",
-  {
-    projectId: text().notNull(),
-    traceId: text().notNull(),
-    modes: jsonb().notNull(),
-    decisiveAgent: text(),
-    decisiveSpanId: text(),
-    decisiveStepIndex: integer(),
-    note: text(),
-    labeller: text().notNull(),
-    /** When that version was stored (its updated_at); with the trace it identifies the version. */
-    updatedAt: timestamp({ withTimezone: true }).notNull(),
-    /** When a newer PUT replaced it. */
-    replacedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.updatedAt] })],
+  (t) => [
+    primaryKey({ name: "trace_verdicts_pk", columns: [t.projectId, t.traceId, t.producerId, t.producerVersion, t.model, t.inputHash] }),
+    check("trace_verdicts_status", sql`${t.status} IN ('succeeded', 'failed')`),
+  ],
 );
 
 /** The newest verdict of each judge (`judge.<kind>`) on a trace, with its attribution and outcome. */
@@ -120,25 +117,64 @@ export const judgeFindings = pgTable(
 );
 
 /**
- * Hourly rollup of judge_findings (rollups.ts judgeFindingRollup): per (hour, service, agent scope,
- * kind, k1, k2) findings, traces, and `extra`: traces no code finding of the key has, so a rate over
- * "code or judge" is the code count plus extra. agent null = all agents.
+ * One row per project that set anything; a null field means "the service default". No foreign key
+ * to projects: the project id always comes from an authenticated API key.
  */
-const scoreJudgeFindingHourlyColumns = () => ({
-  projectId: text().notNull(),
-  hourNs: bigint({ mode: "bigint" }).notNull(),
-  serviceName: text(),
-  agent: text(),
-  kind: text().notNull(),
-  k1: text().notNull(),
-  k2: text().notNull(),
-  findings: bigint({ mode: "number" }).notNull(),
-  traces: bigint({ mode: "number" }).notNull(),
-  extra: bigint({ mode: "number" }).notNull(),
-  failedTraces: bigint({ mode: "number" }).notNull(),
-  extraFailed: bigint({ mode: "number" }).notNull(),
-});
-export const scoreJudgeFindingHourly = pgTable("score_judge_finding_hourly", scoreJudgeFindingHourlyColumns(), (t) => [
-  unique("score_judge_finding_hourly_cell_uq").on(t.projectId, t.hourNs, t.serviceName, t.agent, t.kind, t.k1, t.k2).nullsNotDistinct(),
-]);
-export const scoreJudgeFindingHourlyDelta = rollupDeltaTable("score_judge_finding_hourly_delta", scoreJudgeFindingHourlyColumns);
+export const judgeSettings = pgTable(
+  "judge_settings",
+  {
+    projectId: text().primaryKey(),
+    /** false: the project switched its judges off (whatever the service default). */
+    enabled: boolean().notNull().default(true),
+    /** "anthropic" | "openai"; null: the service default's model, base URL and key. */
+    provider: text(),
+    model: text(),
+    baseUrl: text(),
+    /** AES-256-GCM of the provider key (`v1.<iv>.<tag>.<ciphertext>`, base64url); never the key itself. */
+    apiKeyCiphertext: text(),
+    /** Last 4 characters of the key, to tell keys apart. */
+    apiKeyLast4: text(),
+    samplingShare: doublePrecision(),
+    dailyBudgetUsd: doublePrecision(),
+    /** Outcome rubric of the outcome judge. */
+    rubric: text(),
+    /** Judge kinds to run; null: every kind. */
+    kinds: text().array(),
+    /** Bumped by every write: the worker's cache of built judge suites is keyed by it. */
+    version: integer().notNull().default(1),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("judge_settings_provider", sql`${t.provider} IS NULL OR ${t.provider} IN ('anthropic', 'openai')`),
+    check("judge_settings_sampling", sql`${t.samplingShare} IS NULL OR (${t.samplingShare} >= 0 AND ${t.samplingShare} <= 1)`),
+  ],
+);
+
+/** Every provider call a judge made, success or not. No foreign key: written per call, keyed by the authenticated project. */
+export const judgeCalls = pgTable(
+  "judge_calls",
+  {
+    id: bigserial({ mode: "number" }).primaryKey(),
+    projectId: text().notNull(),
+    traceId: text().notNull(),
+    kind: text().notNull(),
+    promptVersion: integer().notNull(),
+    provider: text().notNull(),
+    model: text().notNull(),
+    inputTokens: integer().notNull(),
+    outputTokens: integer().notNull(),
+    /** null: the model has no price. */
+    costUsd: doublePrecision(),
+    latencyMs: doublePrecision().notNull(),
+    outcome: text().notNull(),
+    error: text(),
+    createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [
+    index("judge_calls_project_created_idx").on(t.projectId, t.createdAt.desc(), t.id.desc()),
+    index("judge_calls_project_trace_idx").on(t.projectId, t.traceId),
+  ],
+);
+
+export type JudgeSettingsRow = typeof judgeSettings.$inferSelect;
+export type JudgeCallRow = typeof judgeCalls.$inferSelect;

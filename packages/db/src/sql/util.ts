@@ -1,4 +1,4 @@
-/** Small SQL helpers shared by the score queries. */
+/** Small SQL helpers shared by the queries of every domain: keyset cursors, page sizes, numeric values. */
 import { PermanentError } from "@crux/core";
 
 /** Opaque keyset cursor: base64url JSON of the last row's key values. */
@@ -44,4 +44,9 @@ export function num(v: unknown): number {
 
 export function numOrNull(v: unknown): number | null {
   return v === null || v === undefined ? null : Number(v);
+}
+
+/** A page size within 1..max; `fallback` when none is given. */
+export function clampLimit(limit: number | undefined, max = 500, fallback = 50): number {
+  return Math.max(1, Math.min(Math.trunc(limit ?? fallback), max));
 }

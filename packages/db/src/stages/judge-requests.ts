@@ -7,7 +7,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { traces } from "../schema/scores.ts";
+import { traces } from "../schema/traces.ts";
 import { bumpRequest, listPastRequests } from "./settle.ts";
 
 const sameTrace = (projectId: string, traceId: string) => and(eq(traces.projectId, projectId), eq(traces.traceId, traceId));

@@ -9,9 +9,9 @@
 import type { RunTagsOverride } from "@crux/core";
 import { queryRows, type Database } from "../client.ts";
 import { judgeSettingsStampText } from "../judges/settings.repository.ts";
-import { traces } from "../schema/scores.ts";
+import { traces } from "../schema/traces.ts";
 import { tableRowReader } from "../sql/table-rows.ts";
-import type { TraceSummary } from "../traces/reads.ts";
+import type { TraceRow as TraceSummary } from "../schema/traces.ts";
 
 export interface ScoreJobState {
   trace: TraceSummary;

@@ -9,7 +9,7 @@
 import { and, asc, eq, isNotNull, sql, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { queryRows, type Database } from "../client.ts";
-import { spans, traces } from "../schema/scores.ts";
+import { spans, traces } from "../schema/traces.ts";
 
 /** A request column of traces: the score request, or the judge request (judge-requests.ts). */
 type RequestColumn = typeof traces.scoreRequestedAt | typeof traces.judgeRequestedAt;

@@ -4,7 +4,7 @@
  */
 import { and, desc, eq, sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { traceLabelHistory, traceLabels } from "../schema/scores.ts";
+import { traceLabelHistory, traceLabels } from "../schema/traces.ts";
 
 export interface TraceLabelsInput {
   /** Only the modes the person labelled: true present, false absent. */

@@ -2,7 +2,9 @@
 import { PermanentError, type NormalizedSpan } from "@crux/core";
 import { and, arrayContains, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { queryRows, type Database } from "../client.ts";
-import { judgeFindings, spans, traceAttributions, traceFindings, traceScores, traces, type TraceRow } from "../schema/scores.ts";
+import { judgeFindings } from "../schema/judges.ts";
+import { traceAttributions, traceFindings, traceScores } from "../schema/scores.ts";
+import { spans, traces, type TraceRow } from "../schema/traces.ts";
 import { spanFromRowJson, spanRowJsonSql } from "./span-codec.ts";
 
 export type TraceSummary = TraceRow;
