@@ -6,6 +6,33 @@
 const IO =
   "^(pg|pg-pool|drizzle-orm|@electric-sql/pglite|bullmq|ioredis|fastify|@fastify/|@grpc/|prom-client|pino)($|/)|^node:(fs|net|http|https|child_process|dgram|dns|worker_threads)$|^(fs|net|http|https|child_process|dgram|dns|worker_threads)$";
 
+/**
+ * packages/db's domain folders and the other domain folders each may import (besides sql/, schema/
+ * and the top-level client, errors and secret-box). The list is an order: a folder imports only
+ * folders listed before it, so no two domains import each other.
+ */
+const DB_DOMAINS = {
+  rollups: [],
+  scores: ["rollups"],
+  judges: ["rollups", "scores"],
+  stages: ["judges"],
+  traces: ["stages"],
+  config: ["scores", "stages"],
+  metrics: ["rollups", "scores", "judges", "config"],
+  alerts: ["rollups", "metrics"],
+  experiments: ["alerts", "judges"],
+};
+
+function dbDomainRules() {
+  return Object.entries(DB_DOMAINS).map(([folder, may]) => ({
+    name: `db-${folder}-imports`,
+    severity: "error",
+    comment: `packages/db/src/${folder}/ imports of the other domain folders only ${may.join(", ") || "none"} (DB_DOMAINS)`,
+    from: { path: `^packages/db/src/${folder}/` },
+    to: { path: "^packages/db/src/[^/]+/", pathNot: `^packages/db/src/(${[folder, "sql", "schema", ...may].join("|")})/` },
+  }));
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -49,6 +76,21 @@ module.exports = {
       from: { path: "^packages/db/src" },
       to: { path: "^packages/", pathNot: "^packages/(db|core|otlp)/" },
     },
+    {
+      name: "db-sql-and-schema-import-no-domain",
+      severity: "error",
+      comment: "packages/db: sql/ (generic helpers) and schema/ (the tables) sit under every domain folder and import none of them",
+      from: { path: "^packages/db/src/(sql|schema)/" },
+      to: { path: "^packages/db/src/", pathNot: "^packages/db/src/(sql|schema)/" },
+    },
+    {
+      name: "db-no-import-of-own-index",
+      severity: "error",
+      comment: "packages/db: index.ts is the package's surface for other packages; no file inside db imports it",
+      from: { path: "^packages/db/src/.+/" },
+      to: { path: "^packages/db/src/index\\.ts$" },
+    },
+    ...dbDomainRules(),
     {
       name: "queue-no-db-or-http",
       severity: "error",

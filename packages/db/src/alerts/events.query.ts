@@ -1,7 +1,7 @@
 /** The alert events of a project, newest first, keyset-paginated on (created_at, id). */
 import { and, desc, eq, getTableColumns } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { cursorTime, nextTimeCursor, olderThanCursor } from "./cursor.ts";
+import { cursorTime, nextTimeCursor, olderThanCursor } from "../sql/cursor.ts";
 import { eventOf, type StoredAlertEvent } from "./rules.repository.ts";
 import { alertEvents } from "../schema/alerts.ts";
 import { clampLimit } from "../sql/util.ts";

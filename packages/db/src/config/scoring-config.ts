@@ -218,7 +218,7 @@ export async function setOutcomeOverride(
 /**
  * Mean totals of the scored baseline-tagged runs of a task (cost over those with a known cost);
  * null when there is none. (The worker stores multipliers with it at scoring time; reads measure
- * against the current baseline instead, see baselines.ts.)
+ * against the current baseline instead, see scores/baselines.ts.)
  */
 export async function findBaselineRun(
   database: Database,

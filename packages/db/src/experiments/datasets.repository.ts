@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { PermanentError } from "@crux/core";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { afterIdCursor, nextIdCursor } from "../alerts/cursor.ts";
+import { afterIdCursor, nextIdCursor } from "../sql/cursor.ts";
 import { clampLimit, decodeCursor, encodeCursor } from "../sql/util.ts";
 import { datasetItems, datasets, datasetVersions } from "../schema/experiments.ts";
 

@@ -1,6 +1,6 @@
 /**
  * Materializes a judge's newest verdict on a trace (judge_current_verdicts, judge_findings) so
- * the rates, validation and trace reads join plain rows (schema-judging.ts). Called by
+ * the rates, validation and trace reads join plain rows (schema/judges.ts). Called by
  * insertVerdict in the verdict's own transaction: the tables never disagree with trace_verdicts.
  *
  * "Current" is the newest verdict stored for (trace, judge), whatever its version or input hash:
@@ -112,7 +112,7 @@ export interface StoredVerdict {
  */
 export async function recordJudgeFindings(tx: CruxDb, projectId: string, traceId: string, verdict: StoredVerdict): Promise<void> {
   if (!verdict.producerId.startsWith(judgeProducerPrefix)) return;
-  // The trace's lock first, as every writer of rows the rollups read takes it (pending-rollups.ts).
+  // The trace's lock first, as every writer of rows the rollups read takes it (rollups/pending.ts).
   await lockTraces(tx, projectId, [traceId]);
   const facts: JudgeVerdictFacts = verdict.status === "succeeded" ? factsOf(verdict.result) : { findings: [], attribution: null, outcome: null };
   const a = facts.attribution;

@@ -1,6 +1,6 @@
 /**
  * Per-trace reads of the judges' current verdicts next to the code results: findings of both
- * sources in one paginated list, and the judges' decisive-error picks (judge-findings.ts).
+ * sources in one paginated list, and the judges' decisive-error picks (findings.ts).
  */
 import { PermanentError } from "@crux/core";
 import { and, asc, eq, gt, isNotNull, or } from "drizzle-orm";

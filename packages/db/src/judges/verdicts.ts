@@ -87,9 +87,9 @@ async function readVerdicts(database: Database, projectId: string, traceId: stri
  * verdict due for a retry (it is kept as it was). A retried key's row is replaced, its attempts
  * counted. A failed verdict carries `retryInMs`: when it is run again on its own (null: only
  * on request). A judge's verdict (`judge.<kind>`) becomes its current verdict on the trace in
- * the same transaction (judge-findings.ts), so its findings join the rates at once.
+ * the same transaction (findings.ts), so its findings join the rates at once.
  * `leaseHolder`: the holder's judge lease of this verdict ends in the same transaction
- * (judge-leases.ts), so no other worker sees the lease free and the verdict missing.
+ * (leases.ts), so no other worker sees the lease free and the verdict missing.
  */
 export async function insertVerdict(
   database: Database,

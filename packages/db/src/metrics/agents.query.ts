@@ -2,13 +2,13 @@
  * Per-agent usage over a window: token and cost totals, calls, errors, share
  * of all agents' tokens; optionally a time series per bucket. Agents are
  * ordered by total tokens (desc, then name) and keyset-paginated. Reads the
- * hourly rollups (rollups.ts) except for a series whose buckets split hours.
+ * hourly rollups (rollups/rollups.ts) except for a series whose buckets split hours.
  */
 import { ratioOrNull } from "@crux/core";
 import { sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
 import { agentRowsWhere, type MetricsFilter } from "./filter.ts";
-import { rollupRows } from "../rollups/source.ts";
+import { rollupRows } from "./rollup-source.ts";
 import { agentRollup, hourNs, traceRollup } from "../rollups/rollups.ts";
 import { clampLimit, decodeCursor, encodeCursor, num } from "../sql/util.ts";
 

@@ -3,7 +3,7 @@
  * scope, the share of scored traces in scope with at least one finding of the
  * mode, with numerator and denominator. With an agent filter, the scope is the
  * traces the agent took part in and the numerator counts the agent's findings.
- * Reads the hourly rollups (rollups.ts); the counts are those of the base rows.
+ * Reads the hourly rollups (rollups/rollups.ts); the counts are those of the base rows.
  * Each mode also says whether anything measures it (the detector list and the
  * project's current configuration): an unmeasured mode's rate is null, never 0.
  * With source judge or all, the judges' current findings count too (judge-rates.ts): a trace has
@@ -27,7 +27,7 @@ import { eq, sql, type SQL } from "drizzle-orm";
 import { inReadSnapshot, rowsOf, type Database } from "../client.ts";
 import { agentContracts, handoffContracts, milestoneSets } from "../schema/config.ts";
 import { type MetricsFilter } from "./filter.ts";
-import { agentScope, rollupRows } from "../rollups/source.ts";
+import { agentScope, rollupRows } from "./rollup-source.ts";
 import { agentRollup, findingRollup, traceRollup } from "../rollups/rollups.ts";
 import { judgeAsksAbout } from "../judges/findings.ts";
 import { judgeCountsBy, judgedTraces, judgeCells, judgeGroupNumerators, judgeSources, type FindingSourceFilter, type JudgeKeyCounts } from "./judge-rates.ts";

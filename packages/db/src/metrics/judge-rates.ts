@@ -1,6 +1,6 @@
 /**
  * The judges' side of the failure-mode rates (docs/metrics.md §11, sources), read from the judge
- * rollup (rollups.ts judgeFindingRollup) like the code side: per key, traces with a current judge
+ * rollup (rollups/rollups.ts judgeFindingRollup) like the code side: per key, traces with a current judge
  * finding and `extra`, those of them with no code finding of the key, so "code or judge" counts a
  * trace once (code count + extra).
  */
@@ -9,7 +9,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
 import { judgeAsksAbout } from "../judges/findings.ts";
 import { traceScopeWhere, windowWhere, type MetricsFilter } from "./filter.ts";
-import { agentScope, rollupRows } from "../rollups/source.ts";
+import { agentScope, rollupRows } from "./rollup-source.ts";
 import { judgeFindingRollup, productionTrace } from "../rollups/rollups.ts";
 import { num } from "../sql/util.ts";
 

@@ -4,11 +4,11 @@
  * from (the interval and rates: core's successMetricsOf). Baseline-tagged runs
  * are the reference, so they are counted but left out of the multipliers.
  * Baseline runs are also left out of the success rate (milestone coverage
- * still covers every scored trace). Both read the hourly rollups (rollups.ts): sums there are exact numerics,
+ * still covers every scored trace). Both read the hourly rollups (rollups/rollups.ts): sums there are exact numerics,
  * so a mean is the sum rounded to float8 divided by the count.
  *
  * Multipliers are computed here, against each task's CURRENT baseline
- * (baselines.ts), never read from what the worker stored: a run scored before
+ * (scores/baselines.ts), never read from what the worker stored: a run scored before
  * its baseline existed is measured as soon as the baseline is. A run's
  * baseline depends only on its task and service, so the rollups keep
  * baseline-independent sums per (hour, service, task) (tokens, cost and its
@@ -21,7 +21,7 @@ import { inReadSnapshot, rowsOf, type Database } from "../client.ts";
 import { outcomeJudgeId } from "../judges/findings.ts";
 import type { FindingSourceFilter } from "./judge-rates.ts";
 import { traceScopeWhere, type MetricsFilter } from "./filter.ts";
-import { rollupRows } from "../rollups/source.ts";
+import { rollupRows } from "./rollup-source.ts";
 import { baselineRunsSql, configuredBaselineSql, pickBaselineSql } from "../scores/baselines.ts";
 import { milestoneRollup, taskRollup, traceRollup } from "../rollups/rollups.ts";
 import { clampLimit, decodeCursor, encodeCursor, num, numOrNull } from "../sql/util.ts";

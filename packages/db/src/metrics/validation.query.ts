@@ -5,7 +5,7 @@
  * accuracy. Labels are few (a person wrote each), so they are read whole and the statistics computed by core.
  *
  * What each rater said is its current output: the stored code findings and rank-1 attribution of
- * the trace's score set; the judge's current verdict (judge-findings.ts). A trace a rater has not
+ * the trace's score set; the judge's current verdict (judges/findings.ts). A trace a rater has not
  * seen (not scored, not judged, or a judge verdict that failed) is left out of that rater's n; so is,
  * for one detector, a trace whose stored findings of the mode do not say which detector produced them
  * (scored before findings named it): it counts in the mode's aggregate code row only.

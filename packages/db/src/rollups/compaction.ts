@@ -1,6 +1,6 @@
 /**
  * The scheduled compaction of the score rollups (the worker's rollups.compact job): pending traces
- * folded into the delta tables (pending-rollups.ts), then delta rows folded into the cells (rollups.ts).
+ * folded into the delta tables (pending.ts), then delta rows folded into the cells (rollups.ts).
  */
 import { rowsOf, type Database } from "../client.ts";
 import { foldPendingTraces } from "./pending.ts";
@@ -16,7 +16,7 @@ export interface CompactionResult {
 }
 
 /**
- * Folds pending traces into the delta tables (pending-rollups.ts), then pending delta rows into
+ * Folds pending traces into the delta tables (pending.ts), then pending delta rows into
  * every rollup, `batchRows` at a time per rollup, until none is left or `maxRows` have moved (so
  * one run stays short; the next tick goes on). Safe to run from several processes at once.
  * Metrics are right before and after: readers add the pending traces and rows.

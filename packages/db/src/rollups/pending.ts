@@ -9,7 +9,7 @@
  *
  * Invariant, for every scored trace: its cells (rollups.ts `cells` over its current base rows)
  * are in the stored cells plus the delta rows exactly when it is not listed here. Readers add
- * the cells of the listed traces computed from their base rows (rollup-source.ts), so every
+ * the cells of the listed traces computed from their base rows (metrics/rollup-source.ts), so every
  * answer is the same before and after a fold. Writers keep the invariant under the trace's lock
  * (lockTraces): a score write of a trace already folded first appends its old cells negated,
  * then lists it; a judge write of a listed trace adds no delta (the fold will count it).

@@ -1,12 +1,12 @@
 /**
- * Hourly rollups of the score tables (schema.ts "Hourly score rollups").
+ * Hourly rollups of the score tables (schema/rollups.ts).
  * Each rollup is defined once, as `cells(where)`: the SELECT that aggregates
  * the base rows matching `where` into rollup cells. That same SELECT
  *  - rebuilds a rollup (rebuildScoreRollups),
- *  - folds newly scored traces in, in batches (pending-rollups.ts), and takes a
+ *  - folds newly scored traces in, in batches (pending.ts), and takes a
  *    re-scored trace's old cells out (appended negated to the delta table),
  *  - computes the cells of traces not folded yet, and of the partial hours at
- *    the window edges, at query time (rollup-source.ts),
+ *    the window edges, at query time (metrics/rollup-source.ts),
  * so stored cells plus delta rows plus pending traces are by construction what
  * the base rows give, and summing cells equals aggregating the rows.
  */
@@ -135,7 +135,7 @@ export const milestoneRollup: Rollup = {
 
 /** (Milestones left not evaluated, `evaluated: false`, count neither as evaluated nor as passed.) */
 
-/** The six finding fact kinds; the flag semantics are those of failure-modes.query.ts. */
+/** The six finding fact kinds; the flag semantics are those of metrics/failure-modes.query.ts. */
 export const findingRollup: Rollup = {
   table: "score_finding_hourly",
   keys: [
@@ -238,7 +238,7 @@ export function productionTrace(alias: string): SQL {
   return sql`NOT EXISTS (SELECT 1 FROM trace_scores xs WHERE xs.metrics_excluded AND xs.project_id = ${a}.project_id AND xs.trace_id = ${a}.trace_id)`;
 }
 
-/** The rollup's append-only delta table (rollup-delta-table.ts). */
+/** The rollup's append-only delta table (schema/rollups.ts rollupDeltaTable). */
 export const deltaTableOf = (r: Rollup): string => `${r.table}_delta`;
 
 /**

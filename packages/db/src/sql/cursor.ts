@@ -2,7 +2,7 @@
 import { gt, sql, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { PermanentError } from "@crux/core";
-import { decodeCursor, encodeCursor } from "../sql/util.ts";
+import { decodeCursor, encodeCursor } from "./util.ts";
 
 /** What cursorTime produces, and only that: never a Postgres special ('infinity', 'epoch') or a year past 9999. */
 const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;

@@ -2,14 +2,14 @@
  * The rows a metrics query aggregates: rollup cells (stored, plus the delta rows
  * not yet folded into them) for the whole hours of the window, plus cells computed
  * on the fly (the same `cells` SELECT) from the base rows of the traces not folded
- * into the rollups yet (pending-rollups.ts) in those hours, and of every trace in the
+ * into the rollups yet (rollups/pending.ts) in those hours, and of every trace in the
  * partial hours at either edge. Queries then aggregate these cells exactly as they
  * would the stored ones.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { traceScopeWhere, windowWhere, type MetricsFilter } from "../metrics/filter.ts";
-import { pendingTracesOf } from "./pending.ts";
-import { cellsByName, deltaTableOf, hourNs, rollupColumnNames, type BaseWhere, type Rollup } from "./rollups.ts";
+import { traceScopeWhere, windowWhere, type MetricsFilter } from "./filter.ts";
+import { pendingTracesOf } from "../rollups/pending.ts";
+import { cellsByName, deltaTableOf, hourNs, rollupColumnNames, type BaseWhere, type Rollup } from "../rollups/rollups.ts";
 
 const floorTo = (v: bigint, step: bigint): bigint => v - (((v % step) + step) % step);
 
@@ -38,7 +38,7 @@ export function rollupRows(r: Rollup, projectId: string, f: MetricsFilter, opts:
     return sql`${x}.project_id = ${projectId} AND ((${x}.start_ns >= ${f.fromNs.toString()}::bigint AND ${x}.start_ns < ${first.toString()}::bigint)
       OR (${x}.start_ns >= ${end.toString()}::bigint AND ${x}.start_ns < ${f.toNs.toString()}::bigint))${service(a)}`;
   };
-  // The stored cells, the delta rows not folded into them yet and the traces not folded at all (compaction.ts): summed, they are the cells.
+  // The stored cells, the delta rows not folded into them yet and the traces not folded at all (rollups/compaction.ts): summed, they are the cells.
   const stored = (table: string) => sql`SELECT ${sql.raw(rollupColumnNames(r).join(", "))} FROM ${sql.identifier(table)} c
     WHERE c.project_id = ${projectId} AND c.hour_ns >= ${first.toString()}::bigint AND c.hour_ns < ${end.toString()}::bigint${service("c")}`;
   const pending: BaseWhere = (a) =>
