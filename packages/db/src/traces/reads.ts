@@ -1,5 +1,5 @@
 /** Read side of traces: listing with filters and keyset pagination, and one trace with its spans. */
-import { PermanentError, type NormalizedSpan } from "@crux/core";
+import { PermanentError, type StoredSpan } from "@crux/core";
 import { and, arrayContains, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { queryRows, type Database } from "../client.ts";
 import { judgeFindings } from "../schema/judges.ts";
@@ -85,7 +85,7 @@ export function decodeTraceCursor(cursor: string): Cursor {
 }
 
 /**
- * The text spans_search_idx indexes (schema.ts): the planner uses the index only for this exact
+ * The text spans_search_idx indexes (schema/traces.ts): the planner uses the index only for this exact
  * expression.
  */
 const spanSearchText = sql`to_tsvector('simple'::regconfig, regexp_replace(left(${spans.name} || ' ' || ${spans.attributes}::text, 32768), '\\\\(u[0-9a-fA-F]{4}|.)', ' ', 'g'))`;
@@ -208,6 +208,8 @@ const getTraceSpansPageSize = 1_000;
 
 /**
  * The trace summary and every stored span (ordered by start, then span id); null if unknown.
+ * Spans come as stored: a reader that needs their content and run tags applies the normalizer's
+ * addContent (@crux/otlp) to each.
  * Spans are read in keyset pages with an event-loop turn between them, so a trace of 10,000
  * spans does not hold the process for a second in one query (PGlite runs in this thread).
  * A span stored while the pages are read may be missing, but it bumped the trace's
@@ -218,7 +220,7 @@ export async function getTrace(
   projectId: string,
   traceId: string,
   opts: { pageSize?: number } = {},
-): Promise<{ trace: TraceSummary; spans: NormalizedSpan[] } | null> {
+): Promise<{ trace: TraceSummary; spans: StoredSpan[] } | null> {
   const trace = await getTraceSummary(database, projectId, traceId);
   if (!trace) return null;
   return { trace, spans: await listTraceSpans(database, projectId, traceId, opts) };
@@ -234,10 +236,10 @@ const firstSpansPageStatement = spansPageText("");
 const nextSpansPageStatement = spansPageText(" AND (s.start_ns, s.span_id) > ($4::bigint, $5)");
 
 /** Every stored span of the trace (ordered by start, then span id), in keyset pages as getTrace reads them; [] if unknown. */
-export async function listTraceSpans(database: Database, projectId: string, traceId: string, opts: { pageSize?: number } = {}): Promise<NormalizedSpan[]> {
+export async function listTraceSpans(database: Database, projectId: string, traceId: string, opts: { pageSize?: number } = {}): Promise<StoredSpan[]> {
   const pageSize = Math.max(1, Math.trunc(opts.pageSize ?? getTraceSpansPageSize));
-  const result: NormalizedSpan[] = [];
-  let after: NormalizedSpan | null = null;
+  const result: StoredSpan[] = [];
+  let after: StoredSpan | null = null;
   for (;;) {
     const rows = await queryRows(
       database,

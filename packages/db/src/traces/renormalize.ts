@@ -12,7 +12,6 @@
  * requests), so attribution changes reach stored traces too, even where no column changed.
  */
 import type { DecodedSpan, StoredSpan } from "@crux/core";
-import { normalizeSpan } from "@crux/otlp";
 import { queryRows, type Database } from "../client.ts";
 import { bumpRequestText } from "../stages/settle.ts";
 import { spanColumns, type SpanColumn } from "./span-codec.ts";
@@ -74,6 +73,8 @@ const tracesPageText = (projectFilter: boolean) => `SELECT project_id, trace_id 
   ORDER BY project_id, trace_id LIMIT $3`;
 
 export interface RenormalizeOptions {
+  /** The normalizer as it is now (@crux/otlp normalizeSpan): the columns it derives replace the stored ones. */
+  normalize: (span: DecodedSpan) => StoredSpan;
   /** Only this project's traces; all projects when absent. */
   projectId?: string;
   /** Traces listed per page (default 200). */
@@ -91,7 +92,7 @@ export interface RenormalizeResult {
   tracesChanged: number;
 }
 
-export async function renormalizeStoredSpans(database: Database, opts: RenormalizeOptions = {}): Promise<RenormalizeResult> {
+export async function renormalizeStoredSpans(database: Database, opts: RenormalizeOptions): Promise<RenormalizeResult> {
   const pageSize = Math.max(1, Math.trunc(opts.pageSize ?? 200));
   const result: RenormalizeResult = { traces: 0, spans: 0, spansChanged: 0, tracesChanged: 0 };
   let after: [string, string] = ["", ""];
@@ -100,7 +101,7 @@ export async function renormalizeStoredSpans(database: Database, opts: Renormali
     if (opts.projectId !== undefined) values.push(opts.projectId);
     const page = await queryRows(database, { text: tracesPageText(opts.projectId !== undefined), values });
     for (const [projectId, traceId] of page as [string, string][]) {
-      const changed = await renormalizeTrace(database, projectId, traceId);
+      const changed = await renormalizeTrace(database, opts.normalize, projectId, traceId);
       result.traces++;
       result.spans += changed.spans;
       result.spansChanged += changed.changed;
@@ -112,13 +113,18 @@ export async function renormalizeStoredSpans(database: Database, opts: Renormali
   }
 }
 
-async function renormalizeTrace(database: Database, projectId: string, traceId: string): Promise<{ spans: number; changed: number }> {
+async function renormalizeTrace(
+  database: Database,
+  normalize: RenormalizeOptions["normalize"],
+  projectId: string,
+  traceId: string,
+): Promise<{ spans: number; changed: number }> {
   const stored = await listTraceSpans(database, projectId, traceId);
   const rows: unknown[][] = [];
   const delta = { errors: 0, llm: 0, tools: 0, input: 0, output: 0 };
   for (const span of stored) {
-    // The stored span is a decoded span plus its columns; normalizeSpan reads only the decoded part.
-    const fresh = normalizeSpan(span as DecodedSpan);
+    // The stored span is a decoded span plus its columns; the normalizer reads only the decoded part.
+    const fresh = normalize(span);
     const before = normalizedColumns.map((c) => c.value(span));
     const now = normalizedColumns.map((c) => c.value(fresh));
     if (JSON.stringify(before) === JSON.stringify(now)) continue;

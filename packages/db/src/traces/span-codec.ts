@@ -1,17 +1,17 @@
 /**
- * StoredSpan -> spans row -> NormalizedSpan. Writing sends a whole batch as ONE
+ * StoredSpan -> spans row -> StoredSpan. Writing sends a whole batch as ONE
  * JSON array of rows, each row an array of column values in `spanColumns`
  * order (the insert reads it with jsonb_array_elements); reading selects the
- * same columns in the same order, rebuilds the stored span and re-derives its content and run tags with
- * the normalizer (@crux/otlp addContent): they are never stored (they would
- * duplicate attribute text), so rows written by any version read the same.
+ * same columns in the same order and rebuilds the stored span. A span's content
+ * and run tags are never stored (they would duplicate attribute text): the
+ * reader that needs them derives them with the normalizer (@crux/otlp
+ * addContent), so rows written by any version read the same.
  *
  * Postgres cannot store U+0000 in text or jsonb, nor lone UTF-16 surrogates in
  * jsonb; such characters are replaced with U+FFFD so one odd attribute cannot
  * fail a whole batch (which the exporter would then retry forever).
  */
-import type { Attributes, InstrumentationScope, NormalizedSpan, SpanEvent, SpanLink, StatusCode, StoredSpan } from "@crux/core";
-import { addContent } from "@crux/otlp";
+import type { Attributes, InstrumentationScope, SpanEvent, SpanLink, StatusCode, StoredSpan } from "@crux/core";
 
 type PgColumnType = "text" | "bigint" | "smallint" | "integer" | "double precision" | "boolean" | "jsonb";
 type JsonValue = string | number | boolean | null | object;
@@ -136,8 +136,8 @@ type StoredEvent = Omit<SpanEvent, "timeUnixNano"> & { timeUnixNano: string };
 export const spanRowJsonSql = (alias: string): string =>
   `json_build_array(${spanColumns.map((c) => (c.type === "bigint" ? `${alias}.${c.name}::text` : `${alias}.${c.name}`)).join(", ")})::text`;
 
-/** The span a row selected by spanRowJsonSql was written from, with its content and run tags as scoring reads them. */
-export function spanFromRowJson(json: string): NormalizedSpan {
+/** The span a row selected by spanRowJsonSql was written from. */
+export function spanFromRowJson(json: string): StoredSpan {
   return spanFromColumns(JSON.parse(json) as unknown[]);
 }
 
@@ -145,7 +145,7 @@ export function spanFromRowJson(json: string): NormalizedSpan {
  * The span of a row's values in `spanColumns` order (the round-trip test holds them together):
  * bigints as decimal strings, jsonb parsed.
  */
-function spanFromColumns(r: readonly unknown[]): NormalizedSpan {
+function spanFromColumns(r: readonly unknown[]): StoredSpan {
   const [
     traceId,
     spanId,
@@ -187,7 +187,7 @@ function spanFromColumns(r: readonly unknown[]): NormalizedSpan {
     droppedEventsCount,
     droppedLinksCount,
   ] = r;
-  return addContent({
+  return {
     traceId: traceId as string,
     spanId: spanId as string,
     parentSpanId: parentSpanId as string | null,
@@ -226,7 +226,7 @@ function spanFromColumns(r: readonly unknown[]): NormalizedSpan {
     isError: isError as boolean,
     conversationId: conversationId as string | null,
     tags: tags as StoredSpan["tags"],
-  });
+  };
 }
 
 const eventsFromRow = (events: unknown): SpanEvent[] => (events as StoredEvent[]).map((e) => ({ ...e, timeUnixNano: BigInt(e.timeUnixNano) }));
