@@ -92,6 +92,11 @@ describe.each(testDatabases())("renormalizeStoredSpans on $name", ({ create }) =
     // Another project was left alone, and a second run finds nothing left to change.
     expect((await listTraceSpans(database, other, traceId)).filter((s) => s.operation === "agent").length).toBe(agentSpans);
     expect((await getTraceSummary(database, other, traceId))!.scoreRequestedAt).toBeNull();
-    expect(await renormalizeStoredSpans(database, { normalize: normalizeSpan, projectId: p })).toEqual({ traces: 1, spans: stale.length, spansChanged: 0, tracesChanged: 0 });
+    expect(await renormalizeStoredSpans(database, { normalize: normalizeSpan, projectId: p })).toEqual({
+      traces: 1,
+      spans: stale.length,
+      spansChanged: 0,
+      tracesChanged: 0,
+    });
   });
 });
