@@ -6,6 +6,34 @@
 const IO =
   "^(pg|pg-pool|drizzle-orm|@electric-sql/pglite|bullmq|ioredis|fastify|@fastify/|@grpc/|prom-client|pino)($|/)|^node:(fs|net|http|https|child_process|dgram|dns|worker_threads)$|^(fs|net|http|https|child_process|dgram|dns|worker_threads)$";
 
+/**
+ * packages/db's domain folders and the other domain folders each may import (besides sql/, schema/
+ * and the top-level client, errors and secret-box). The list is an order: a folder imports only
+ * folders listed before it (type-only imports aside), so no two domains import each other.
+ */
+const DB_DOMAINS = {
+  rollups: [],
+  scores: ["rollups"],
+  judges: ["rollups", "scores"],
+  stages: ["judges"],
+  traces: ["stages"],
+  config: ["scores", "stages"],
+  experiments: ["rollups", "scores", "judges", "stages", "traces"],
+  metrics: ["rollups", "scores", "judges", "config", "experiments"],
+  alerts: ["rollups", "metrics"],
+};
+
+function dbDomainRules() {
+  return Object.entries(DB_DOMAINS).map(([folder, may]) => ({
+    name: `db-${folder}-imports`,
+    severity: "error",
+    comment: `packages/db/src/${folder}/ imports of the other domain folders only ${may.join(", ") || "none"} (DB_DOMAINS)`,
+    from: { path: `^packages/db/src/${folder}/` },
+    // A type-only import vanishes at run time (experiments' runners name the webhooks' stored type).
+    to: { path: "^packages/db/src/[^/]+/", pathNot: `^packages/db/src/(${[folder, "sql", "schema", ...may].join("|")})/`, dependencyTypesNot: ["type-only"] },
+  }));
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -43,12 +71,28 @@ module.exports = {
       to: { path: "^packages/(queue|runtime|testkit)/|bullmq|ioredis|fastify|@fastify/" },
     },
     {
-      name: "db-imports-only-core-and-otlp",
+      name: "db-imports-only-core",
       severity: "error",
-      comment: "packages/db: of the internal packages only core and otlp (the codec re-derives span content with the normalizer on read)",
+      comment:
+        "packages/db: of the internal packages only core. It returns spans as stored; the reader that needs their content derives it with the otlp normalizer (addContent), and renormalizing takes the normalizer as a parameter",
       from: { path: "^packages/db/src" },
-      to: { path: "^packages/", pathNot: "^packages/(db|core|otlp)/" },
+      to: { path: "^packages/", pathNot: "^packages/(db|core)/" },
     },
+    {
+      name: "db-sql-and-schema-import-no-domain",
+      severity: "error",
+      comment: "packages/db: sql/ (generic helpers) and schema/ (the tables) sit under every domain folder and import none of them",
+      from: { path: "^packages/db/src/(sql|schema)/" },
+      to: { path: "^packages/db/src/", pathNot: "^packages/db/src/(sql|schema)/" },
+    },
+    {
+      name: "db-no-import-of-own-index",
+      severity: "error",
+      comment: "packages/db: index.ts is the package's surface for other packages; no file inside db imports it",
+      from: { path: "^packages/db/src/.+/" },
+      to: { path: "^packages/db/src/index\\.ts$" },
+    },
+    ...dbDomainRules(),
     {
       name: "queue-no-db-or-http",
       severity: "error",

@@ -12,7 +12,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import { isStorageUnavailable } from "./errors.ts";
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
-import * as schema from "./schema.ts";
+import * as schema from "./schema/index.ts";
 
 export { DataDirLockedError, dataDirLockFileName } from "./data-dir-lock.ts";
 

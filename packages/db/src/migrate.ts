@@ -12,7 +12,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { rowsOf, type Database } from "./client.ts";
 import { isStorageUnavailable } from "./errors.ts";
-import * as schema from "./schema.ts";
+import * as schema from "./schema/index.ts";
 
 export const defaultMigrationsFolder = fileURLToPath(new URL("../../../migrations", import.meta.url));
 

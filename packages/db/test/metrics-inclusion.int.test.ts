@@ -19,7 +19,7 @@ import {
   type Database,
   type MetricsFilter,
 } from "../src/index.ts";
-import { traces } from "../src/schema.ts";
+import { traces } from "../src/schema/index.ts";
 import { projectId, traceId } from "./fixtures.ts";
 import { record } from "./score-record.ts";
 

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { attributeAgents } from "@crux/core";
-import { decodeExportRequest, normalizeSpans } from "@crux/otlp";
+import { addContent, decodeExportRequest, normalizeSpan, normalizeSpans } from "@crux/otlp";
 import { testDatabases } from "@crux/testkit";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,10 +59,10 @@ describe.each(testDatabases())("renormalizeStoredSpans on $name", ({ create }) =
     await database.db.update(schema.traces).set({ scoreRequestedAt: null });
 
     const before = await listTraceSpans(database, p, traceId);
-    expect(attributeAgents(before).agents.map((a) => a.name)).toContain("call_agent");
+    expect(attributeAgents(before.map(addContent)).agents.map((a) => a.name)).toContain("call_agent");
     expect((await getTraceSummary(database, p, traceId))!.errorCount).toBe(0);
 
-    const result = await renormalizeStoredSpans(database, { projectId: p });
+    const result = await renormalizeStoredSpans(database, { normalize: normalizeSpan, projectId: p });
     const agentSpans = stale.filter((s) => s.operation === "agent").length;
     expect(result).toEqual({ traces: 1, spans: stale.length, spansChanged: agentSpans + 1, tracesChanged: 1 });
 
@@ -75,7 +75,7 @@ describe.each(testDatabases())("renormalizeStoredSpans on $name", ({ create }) =
     });
     expect(after.filter((s) => s.isError).map((s) => s.toolName)).toEqual(["get_quote"]);
     expect(
-      attributeAgents(after)
+      attributeAgents(after.map(addContent))
         .agents.map((a) => a.name)
         .sort(),
     ).toEqual(["booking_agent", "carrier_researcher", "logistics_planner"]);
@@ -92,6 +92,11 @@ describe.each(testDatabases())("renormalizeStoredSpans on $name", ({ create }) =
     // Another project was left alone, and a second run finds nothing left to change.
     expect((await listTraceSpans(database, other, traceId)).filter((s) => s.operation === "agent").length).toBe(agentSpans);
     expect((await getTraceSummary(database, other, traceId))!.scoreRequestedAt).toBeNull();
-    expect(await renormalizeStoredSpans(database, { projectId: p })).toEqual({ traces: 1, spans: stale.length, spansChanged: 0, tracesChanged: 0 });
+    expect(await renormalizeStoredSpans(database, { normalize: normalizeSpan, projectId: p })).toEqual({
+      traces: 1,
+      spans: stale.length,
+      spansChanged: 0,
+      tracesChanged: 0,
+    });
   });
 });

@@ -5,7 +5,7 @@ import { testDatabases } from "@crux/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "../src/client.ts";
-import { lockTraces } from "../src/scores/pending-rollups.ts";
+import { lockTraces } from "../src/rollups/pending.ts";
 import {
   agentMetrics,
   compactScoreRollups,

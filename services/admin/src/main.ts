@@ -22,6 +22,7 @@ import {
   type ApiKeyListing,
   type Database,
 } from "@crux/db";
+import { normalizeSpan } from "@crux/otlp";
 import { z } from "zod";
 
 const usage = `usage: pnpm crux <command>
@@ -154,7 +155,7 @@ async function run(database: Database, command: Exclude<Command, { name: "help" 
       console.error(`crux: no active API key with id ${command.keyId} (see \`pnpm crux keys list\`)`);
       return 1;
     case "renormalize": {
-      const r = await renormalizeStoredSpans(database, command.project === undefined ? {} : { projectId: command.project });
+      const r = await renormalizeStoredSpans(database, { normalize: normalizeSpan, ...(command.project === undefined ? {} : { projectId: command.project }) });
       console.log(
         `re-read ${r.spans} spans of ${r.traces} traces${command.project === undefined ? "" : ` in project '${command.project}'`}: ` +
           `${r.spansChanged} spans in ${r.tracesChanged} traces changed; all ${r.traces} traces are requested for scoring (the worker re-scores them)`,

@@ -23,6 +23,7 @@ import {
   persistTraceScores,
   type Database,
 } from "@crux/db";
+import { addContent } from "@crux/otlp";
 import { createBullmqQueue, type JobQueue } from "@crux/queue";
 import { testDatabases, testQueues } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,7 +77,7 @@ async function score(database: Database, projectId: string, traceId: string): Pr
     projectId,
     traceId,
     version: found.trace.settleVersion,
-    spans: found.spans,
+    spans: found.spans.map(addContent),
     config,
     outcomeOverride: override,
     baselineRun: null,

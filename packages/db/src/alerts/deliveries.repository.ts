@@ -9,9 +9,9 @@ import { randomUUID } from "node:crypto";
 import { PermanentError } from "@crux/core";
 import { and, asc, desc, eq, getTableColumns, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { clampLimit } from "../scores/metrics-filter.ts";
-import { cursorTime, nextTimeCursor, olderThanCursor } from "./cursor.ts";
-import { webhookDeliveries, webhookDeliveryAttempts } from "./schema.ts";
+import { cursorTime, nextTimeCursor, olderThanCursor } from "../sql/cursor.ts";
+import { webhookDeliveries, webhookDeliveryAttempts } from "../schema/alerts.ts";
+import { clampLimit } from "../sql/util.ts";
 
 export type DeliveryStatus = "pending" | "delivered" | "failed";
 

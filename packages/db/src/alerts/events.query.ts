@@ -1,10 +1,10 @@
 /** The alert events of a project, newest first, keyset-paginated on (created_at, id). */
 import { and, desc, eq, getTableColumns } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { clampLimit } from "../scores/metrics-filter.ts";
-import { cursorTime, nextTimeCursor, olderThanCursor } from "./cursor.ts";
+import { cursorTime, nextTimeCursor, olderThanCursor } from "../sql/cursor.ts";
 import { eventOf, type StoredAlertEvent } from "./rules.repository.ts";
-import { alertEvents } from "./schema.ts";
+import { alertEvents } from "../schema/alerts.ts";
+import { clampLimit } from "../sql/util.ts";
 
 export async function listAlertEvents(
   database: Database,

@@ -6,11 +6,11 @@
 import type { AlertMetric, AlertScope, MetricReading, ValidationBar } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { agentMetrics } from "../scores/agents.query.ts";
-import { failureModeMetrics } from "../scores/failure-modes.query.ts";
-import { agentRowsWhere, traceScopeWhere, type MetricsFilter } from "../scores/metrics-filter.ts";
-import { multiplierMetrics, successInputs } from "../scores/outcomes.query.ts";
-import { productionTrace } from "../scores/rollups.ts";
+import { agentMetrics } from "../metrics/agents.query.ts";
+import { failureModeMetrics } from "../metrics/failure-modes.query.ts";
+import { agentRowsWhere, traceScopeWhere, type MetricsFilter } from "../metrics/filter.ts";
+import { multiplierMetrics, successInputs } from "../metrics/outcomes.query.ts";
+import { productionTrace } from "../rollups/rollups.ts";
 
 const msToNs = (ms: number) => BigInt(Math.trunc(ms)) * 1_000_000n;
 

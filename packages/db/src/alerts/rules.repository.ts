@@ -11,9 +11,9 @@ import { randomUUID } from "node:crypto";
 import { PermanentError, type AlertCondition, type AlertEventRecord, type AlertMetric, type AlertState, type MetricReading } from "@crux/core";
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { clampLimit } from "../scores/metrics-filter.ts";
-import { afterIdCursor, nextIdCursor } from "./cursor.ts";
-import { alertEvents, alertRules, webhookDeliveries, webhooks } from "./schema.ts";
+import { afterIdCursor, nextIdCursor } from "../sql/cursor.ts";
+import { alertEvents, alertRules, webhookDeliveries, webhooks } from "../schema/alerts.ts";
+import { clampLimit } from "../sql/util.ts";
 
 export interface AlertRuleInput {
   name: string;

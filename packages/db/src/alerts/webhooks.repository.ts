@@ -7,9 +7,9 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { clampLimit } from "../scores/metrics-filter.ts";
-import { afterIdCursor, nextIdCursor } from "./cursor.ts";
-import { webhooks } from "./schema.ts";
+import { afterIdCursor, nextIdCursor } from "../sql/cursor.ts";
+import { webhooks } from "../schema/alerts.ts";
+import { clampLimit } from "../sql/util.ts";
 
 export interface WebhookInput {
   url: string;

@@ -8,10 +8,9 @@ import { randomUUID } from "node:crypto";
 import { PermanentError } from "@crux/core";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { afterIdCursor, nextIdCursor } from "../alerts/cursor.ts";
-import { clampLimit } from "../scores/metrics-filter.ts";
-import { decodeCursor, encodeCursor } from "../scores/sql-util.ts";
-import { datasetItems, datasets, datasetVersions } from "./schema.ts";
+import { afterIdCursor, nextIdCursor } from "../sql/cursor.ts";
+import { clampLimit, decodeCursor, encodeCursor } from "../sql/util.ts";
+import { datasetItems, datasets, datasetVersions } from "../schema/experiments.ts";
 
 export interface DatasetItemInput {
   taskId: string;

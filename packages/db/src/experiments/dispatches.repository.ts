@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { experimentDispatches, experiments } from "./schema.ts";
+import { experimentDispatches, experiments } from "../schema/experiments.ts";
 
 export interface PlannedRun {
   variant: string;

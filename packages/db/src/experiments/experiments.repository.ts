@@ -7,9 +7,8 @@
 import { PermanentError } from "@crux/core";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { clampLimit } from "../scores/metrics-filter.ts";
-import { decodeCursor, encodeCursor } from "../scores/sql-util.ts";
-import { datasets, experimentDispatches, experimentSettings, experimentVariants, experiments } from "./schema.ts";
+import { clampLimit, decodeCursor, encodeCursor } from "../sql/util.ts";
+import { datasets, experimentDispatches, experimentSettings, experimentVariants, experiments } from "../schema/experiments.ts";
 
 type ValueKind = "success" | "partial_credit";
 type ExperimentStatus = "draft" | "running" | "stopped" | "done";

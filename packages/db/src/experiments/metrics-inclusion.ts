@@ -9,8 +9,8 @@
  */
 import { sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { appendTraceCellsSql, lockTraces, pendingAmong } from "../scores/pending-rollups.ts";
-import { bumpRequestText } from "../settle.ts";
+import { appendTraceCellsSql, lockTraces, pendingAmong } from "../rollups/pending.ts";
+import { bumpRequestText } from "../stages/settle.ts";
 
 /** Brings the project's stored experiment and replay runs in line with its setting, `batch` runs per transaction; returns how many changed. */
 export async function applyMetricsInclusion(database: Database, projectId: string, opts: { batch?: number } = {}): Promise<number> {

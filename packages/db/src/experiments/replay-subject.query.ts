@@ -3,11 +3,12 @@
  * (the dataset item when the trace is a run of a declared experiment, else the root span's
  * input), the agents in it, and which agent owns each span (for step corrections).
  */
+import type { StoredSpan } from "@crux/core";
 import { eq, and } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { traceScores } from "../schema.ts";
+import { traceScores } from "../schema/scores.ts";
 import { listTraceTrajectories } from "../scores/trace-reads.ts";
-import { listTraceSpans } from "../traces.ts";
+import { listTraceSpans } from "../traces/reads.ts";
 import { readDatasetVersion } from "./datasets.repository.ts";
 import { getExperiment } from "./experiments.repository.ts";
 import type { ReplayTask } from "./replays.repository.ts";
@@ -20,8 +21,16 @@ export interface ReplaySubject {
   spanAgents: Map<string, string | null>;
 }
 
-/** null when the trace has no spans (unknown to the project). */
-export async function readReplaySubject(database: Database, projectId: string, traceId: string): Promise<ReplaySubject | null> {
+/**
+ * null when the trace has no spans (unknown to the project). `inputOf` reads a stored span's input
+ * text: content is derived by the caller (the normalizer), never on db's read path.
+ */
+export async function readReplaySubject(
+  database: Database,
+  projectId: string,
+  traceId: string,
+  inputOf: (span: StoredSpan) => string | null,
+): Promise<ReplaySubject | null> {
   const [spans, trajectories, [tags]] = await Promise.all([
     listTraceSpans(database, projectId, traceId),
     listTraceTrajectories(database, projectId, traceId),
@@ -38,7 +47,7 @@ export async function readReplaySubject(database: Database, projectId: string, t
     for (const step of t.steps) spanAgents.set(step.spanId, t.agent);
   }
   for (const s of spans) if (s.agentName !== null) agents.add(s.agentName);
-  return { task: (await datasetTask(database, projectId, tags)) ?? rootSpanTask(spans), agents, spanAgents };
+  return { task: (await datasetTask(database, projectId, tags)) ?? rootSpanTask(spans, inputOf), agents, spanAgents };
 }
 
 async function datasetTask(
@@ -54,11 +63,11 @@ async function datasetTask(
 }
 
 /** The earliest span without a parent in the trace; its input text, when it recorded one. */
-function rootSpanTask(spans: Awaited<ReturnType<typeof listTraceSpans>>): ReplayTask | null {
+function rootSpanTask(spans: StoredSpan[], inputOf: (span: StoredSpan) => string | null): ReplayTask | null {
   const ids = new Set(spans.map((s) => s.spanId));
   const root = spans
     .filter((s) => s.parentSpanId === null || !ids.has(s.parentSpanId))
     .sort((a, b) => (a.startTimeUnixNano < b.startTimeUnixNano ? -1 : a.startTimeUnixNano > b.startTimeUnixNano ? 1 : 0))[0];
-  const input = root?.content.text().input ?? null;
+  const input = root === undefined ? null : inputOf(root);
   return input === null || input.trim() === "" ? null : { source: "root_span", taskId: null, input, expected: null };
 }

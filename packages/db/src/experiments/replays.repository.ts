@@ -10,9 +10,8 @@ import { randomUUID } from "node:crypto";
 import { replayAttribution, replayReport, type ReplayPick, type ReplayReport, type ReplayRun, type ReplaySet } from "@crux/core";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { outcomeJudgeId } from "../judge-findings.ts";
-import { replays } from "./replays.schema.ts";
-import { experimentDispatches } from "./schema.ts";
+import { outcomeJudgeId } from "../judges/findings.ts";
+import { experimentDispatches, replays } from "../schema/experiments.ts";
 
 export interface ReplayCorrection {
   /** The corrected agent (for a step correction: the agent of its span, when known). */

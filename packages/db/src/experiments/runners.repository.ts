@@ -6,10 +6,10 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, getTableColumns } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { afterIdCursor, nextIdCursor } from "../alerts/cursor.ts";
+import { afterIdCursor, nextIdCursor } from "../sql/cursor.ts";
 import type { StoredSecret } from "../alerts/webhooks.repository.ts";
-import { clampLimit } from "../scores/metrics-filter.ts";
-import { runners } from "./schema.ts";
+import { runners } from "../schema/experiments.ts";
+import { clampLimit } from "../sql/util.ts";
 
 export interface RunnerInput {
   name: string;

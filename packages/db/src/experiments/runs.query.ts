@@ -7,7 +7,7 @@
 import { failureStageOf, type ExperimentRun } from "@crux/core";
 import { sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { outcomeJudgeId } from "../judge-findings.ts";
+import { outcomeJudgeId } from "../judges/findings.ts";
 
 export async function readExperimentRuns(database: Database, projectId: string, experimentId: string): Promise<ExperimentRun[]> {
   const db = database.db;

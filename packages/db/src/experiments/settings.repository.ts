@@ -1,8 +1,8 @@
 /** The project's experiment settings (one row, defaults when absent). */
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
+import { experimentSettings } from "../schema/experiments.ts";
 import { applyMetricsInclusion } from "./metrics-inclusion.ts";
-import { experimentSettings } from "./schema.ts";
 
 export interface ExperimentSettingsValues {
   includeInMetrics: boolean;

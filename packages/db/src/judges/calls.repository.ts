@@ -5,8 +5,8 @@
  */
 import { and, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { decodeCursor, encodeCursor } from "../scores/sql-util.ts";
-import { judgeCalls } from "./schema.ts";
+import { decodeCursor, encodeCursor } from "../sql/util.ts";
+import { judgeCalls } from "../schema/judges.ts";
 
 export interface JudgeCallInput {
   kind: string;

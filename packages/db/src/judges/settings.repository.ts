@@ -9,7 +9,7 @@
 import { PermanentError } from "@crux/core";
 import { eq, sql } from "drizzle-orm";
 import { queryRows, type Database } from "../client.ts";
-import { judgeSettings, type JudgeSettingsRow } from "./schema.ts";
+import { judgeSettings, type JudgeSettingsRow } from "../schema/judges.ts";
 import type { SecretBox } from "../secret-box.ts";
 
 type Provider = "anthropic" | "openai";

@@ -8,13 +8,13 @@
  * The set is stamped with the hash of the inputs it was computed from (the score
  * stage's scoreInputHash; null = unknown, so the next score job recomputes it).
  * The rollups are not computed here: the traces are listed as pending and the
- * scheduled compaction folds them in batches (pending-rollups.ts); a trace already
+ * scheduled compaction folds them in batches (rollups/pending.ts); a trace already
  * folded has its old cells taken out first (appended negated to the delta tables).
  */
 import type { TraceScoreRecord } from "@crux/core";
 import { sql } from "drizzle-orm";
 import { queryRows, rowsOf, type Database, type FixedStatement } from "../client.ts";
-import { appendTraceCellsSql, lockTracesText, markPendingText, traceLockKey } from "./pending-rollups.ts";
+import { appendTraceCellsSql, lockTracesText, markPendingText, traceLockKey } from "../rollups/pending.ts";
 import { agentColumns, attributionColumns, findingColumns, handoffColumns, summaryValues, trajectoryColumns, type Col } from "./score-set-rows.ts";
 
 /** The score set's child tables and their rows per record. */
@@ -161,7 +161,7 @@ function summariesStatement(projectId: string, sets: readonly ScoreSetWrite[], r
         score_requested_at = CASE WHEN tr.score_requested_at = r.clear THEN NULL ELSE tr.score_requested_at END
       FROM jsonb_to_recordset(${p.add(JSON.stringify(traceRows), "jsonb")}) AS r(trace_id text, agents jsonb, clear timestamptz)
       WHERE tr.project_id = ${project} AND tr.trace_id = r.trace_id)`);
-  // Listed as pending: the compaction folds their cells into the rollups (pending-rollups.ts).
+  // Listed as pending: the compaction folds their cells into the rollups (rollups/pending.ts).
   ctes.push(`pend AS (${markPendingText(project, traceIds)})`);
   return { text: `WITH ${ctes.join(",\n")} SELECT 1`, values: p.values };
 }

@@ -1,10 +1,9 @@
 /** Per-trace reads of the stored score set (what the worker last persisted). */
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { traceAgentUsage, traceAttributions, traceFindings, traceHandoffs, traceScores, traceTrajectories, type TraceScoreRow } from "../schema.ts";
+import { traceAgentUsage, traceAttributions, traceFindings, traceHandoffs, traceScores, traceTrajectories, type TraceScoreRow } from "../schema/scores.ts";
 import { currentMultipliers } from "./baselines.ts";
-import { clampLimit } from "./metrics-filter.ts";
-import { decodeOrdinalCursor, encodeCursor } from "./sql-util.ts";
+import { clampLimit, decodeOrdinalCursor, encodeCursor } from "../sql/util.ts";
 
 export interface TraceScoreStatus {
   /** The trace has spans (traces row) or a stored score set. */

@@ -6,6 +6,7 @@
  */
 import { replayAttribution, type ReplaySet } from "@crux/core";
 import { Replay, ReplayBody, ReplayList, TraceId } from "@crux/contracts";
+import { addContent } from "@crux/otlp";
 import {
   createReplay,
   dispatchProgress,
@@ -87,7 +88,7 @@ export function replaysRoutes(deps: { database: Database; queue?: JobQueue | und
       },
       async (req, reply) => {
         const { traceId } = req.params;
-        const subject = await readReplaySubject(db, req.projectId, traceId);
+        const subject = await readReplaySubject(db, req.projectId, traceId, (span) => addContent(span).content.text().input ?? null);
         if (subject === null) throw new ApiError("not_found", `trace ${traceId} not found`);
         const corrections = req.body.corrections.map((c, i): ReplayCorrection => {
           if (c.spanId !== undefined) {

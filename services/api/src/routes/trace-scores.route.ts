@@ -19,6 +19,7 @@ import {
   traceScoreStatus,
   type Database,
 } from "@crux/db";
+import { addContent } from "@crux/otlp";
 import type { JobQueue } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import type { FastifyPluginAsync } from "fastify";
@@ -187,7 +188,8 @@ export function traceScoresRoutes(deps: TraceScoresDeps): FastifyPluginAsync {
           listTraceTrajectories(db, req.projectId, req.params.traceId),
           listTraceSpans(db, req.projectId, req.params.traceId),
         ]);
-        const spanById = new Map(spans.map((s) => [s.spanId, s]));
+        // A step's text is the span's content, which the normalizer derives from the stored attributes.
+        const spanById = new Map(spans.map((s) => [s.spanId, addContent(s)]));
         return {
           traceId: req.params.traceId,
           scored,

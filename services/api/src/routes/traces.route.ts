@@ -6,6 +6,7 @@
 import { TraceDetail, TraceId, TraceList, TraceListQuery } from "@crux/contracts";
 import { attributeAgents } from "@crux/core";
 import { getTrace, getTraceScoring, listTraces, type Database } from "@crux/db";
+import { addContent } from "@crux/otlp";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -69,12 +70,14 @@ export function tracesRoutes(deps: { database: Database }): FastifyPluginAsync {
           getTraceScoring(deps.database, req.projectId, req.params.traceId),
         ]);
         if (!found) throw new ApiError("not_found", `trace ${req.params.traceId} not found`);
-        // Only the tree's owning agent per span and counted tokens come from the spans (nothing stores them per span).
-        const attribution = attributeAgents(found.spans);
-        const roots = spanTreeView(found.spans, attribution);
+        // Only the tree's owning agent per span and counted tokens come from the spans (nothing stores them per span);
+        // attribution reads handoff back-links from the content the normalizer derives.
+        const spans = found.spans.map(addContent);
+        const attribution = attributeAgents(spans);
+        const roots = spanTreeView(spans, attribution);
         // Building and serializing a trace of 10,000 spans each take a few hundred ms: a turn of the
         // event loop in between keeps other requests moving.
-        if (found.spans.length > 1_000) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (spans.length > 1_000) await new Promise<void>((resolve) => setImmediate(resolve));
         return { trace: traceSummaryView(found.trace), scoring: scoringView(stored), roots, orphanSpanIds: attribution.orphans };
       },
     );

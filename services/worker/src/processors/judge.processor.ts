@@ -17,7 +17,7 @@
  * process (judging/judge-policy.ts).
  *
  * Paid once across processes: before a missing producer runs, its lease in
- * judge_leases is taken (packages/db judge-leases.ts); a lease held by another
+ * judge_leases is taken (packages/db judges/leases.ts); a lease held by another
  * worker defers the job briefly (then the verdict is stored and the producer
  * skipped, or the lease expired and this job takes it). The lease ends with
  * the verdict, in its transaction, or when the run fails.
@@ -42,6 +42,7 @@ import {
   type TraceSummary,
 } from "@crux/db";
 import { callsOf, JudgeUnavailableError } from "@crux/judges";
+import { addContent } from "@crux/otlp";
 import { isJobDeferral, JobDeferral, type Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "../scoring/frozen-span-set.ts";
@@ -223,7 +224,9 @@ export function createJudgeProcessor(deps: JudgeDeps) {
       deps.log.debug(payload, "judge: spans arrived since the trace was settled; its next settle starts the judges again");
       return null;
     }
-    const trajectories = pure("trajectory build", traceId, () => prepareTrace(found.spans));
+    // Content and run tags are derived from the stored attributes, never stored (addContent adds them in place).
+    const spans = found.spans.map(addContent);
+    const trajectories = pure("trajectory build", traceId, () => prepareTrace(spans));
     const runTags = pure("run tags", traceId, () => runTagsOf(trajectories, override));
     const judged: string[] = [];
     let retryInMs = nextRetryInMs;
@@ -231,7 +234,7 @@ export function createJudgeProcessor(deps: JudgeDeps) {
       const key: VerdictKey = { producerId: run.producer.id, producerVersion: run.producer.version, model: run.producer.model ?? "", inputHash: run.inputHash };
       const attempts = (storedOf(run)?.attempts ?? 0) + 1;
       // The place first, then the lease: a lease never runs out while its holder waits for a place.
-      const ran = await (run.withSlot ?? direct)(() => runLeased(run, key, attempts, { projectId, traceId, spans: found.spans, trajectories, runTags }));
+      const ran = await (run.withSlot ?? direct)(() => runLeased(run, key, attempts, { projectId, traceId, spans, trajectories, runTags }));
       if (ran.stored) judged.push(run.producer.id);
       if (ran.retryInMs !== null) retryInMs = retryInMs === null ? ran.retryInMs : Math.min(retryInMs, ran.retryInMs);
     }

@@ -37,6 +37,7 @@ import {
   type TraceScoreRecord,
 } from "@crux/core";
 import { clearScoreRequest, listTraceSpans, readScoreJobState, requestJudge, type Database, type TraceSummary } from "@crux/db";
+import { addContent } from "@crux/otlp";
 import type { JobQueue, Payload } from "@crux/queue";
 import type { Logger } from "@crux/runtime";
 import { frozenSpanSetHash } from "../scoring/frozen-span-set.ts";
@@ -143,11 +144,13 @@ export function createScoreProcessor(deps: ScoreDeps) {
       lap("read_config");
     }
 
-    const spans = await listTraceSpans(deps.database, projectId, traceId);
-    if (spanSetHash(spans.map((s) => s.spanId)) !== frozen) {
+    const storedSpans = await listTraceSpans(deps.database, projectId, traceId);
+    if (spanSetHash(storedSpans.map((s) => s.spanId)) !== frozen) {
       deps.log.debug(payload, "score: spans arrived since the trace was settled; its next settle requests the score");
       return;
     }
+    // Content and run tags are derived from the stored attributes, never stored (addContent adds them in place).
+    const spans = storedSpans.map(addContent);
     lap("read_spans");
     const t = pure("trajectory build", traceId, () => prepareTrace(spans));
     const agents = [...new Set(t.attribution.agents.map((a) => a.name))].sort();
