@@ -8,12 +8,12 @@
  * and axe-core on every page (no serious or critical violation). A screenshot of each page is
  * saved under services/web/test-artifacts/ (gitignored).
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { createRequire } from "node:module";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatCost, formatTokens } from "../src/format.ts";
+import { artifacts, checkPage as checkAxe } from "./browser.ts";
 import {
   apiGet,
   chromiumPath,
@@ -23,7 +23,6 @@ import {
   noChromiumLine,
   postOtlpJson,
   removeDir,
-  repoRoot,
   startService,
   tempDataDir,
   type RunningService,
@@ -31,9 +30,6 @@ import {
 
 const executablePath = chromiumPath();
 if (!executablePath) console.log(noChromiumLine);
-
-const artifacts = path.join(repoRoot, "services/web/test-artifacts");
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 describe.skipIf(!executablePath)("web UI in Chromium against the running service", () => {
   let service: RunningService;
@@ -83,17 +79,7 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await page.getByRole("heading", { name: "Runs" }).waitFor();
   }
 
-  async function checkPage(name: string) {
-    await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const axe = (globalThis as any).axe;
-      const r = await axe.run((globalThis as any).document, { resultTypes: ["violations"] });
-      return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) }));
-    });
-    const serious = violations.filter((v: any) => v.impact === "serious" || v.impact === "critical");
-    expect(serious, `${name}: ${JSON.stringify(serious)}`).toEqual([]);
-  }
+  const checkPage = (name: string) => checkAxe(page, name);
 
   it("refuses a wrong key and signs in with a right one", async () => {
     await page.goto(service.uiUrl);

@@ -11,6 +11,7 @@ import { formatCost, formatDuration, formatTime, formatTokens } from "../format.
 import { Link, navigate, useLocation, useSearchUpdate, useTitle } from "../router.tsx";
 import type { TraceListFilters, TraceListPage } from "../types.ts";
 import { Empty, ErrorState, Loading, ModeBadge, OutcomeBadge } from "../ui.tsx";
+import { ScopeBanner, useExperimentScope } from "../experiments/scope.tsx";
 
 const modes = ["FM-1.1", "FM-1.2", "FM-1.3", "FM-1.4", "FM-1.5", "FM-2.1", "FM-2.2", "FM-2.3", "FM-2.4", "FM-2.5", "FM-2.6", "FM-3.1", "FM-3.2", "FM-3.3"];
 const filterKeys = ["window", "service", "agent", "outcome", "mode", "category", "source", "task", "baseline", "q"] as const;
@@ -35,23 +36,36 @@ export function RunsPage({ config }: { config: UiConfig }) {
   const { search } = useLocation();
   const update = useSearchUpdate();
   const filters = useMemo(() => apiFilters(search), [search]);
-  const anyFilter = filterKeys.some((k) => search.get(k));
+  const scope = useExperimentScope(search);
+  const anyFilter = scope !== null || filterKeys.some((k) => search.get(k));
+  // An experiment's runs are picked out of the list, so it is read in the largest pages.
+  const limit = scope ? 500 : pageSize;
   const runs = useInfiniteQuery({
-    queryKey: ["runs", filters],
-    queryFn: ({ pageParam, signal }) => api<TraceListPage>(`/traces${qs({ ...filters, limit: pageSize, cursor: pageParam })}`, { signal }),
+    queryKey: ["runs", filters, limit],
+    queryFn: ({ pageParam, signal }) => api<TraceListPage>(`/traces${qs({ ...filters, limit, cursor: pageParam })}`, { signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     // Pages are appended, never changed: comparing every loaded row on each new page (structural
     // sharing) cost a long task per page once thousands of rows were loaded.
     structuralSharing: false,
   });
-  const rows = useMemo(() => runs.data?.pages.flatMap((p) => p.items) ?? [], [runs.data]);
+  const traceIds = scope?.traceIds;
+  const rows = useMemo(() => {
+    const all = runs.data?.pages.flatMap((p) => p.items) ?? [];
+    return traceIds ? all.filter((r) => traceIds.has(r.traceId)) : all;
+  }, [runs.data, traceIds]);
+  const scopeComplete = !traceIds || rows.length >= traceIds.size || !runs.hasNextPage;
+  const { fetchNextPage, isFetchingNextPage } = runs;
+  useEffect(() => {
+    if (traceIds && !scopeComplete && !isFetchingNextPage) void fetchNextPage();
+  }, [traceIds, scopeComplete, isFetchingNextPage, fetchNextPage]);
 
   return (
     <div className="page runs">
       <h1>Runs</h1>
       <Filters search={search} onApply={(values) => update(values)} />
-      {runs.isPending ? (
+      {scope && <ScopeBanner scope={scope} shown={rows.length} complete={scopeComplete} />}
+      {scope?.traceIds === null ? null : runs.isPending ? (
         <Loading what="runs" />
       ) : runs.isError ? (
         <ErrorState error={runs.error} what="the runs" retry={() => void runs.refetch()} />
