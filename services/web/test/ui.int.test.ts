@@ -193,6 +193,18 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await page.getByText("shown once").waitFor();
     const rules = await apiGet(service.apiUrl, "/alert-rules", key);
     expect(rules.items.map((r: any) => r.name)).toContain("errors over 20%");
+    // Editing: the form takes the rule's values, and saving replaces them (a change condition now).
+    await page.getByRole("button", { name: "Edit rule errors over 20%" }).click();
+    expect(await page.getByLabel("Name").inputValue()).toBe("errors over 20%");
+    await page.getByLabel("Name").fill("errors rising");
+    await page.getByLabel("Condition").selectOption("change");
+    await page.getByLabel("By (0.5 = 50%)").fill("0.25");
+    await page.getByLabel("Window (minutes)").fill("30");
+    await page.getByRole("button", { name: "Save rule" }).click();
+    await page.locator('tr[data-rule="errors rising"]').waitFor();
+    const edited = (await apiGet(service.apiUrl, "/alert-rules", key)).items.find((r: any) => r.name === "errors rising");
+    expect(edited).toMatchObject({ condition: { kind: "change", direction: "rise", by: 0.25 }, windowMs: 1_800_000, enabled: true });
+    expect(edited.id).toBe(rules.items.find((r: any) => r.name === "errors over 20%").id);
     const hooks = await apiGet(service.apiUrl, "/webhooks", key);
     expect(hooks.items.map((w: any) => w.url)).toContain("https://hooks.example.com/crux");
     await checkPage("alerts");
@@ -224,6 +236,33 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await page.goto(`${service.uiUrl}compare?a=${goldens[0]!.traceId}&b=${goldens[1]!.traceId}`);
     await page.locator("table.compare").waitFor();
     await checkPage("compare");
+  });
+
+  it("edits the judge settings: provider, model, base URL and a write-only key, errors on their field", async () => {
+    await signIn();
+    await page.goto(`${service.uiUrl}judges`);
+    await page.getByRole("combobox", { name: /^Provider/ }).selectOption("openai");
+    await page.getByLabel("Judge model").fill("");
+    await page.getByRole("button", { name: "Save" }).click();
+    // The API's own message, on the field it concerns.
+    await expect.poll(() => page.locator("#err-judge-model").textContent()).toContain("required");
+    await page.getByLabel("Judge model").fill("gpt-4o-mini");
+    await page.getByLabel("Base URL").fill("https://judge.example.com/v1");
+    await page.getByLabel("Sampling share (0–1)").fill("0.25");
+    const before = await apiGet(service.apiUrl, "/judge-settings", key);
+    const secret = "sk-ui-test-secret-9876";
+    if (before.canStoreApiKey) await page.getByLabel("Provider key (write-only)").fill(secret);
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Judge settings saved").waitFor();
+    const after = await apiGet(service.apiUrl, "/judge-settings", key);
+    expect(after.stored).toMatchObject({ provider: "openai", model: "gpt-4o-mini", baseUrl: "https://judge.example.com/v1", samplingShare: 0.25 });
+    if (before.canStoreApiKey) {
+      expect(after.stored).toMatchObject({ apiKeySet: true, apiKeyLast4: "9876" });
+      // Write-only: the field is emptied and the key is nowhere on the page.
+      expect(await page.getByLabel("Provider key (write-only)").inputValue()).toBe("");
+      expect(await page.content()).not.toContain(secret);
+    }
+    await checkPage("judge-settings");
   });
 
   it("never serves the page for an API path, and serves assets with a year of caching", async () => {
