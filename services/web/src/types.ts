@@ -67,7 +67,6 @@ export type Experiments = z.output<typeof ExperimentList>;
 export type ExperimentItem = Experiments["items"][number];
 export type ExperimentReportBody = z.output<typeof ExperimentReport>;
 export type VariantReportBody = ExperimentReportBody["variants"][number];
-export type CreditBody = NonNullable<ExperimentReportBody["credit"]>;
 export type ExperimentInterval = NonNullable<VariantReportBody["successRate"]>;
 export type ExperimentProgressBody = z.output<typeof ExperimentProgress>;
 export type StartBody = z.output<typeof StartResponse>;
