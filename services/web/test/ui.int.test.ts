@@ -219,7 +219,7 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await page.locator("table.data tbody tr").first().waitFor();
     const first = agents.agents[0];
     const row = page.locator("table.data").first().locator("tr", { hasText: first.agent }).first();
-    expect(await row.locator("td").nth(2).textContent()).toBe(formatTokens(first.totalTokens));
+    expect(await row.locator("td").nth(1).textContent()).toBe(formatTokens(first.totalTokens));
     await checkPage("agents");
     await page.goto(`${service.uiUrl}failure-modes?window=30d`);
     await page.locator("table.data tbody tr").first().waitFor();
@@ -227,11 +227,12 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await page.goto(`${service.uiUrl}config`);
     await page.getByRole("heading", { name: "Prices" }).waitFor();
     // The API's validation message lands on the field it concerns.
-    await page.getByLabel("Model").fill("m-1");
-    await page.getByLabel("Input $/MTok").fill("-1");
-    await page.getByLabel("Output $/MTok").fill("2");
-    await page.getByRole("button", { name: "Add price" }).click();
-    await page.locator("#err-inputPerMTok").waitFor();
+    const priceForm = page.getByRole("form", { name: "New price" });
+    await priceForm.getByLabel("Model", { exact: true }).fill("m-1");
+    await priceForm.getByLabel("Input $/MTok", { exact: true }).fill("-1");
+    await priceForm.getByLabel("Output $/MTok", { exact: true }).fill("2");
+    await priceForm.getByRole("button", { name: "Add price" }).click();
+    await page.locator("#prices-inputPerMTok-err").waitFor();
     await checkPage("config");
     await page.goto(`${service.uiUrl}compare?a=${goldens[0]!.traceId}&b=${goldens[1]!.traceId}`);
     await page.locator("table.compare").waitFor();

@@ -6,14 +6,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { api, ApiError } from "../api.ts";
+import { fieldErrors } from "../config/errors.ts";
 import type { JudgeSettingsBody } from "../types.ts";
-
-function fieldErrors(err: unknown): Record<string, string> {
-  if (!(err instanceof ApiError) || !Array.isArray(err.details)) return {};
-  const out: Record<string, string> = {};
-  for (const d of err.details as { path?: string; message?: string }[]) out[(d.path ?? "").replace(/^\//, "").split("/")[0] ?? ""] = d.message ?? "invalid";
-  return out;
-}
 
 export function JudgeSettingsForm({ settings }: { settings: JudgeSettingsBody }) {
   const queryClient = useQueryClient();

@@ -14,7 +14,7 @@ import { Empty, ErrorState, Loading, ModeBadge, OutcomeBadge } from "../ui.tsx";
 import { ScopeBanner, useExperimentScope } from "../experiments/scope.tsx";
 
 const modes = ["FM-1.1", "FM-1.2", "FM-1.3", "FM-1.4", "FM-1.5", "FM-2.1", "FM-2.2", "FM-2.3", "FM-2.4", "FM-2.5", "FM-2.6", "FM-3.1", "FM-3.2", "FM-3.3"];
-const filterKeys = ["window", "service", "agent", "outcome", "mode", "category", "source", "task", "baseline", "q"] as const;
+const filterKeys = ["window", "from", "to", "service", "agent", "outcome", "mode", "category", "source", "task", "baseline", "q"] as const;
 const windows: Record<string, number> = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 };
 const pageSize = 100;
 const rowHeight = 40;
@@ -27,7 +27,8 @@ function apiFilters(search: URLSearchParams): TraceListFilters {
     f[k] = v;
   }
   const w = search.get("window");
-  if (w && windows[w]) f.from = new Date(Date.now() - windows[w]!).toISOString();
+  // An explicit from/to (a chart's bucket) wins over the window picker.
+  if (w && windows[w] && !f.from && !f.to) f.from = new Date(Date.now() - windows[w]!).toISOString();
   return f;
 }
 
@@ -64,6 +65,14 @@ export function RunsPage({ config }: { config: UiConfig }) {
     <div className="page runs">
       <h1>Runs</h1>
       <Filters search={search} onApply={(values) => update(values)} />
+      {(search.get("from") || search.get("to")) && (
+        <p className="scope" role="note" data-testid="time-range">
+          Runs started {search.get("from") ? `from ${formatTime(search.get("from")!)}` : ""} {search.get("to") ? `until ${formatTime(search.get("to")!)}` : ""}.{" "}
+          <button type="button" onClick={() => update({ from: null, to: null })}>
+            Any time
+          </button>
+        </p>
+      )}
       {scope && <ScopeBanner scope={scope} shown={rows.length} complete={scopeComplete} />}
       {scope?.traceIds === null ? null : runs.isPending ? (
         <Loading what="runs" />
