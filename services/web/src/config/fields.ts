@@ -4,7 +4,7 @@
  * string) so the API's own validation names the field; only JSON that does not parse is
  * refused here, since there is nothing to send.
  */
-export type FieldKind = "text" | "optionalText" | "number" | "optionalNumber" | "list" | "json" | "boolean";
+type FieldKind = "text" | "optionalText" | "number" | "optionalNumber" | "list" | "json" | "boolean";
 
 export interface FieldSpec {
   key: string;
