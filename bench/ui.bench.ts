@@ -187,6 +187,7 @@ async function main() {
     return;
   }
   const js = initialJsGzipBytes();
+  const loadAtStart = loadavg()[0]!;
   const dataDir = tempDataDir();
   const service = await startService(dataDir, {
     CRUX_AUTH: "false",
@@ -234,7 +235,7 @@ async function main() {
     console.log(
       [
         "",
-        `UI benchmark (Chromium ${browser.version()}, service: pnpm start on PGlite; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end: task durations are wall-clock and grow with the load)`,
+        `UI benchmark (Chromium ${browser.version()}, service: pnpm start on PGlite; ${cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end: task durations are wall-clock and grow with the load)`,
         `  run view, ${run.spanCount} spans, 8 agents: interactive ${median.toFixed(0)} ms after its data arrived (median of 3: ${samples.map((s) => s.toFixed(0)).join(", ")} ms; bar < 1,000 ms); longest task while opening ${longest.toFixed(0)} ms`,
         `  runs list, ${rows.toLocaleString("en-US")} rows scrolled in ${scrollSeconds.toFixed(1)} s: ${tasks.length} tasks over 50 ms, longest ${tasks.length ? Math.max(...tasks).toFixed(0) : "none"}${tasks.length ? " ms" : ""} (bar: none over 50 ms)`,
         `  initial JavaScript: ${(js.bytes / 1024).toFixed(1)} KB gzipped (${js.files.join(", ")}; bar < 300 KB); each page's own chunk is loaded when it is first opened`,

@@ -18,6 +18,7 @@ const AlertsPage = lazy(() => import("./pages/Alerts.tsx"));
 const JudgesPage = lazy(() => import("./pages/Judges.tsx"));
 const ConfigPage = lazy(() => import("./pages/Config.tsx"));
 const ComparePage = lazy(() => import("./pages/Compare.tsx"));
+const ExperimentsPage = lazy(() => import("./pages/Experiments.tsx"));
 
 export interface UiConfig {
   authRequired: boolean;
@@ -31,6 +32,7 @@ const nav: [string, string][] = [
   ["/alerts", "Alerts"],
   ["/judges", "Judges and validation"],
   ["/config", "Configuration"],
+  ["/experiments", "Experiments"],
   ["/compare", "Compare"],
 ];
 
@@ -134,6 +136,7 @@ function Pages({ config }: { config: UiConfig }) {
   else if (path === "/judges") page = <JudgesPage />;
   else if (path === "/config") page = <ConfigPage />;
   else if (path === "/compare") page = <ComparePage />;
+  else if (path === "/experiments") page = <ExperimentsPage />;
   else
     page = (
       <div className="state">

@@ -34,3 +34,12 @@ export function formatPercent(x: number | null | undefined, digits = 1): string 
 export function formatNumber(x: number | null | undefined, digits = 2): string {
   return x === null || x === undefined ? "–" : x.toFixed(digits);
 }
+
+/** An estimate with its interval, "66.7% [50.0%, 83.3%]", each bound in the estimate's format. */
+export function formatInterval(iv: { estimate: number; lower: number; upper: number } | null | undefined, format: (x: number) => string): string {
+  return iv === null || iv === undefined ? "–" : `${format(iv.estimate)} [${format(iv.lower)}, ${format(iv.upper)}]`;
+}
+
+export function formatMultiplier(x: number | null | undefined): string {
+  return x === null || x === undefined ? "–" : `×${x.toFixed(2)}`;
+}

@@ -30,6 +30,10 @@ import type {
   DeliveryList,
   JudgeSettingsResponse,
   JudgeCallList,
+  ExperimentList,
+  ExperimentReport,
+  ExperimentProgress,
+  StartResponse,
 } from "@crux/contracts";
 import type { z } from "zod";
 
@@ -59,3 +63,10 @@ export type WebhookCreated = z.output<typeof WebhookWithSecret>;
 export type Deliveries = z.output<typeof DeliveryList>;
 export type JudgeSettingsBody = z.output<typeof JudgeSettingsResponse>;
 export type JudgeCalls = z.output<typeof JudgeCallList>;
+export type Experiments = z.output<typeof ExperimentList>;
+export type ExperimentItem = Experiments["items"][number];
+export type ExperimentReportBody = z.output<typeof ExperimentReport>;
+export type VariantReportBody = ExperimentReportBody["variants"][number];
+export type ExperimentInterval = NonNullable<VariantReportBody["successRate"]>;
+export type ExperimentProgressBody = z.output<typeof ExperimentProgress>;
+export type StartBody = z.output<typeof StartResponse>;

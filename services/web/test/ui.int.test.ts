@@ -8,12 +8,12 @@
  * and axe-core on every page (no serious or critical violation). A screenshot of each page is
  * saved under services/web/test-artifacts/ (gitignored).
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { createRequire } from "node:module";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatCost, formatTokens } from "../src/format.ts";
+import { artifacts, checkPage as checkAxe } from "./browser.ts";
 import {
   apiGet,
   chromiumPath,
@@ -23,7 +23,6 @@ import {
   noChromiumLine,
   postOtlpJson,
   removeDir,
-  repoRoot,
   startService,
   tempDataDir,
   type RunningService,
@@ -31,9 +30,6 @@ import {
 
 const executablePath = chromiumPath();
 if (!executablePath) console.log(noChromiumLine);
-
-const artifacts = path.join(repoRoot, "services/web/test-artifacts");
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 describe.skipIf(!executablePath)("web UI in Chromium against the running service", () => {
   let service: RunningService;
@@ -83,17 +79,7 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await page.getByRole("heading", { name: "Runs" }).waitFor();
   }
 
-  async function checkPage(name: string) {
-    await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const axe = (globalThis as any).axe;
-      const r = await axe.run((globalThis as any).document, { resultTypes: ["violations"] });
-      return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) }));
-    });
-    const serious = violations.filter((v: any) => v.impact === "serious" || v.impact === "critical");
-    expect(serious, `${name}: ${JSON.stringify(serious)}`).toEqual([]);
-  }
+  const checkPage = (name: string) => checkAxe(page, name);
 
   it("refuses a wrong key and signs in with a right one", async () => {
     await page.goto(service.uiUrl);
@@ -207,6 +193,18 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await page.getByText("shown once").waitFor();
     const rules = await apiGet(service.apiUrl, "/alert-rules", key);
     expect(rules.items.map((r: any) => r.name)).toContain("errors over 20%");
+    // Editing: the form takes the rule's values, and saving replaces them (a change condition now).
+    await page.getByRole("button", { name: "Edit rule errors over 20%" }).click();
+    expect(await page.getByLabel("Name").inputValue()).toBe("errors over 20%");
+    await page.getByLabel("Name").fill("errors rising");
+    await page.getByLabel("Condition").selectOption("change");
+    await page.getByLabel("By (0.5 = 50%)").fill("0.25");
+    await page.getByLabel("Window (minutes)").fill("30");
+    await page.getByRole("button", { name: "Save rule" }).click();
+    await page.locator('tr[data-rule="errors rising"]').waitFor();
+    const edited = (await apiGet(service.apiUrl, "/alert-rules", key)).items.find((r: any) => r.name === "errors rising");
+    expect(edited).toMatchObject({ condition: { kind: "change", direction: "rise", by: 0.25 }, windowMs: 1_800_000, enabled: true });
+    expect(edited.id).toBe(rules.items.find((r: any) => r.name === "errors over 20%").id);
     const hooks = await apiGet(service.apiUrl, "/webhooks", key);
     expect(hooks.items.map((w: any) => w.url)).toContain("https://hooks.example.com/crux");
     await checkPage("alerts");
@@ -221,7 +219,7 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await page.locator("table.data tbody tr").first().waitFor();
     const first = agents.agents[0];
     const row = page.locator("table.data").first().locator("tr", { hasText: first.agent }).first();
-    expect(await row.locator("td").nth(2).textContent()).toBe(formatTokens(first.totalTokens));
+    expect(await row.locator("td").nth(1).textContent()).toBe(formatTokens(first.totalTokens));
     await checkPage("agents");
     await page.goto(`${service.uiUrl}failure-modes?window=30d`);
     await page.locator("table.data tbody tr").first().waitFor();
@@ -229,15 +227,43 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await page.goto(`${service.uiUrl}config`);
     await page.getByRole("heading", { name: "Prices" }).waitFor();
     // The API's validation message lands on the field it concerns.
-    await page.getByLabel("Model").fill("m-1");
-    await page.getByLabel("Input $/MTok").fill("-1");
-    await page.getByLabel("Output $/MTok").fill("2");
-    await page.getByRole("button", { name: "Add price" }).click();
-    await page.locator("#err-inputPerMTok").waitFor();
+    const priceForm = page.getByRole("form", { name: "New price" });
+    await priceForm.getByLabel("Model", { exact: true }).fill("m-1");
+    await priceForm.getByLabel("Input $/MTok", { exact: true }).fill("-1");
+    await priceForm.getByLabel("Output $/MTok", { exact: true }).fill("2");
+    await priceForm.getByRole("button", { name: "Add price" }).click();
+    await page.locator("#prices-inputPerMTok-err").waitFor();
     await checkPage("config");
     await page.goto(`${service.uiUrl}compare?a=${goldens[0]!.traceId}&b=${goldens[1]!.traceId}`);
     await page.locator("table.compare").waitFor();
     await checkPage("compare");
+  });
+
+  it("edits the judge settings: provider, model, base URL and a write-only key, errors on their field", async () => {
+    await signIn();
+    await page.goto(`${service.uiUrl}judges`);
+    await page.getByRole("combobox", { name: /^Provider/ }).selectOption("openai");
+    await page.getByLabel("Judge model").fill("");
+    await page.getByRole("button", { name: "Save" }).click();
+    // The API's own message, on the field it concerns.
+    await expect.poll(() => page.locator("#err-judge-model").textContent()).toContain("required");
+    await page.getByLabel("Judge model").fill("gpt-4o-mini");
+    await page.getByLabel("Base URL").fill("https://judge.example.com/v1");
+    await page.getByLabel("Sampling share (0–1)").fill("0.25");
+    const before = await apiGet(service.apiUrl, "/judge-settings", key);
+    const secret = "sk-ui-test-secret-9876";
+    if (before.canStoreApiKey) await page.getByLabel("Provider key (write-only)").fill(secret);
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Judge settings saved").waitFor();
+    const after = await apiGet(service.apiUrl, "/judge-settings", key);
+    expect(after.stored).toMatchObject({ provider: "openai", model: "gpt-4o-mini", baseUrl: "https://judge.example.com/v1", samplingShare: 0.25 });
+    if (before.canStoreApiKey) {
+      expect(after.stored).toMatchObject({ apiKeySet: true, apiKeyLast4: "9876" });
+      // Write-only: the field is emptied and the key is nowhere on the page.
+      expect(await page.getByLabel("Provider key (write-only)").inputValue()).toBe("");
+      expect(await page.content()).not.toContain(secret);
+    }
+    await checkPage("judge-settings");
   });
 
   it("never serves the page for an API path, and serves assets with a year of caching", async () => {

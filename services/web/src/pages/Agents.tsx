@@ -1,8 +1,12 @@
 /** Agents and cost: per-agent tokens, cost and shares; the cost multiplier per task against its baseline; the success rate with its interval. */
+import { AgentTable } from "../AgentTable.tsx";
 import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import { AgentsChart, type AgentMetric } from "../charts/AgentsChart.tsx";
+import { timeBuckets } from "../charts/buckets.ts";
 import { api, qs } from "../api.ts";
-import { formatCost, formatNumber, formatPercent, formatTokens } from "../format.ts";
-import { Link, useLocation, useTitle } from "../router.tsx";
+import { formatNumber, formatPercent } from "../format.ts";
+import { Link, useLocation, useSearchUpdate, useTitle } from "../router.tsx";
 import type { AgentsBody, CostMultiplierBody, SuccessBody } from "../types.ts";
 import { ErrorState, Loading } from "../ui.tsx";
 import { WindowPicker, windowFrom } from "./window.tsx";
@@ -10,7 +14,11 @@ import { WindowPicker, windowFrom } from "./window.tsx";
 export default function AgentsPage() {
   useTitle("Agents and cost");
   const { search } = useLocation();
+  const update = useSearchUpdate();
   const from = windowFrom(search);
+  const windowKey = search.get("window");
+  const buckets = useMemo(() => timeBuckets(windowKey, Date.now()), [windowKey]);
+  const metric = (["tokens", "cost", "costShare"].includes(search.get("metric") ?? "") ? search.get("metric") : "tokens") as AgentMetric;
   const agents = useQuery({ queryKey: ["agents", from], queryFn: () => api<AgentsBody>(`/metrics/agents${qs({ from, limit: 500 })}`) });
   const multiplier = useQuery({
     queryKey: ["multiplier", from],
@@ -22,53 +30,28 @@ export default function AgentsPage() {
       <h1>Agents and cost</h1>
       <div className="filters">
         <WindowPicker />
+        <label>
+          Chart
+          <select value={metric} onChange={(e) => update({ metric: e.target.value === "tokens" ? null : e.target.value })}>
+            <option value="tokens">tokens</option>
+            <option value="cost">cost</option>
+            <option value="costShare">cost share</option>
+          </select>
+        </label>
       </div>
+      <h2>Over time</h2>
+      <AgentsChart buckets={buckets} metric={metric} />
       <h2>Per agent</h2>
       {agents.isPending ? (
         <Loading what="agent usage" />
       ) : agents.isError ? (
         <ErrorState error={agents.error} what="agent usage" />
       ) : (
-        <table className="data">
-          <thead>
-            <tr>
-              <th scope="col">Agent</th>
-              <th scope="col" className="num">
-                Runs
-              </th>
-              <th scope="col" className="num">
-                Tokens
-              </th>
-              <th scope="col" className="num">
-                Token share
-              </th>
-              <th scope="col" className="num">
-                Cost
-              </th>
-              <th scope="col" className="num">
-                Cost share
-              </th>
-              <th scope="col" className="num">
-                Errors
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {agents.data.agents.map((a) => (
-              <tr key={a.agent}>
-                <td>
-                  <Link to={`/runs?agent=${encodeURIComponent(a.agent)}`}>{a.agent}</Link>
-                </td>
-                <td className="num">{a.traces}</td>
-                <td className="num">{formatTokens(a.totalTokens)}</td>
-                <td className="num">{formatPercent(a.tokenShare)}</td>
-                <td className="num">{formatCost(a.costUsd)}</td>
-                <td className="num">{formatPercent(a.costShare)}</td>
-                <td className="num">{a.errors}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <AgentTable
+          rows={agents.data.agents}
+          columns={["runs", "tokens", "tokenShare", "cost", "costShare", "errors"]}
+          agentHref={(agent) => `/runs?agent=${encodeURIComponent(agent)}`}
+        />
       )}
       <h2>Cost multiplier per task</h2>
       {multiplier.isPending ? (

@@ -1,4 +1,4 @@
-/** Alert rules (create, enable, state, last evaluation), their events, and webhooks (create, test, rotate secret shown once, deliveries, retry). */
+/** Alert rules (create, edit, enable, state, last evaluation), their events, and webhooks (create, test, rotate secret shown once, deliveries, retry). */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { api, ApiError } from "../api.ts";
@@ -33,13 +33,36 @@ export default function AlertsPage() {
   );
 }
 
+const emptyRule = {
+  name: "",
+  metric: "error_rate",
+  mode: "FM-1.3",
+  condition: "threshold",
+  op: "above",
+  value: "0.2",
+  direction: "rise",
+  by: "0.5",
+  windowMinutes: "60",
+  minSamples: "10",
+};
+
 function Rules() {
   const queryClient = useQueryClient();
   const rules = useQuery({ queryKey: ["alert-rules"], queryFn: () => api<AlertRules>("/alert-rules?limit=500") });
-  const [form, setForm] = useState({ name: "", metric: "error_rate", mode: "FM-1.3", op: "above", value: "0.2", windowMinutes: "60", minSamples: "10" });
+  const [form, setForm] = useState(emptyRule);
+  // The rule being edited (its scope, webhooks and enabled flag are kept as they are), or null: a new rule.
+  const [editing, setEditing] = useState<AlertRules["items"][number] | null>(null);
   const create = useMutation({
     mutationFn: (body: AlertRuleInput) => api("/alert-rules", { method: "POST", body }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["alert-rules"] }),
+  });
+  const edit = useMutation({
+    mutationFn: ({ id, body }: { id: string; body: AlertRuleInput }) => api(`/alert-rules/${id}`, { method: "PUT", body }),
+    onSuccess: () => {
+      setEditing(null);
+      setForm(emptyRule);
+      void queryClient.invalidateQueries({ queryKey: ["alert-rules"] });
+    },
   });
   const toggle = useMutation({
     mutationFn: ({ id, body }: { id: string; body: AlertRuleInput }) => api(`/alert-rules/${id}`, { method: "PUT", body }),
@@ -48,12 +71,32 @@ function Rules() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const metric = (form.metric === "failure_mode_rate" ? { kind: "failure_mode_rate", mode: form.mode } : { kind: form.metric }) as AlertRuleInput["metric"];
-    create.mutate({
+    const body: AlertRuleInput = {
       name: form.name,
       metric,
-      condition: { kind: "threshold", op: form.op as "above" | "below", value: Number(form.value) },
+      condition:
+        form.condition === "change"
+          ? { kind: "change", direction: form.direction as "rise" | "drop", by: Number(form.by) }
+          : { kind: "threshold", op: form.op as "above" | "below", value: Number(form.value) },
       windowMs: Math.round(Number(form.windowMinutes) * 60_000),
       minSamples: Number(form.minSamples),
+    };
+    if (editing) edit.mutate({ id: editing.id, body: { ...body, enabled: editing.enabled, scope: editing.scope, webhookIds: editing.webhookIds } });
+    else create.mutate(body);
+  };
+  const startEdit = (r: AlertRules["items"][number]) => {
+    setEditing(r);
+    setForm({
+      name: r.name,
+      metric: r.metric.kind,
+      mode: "mode" in r.metric ? r.metric.mode : emptyRule.mode,
+      condition: r.condition.kind,
+      op: r.condition.kind === "threshold" ? r.condition.op : emptyRule.op,
+      value: r.condition.kind === "threshold" ? String(r.condition.value) : emptyRule.value,
+      direction: r.condition.kind === "change" ? r.condition.direction : emptyRule.direction,
+      by: r.condition.kind === "change" ? String(r.condition.by) : emptyRule.by,
+      windowMinutes: String(r.windowMs / 60_000),
+      minSamples: String(r.minSamples),
     });
   };
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
@@ -76,6 +119,9 @@ function Rules() {
               <th scope="col">State</th>
               <th scope="col">Last evaluated</th>
               <th scope="col">Enabled</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -102,13 +148,18 @@ function Rules() {
                     }}
                   />
                 </td>
+                <td>
+                  <button type="button" onClick={() => startEdit(r)} aria-label={`Edit rule ${r.name}`}>
+                    Edit
+                  </button>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <form className="inline-form" onSubmit={submit} aria-label="New alert rule">
-        <h3>New rule</h3>
+      <form className="inline-form" onSubmit={submit} aria-label={editing ? `Edit alert rule ${editing.name}` : "New alert rule"}>
+        <h3>{editing ? `Edit rule ${editing.name}` : "New rule"}</h3>
         <label>
           Name
           <input value={form.name} onChange={set("name")} required />
@@ -130,16 +181,41 @@ function Rules() {
           </label>
         )}
         <label>
-          When
-          <select value={form.op} onChange={set("op")}>
-            <option value="above">above</option>
-            <option value="below">below</option>
+          Condition
+          <select value={form.condition} onChange={set("condition")}>
+            <option value="threshold">threshold</option>
+            <option value="change">change against the previous window</option>
           </select>
         </label>
-        <label>
-          Value
-          <input value={form.value} onChange={set("value")} inputMode="decimal" />
-        </label>
+        {form.condition === "threshold" ? (
+          <>
+            <label>
+              When
+              <select value={form.op} onChange={set("op")}>
+                <option value="above">above</option>
+                <option value="below">below</option>
+              </select>
+            </label>
+            <label>
+              Value
+              <input value={form.value} onChange={set("value")} inputMode="decimal" />
+            </label>
+          </>
+        ) : (
+          <>
+            <label>
+              Direction
+              <select value={form.direction} onChange={set("direction")}>
+                <option value="rise">rises</option>
+                <option value="drop">drops</option>
+              </select>
+            </label>
+            <label>
+              By (0.5 = 50%)
+              <input value={form.by} onChange={set("by")} inputMode="decimal" />
+            </label>
+          </>
+        )}
         <label>
           Window (minutes)
           <input value={form.windowMinutes} onChange={set("windowMinutes")} inputMode="numeric" />
@@ -148,12 +224,24 @@ function Rules() {
           Minimum runs
           <input value={form.minSamples} onChange={set("minSamples")} inputMode="numeric" />
         </label>
-        <button type="submit" disabled={create.isPending}>
-          Create rule
+        <button type="submit" disabled={create.isPending || edit.isPending}>
+          {editing ? "Save rule" : "Create rule"}
         </button>
-        {create.isError && (
+        {editing && (
+          <button
+            type="button"
+            onClick={() => {
+              setEditing(null);
+              setForm(emptyRule);
+              edit.reset();
+            }}
+          >
+            Cancel
+          </button>
+        )}
+        {(create.isError || edit.isError) && (
           <p className="field-error" role="alert">
-            {errorText(create.error)}
+            {errorText(editing ? edit.error : create.error)}
           </p>
         )}
         {toggle.isError && (

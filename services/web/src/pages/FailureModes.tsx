@@ -1,5 +1,8 @@
 /** Failure-mode rates: unmeasured modes say so (never 0), rates resting on an unvalidated judge are marked; a mode opens its runs. */
 import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import { timeBuckets } from "../charts/buckets.ts";
+import { FailureModesChart } from "../charts/FailureModesChart.tsx";
 import { api, qs } from "../api.ts";
 import { formatPercent } from "../format.ts";
 import { Link, useLocation, useSearchUpdate, useTitle } from "../router.tsx";
@@ -14,6 +17,8 @@ export default function FailureModesPage() {
   const groupBy = search.get("groupBy") ?? "mode";
   const source = search.get("source") ?? "all";
   const from = windowFrom(search);
+  const windowKey = search.get("window");
+  const buckets = useMemo(() => timeBuckets(windowKey, Date.now()), [windowKey]);
   const q = useQuery({
     queryKey: ["failure-modes", groupBy, source, from],
     queryFn: () => api<FailureModesBody>(`/metrics/failure-modes${qs({ groupBy, source, from, limit: 500 })}`),
@@ -40,6 +45,9 @@ export default function FailureModesPage() {
           </select>
         </label>
       </div>
+      <h2>Over time</h2>
+      <FailureModesChart buckets={buckets} groupBy={groupBy} source={source} />
+      <h2>In the window</h2>
       {q.isPending ? (
         <Loading what="failure-mode rates" />
       ) : q.isError ? (

@@ -1,7 +1,7 @@
 /** Judges and validation: settings (the key is write-only), spend today, calls, and per-mode agreement with human labels. */
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
-import { api, ApiError } from "../api.ts";
+import { useQuery } from "@tanstack/react-query";
+import { api } from "../api.ts";
+import { JudgeSettingsForm } from "../judges/SettingsForm.tsx";
 import { formatCost, formatNumber, formatTime } from "../format.ts";
 import { useTitle } from "../router.tsx";
 import type { JudgeCalls, JudgeSettingsBody, ValidationBody } from "../types.ts";
@@ -9,30 +9,9 @@ import { ErrorState, Loading } from "../ui.tsx";
 
 export default function JudgesPage() {
   useTitle("Judges and validation");
-  const queryClient = useQueryClient();
   const settings = useQuery({ queryKey: ["judge-settings"], queryFn: () => api<JudgeSettingsBody>("/judge-settings") });
   const calls = useQuery({ queryKey: ["judge-calls"], queryFn: () => api<JudgeCalls>("/judge-calls?limit=50") });
   const validation = useQuery({ queryKey: ["validation"], queryFn: () => api<ValidationBody>("/validation") });
-  const [sampling, setSampling] = useState("");
-  const [budget, setBudget] = useState("");
-  const save = useMutation({
-    mutationFn: (body: unknown) => api("/judge-settings", { method: "PUT", body }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["judge-settings"] }),
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const s = settings.data?.stored;
-    save.mutate({
-      enabled: s?.enabled ?? true,
-      provider: s?.provider ?? null,
-      model: s?.model ?? null,
-      baseUrl: s?.baseUrl ?? null,
-      samplingShare: sampling === "" ? (s?.samplingShare ?? null) : Number(sampling),
-      dailyBudgetUsd: budget === "" ? (s?.dailyBudgetUsd ?? null) : Number(budget),
-      rubric: s?.rubric ?? null,
-      kinds: s?.kinds ?? null,
-    });
-  };
   return (
     <div className="page">
       <h1>Judges and validation</h1>
@@ -60,32 +39,7 @@ export default function JudgesPage() {
               {settings.data.budget.pausedUntil && ` · paused until ${formatTime(settings.data.budget.pausedUntil)}`}
             </dd>
           </dl>
-          <form className="inline-form" onSubmit={submit} aria-label="Judge sampling and budget">
-            <label>
-              Sampling share (0–1)
-              <input
-                value={sampling}
-                onChange={(e) => setSampling(e.target.value)}
-                inputMode="decimal"
-                placeholder={String(settings.data.effective.samplingShare)}
-              />
-            </label>
-            <label>
-              Daily budget (USD)
-              <input
-                value={budget}
-                onChange={(e) => setBudget(e.target.value)}
-                inputMode="decimal"
-                placeholder={String(settings.data.effective.dailyBudgetUsd)}
-              />
-            </label>
-            <button type="submit">Save</button>
-            {save.isError && (
-              <p className="field-error" role="alert">
-                {save.error instanceof ApiError ? save.error.message : String(save.error)}
-              </p>
-            )}
-          </form>
+          <JudgeSettingsForm settings={settings.data} />
         </>
       )}
       <h2>Agreement with human labels</h2>

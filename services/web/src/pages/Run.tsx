@@ -11,6 +11,8 @@ import { formatCost, formatDuration, formatTime, formatTokens } from "../format.
 import { Link, useLocation, useSearchUpdate, useTitle } from "../router.tsx";
 import { AgentGraph } from "../run/AgentGraph.tsx";
 import { deriveAgentGraph } from "../run/graph-layout.ts";
+import { deriveInvocationGraph } from "../run/invocations.ts";
+import { quotesByStep as quotesOf, verdictCitations } from "../run/quotes.ts";
 import { LabelForm } from "../run/LabelForm.tsx";
 import { AttributionSection, FindingsSection, ScoresSection, VerdictsSection } from "../run/SidePanel.tsx";
 import { SpanTree } from "../run/SpanTree.tsx";
@@ -82,6 +84,21 @@ function RunView({
       }),
     [scoring, findings, attributedAgent, detail.trace.agents],
   );
+  const perInvocation = search.get("graph") === "invocations";
+  const invocations = useMemo(
+    () =>
+      perInvocation
+        ? deriveInvocationGraph({
+            index,
+            agents: scoring?.agents ?? [],
+            handoffs: scoring?.handoffs ?? [],
+            findings: (findings?.items ?? []).map((f) => ({ mode: f.mode, agent: f.agent, spanId: f.spanId, source: f.source })),
+            attributedAgent,
+            attributedSpanId: attribution?.methods[0]?.pick?.spanId ?? scoring?.attributions[0]?.spanId ?? null,
+          })
+        : null,
+    [perInvocation, index, scoring, findings, attributedAgent, attribution],
+  );
   const agentSpan = useMemo(() => firstAgentSpans(index), [index]);
   const selectedSpan = selectedSpanId ? (index.byId.get(selectedSpanId) ?? null) : null;
   const selectedAgent = selectedSpan?.agent ?? null;
@@ -91,11 +108,14 @@ function RunView({
     for (const t of trajectories?.items ?? []) for (const s of t.steps) m.set(s.spanId, { index: s.index, agent: t.agent });
     return m;
   }, [trajectories]);
-  const quotesByStep = useMemo(() => {
-    const m = new Map<number, string[]>();
-    for (const f of findings?.items ?? []) if (f.source === "judge" && f.stepIndex !== null) m.set(f.stepIndex, [...(m.get(f.stepIndex) ?? []), f.evidence]);
-    return m;
-  }, [findings]);
+  const quotesByStep = useMemo(
+    () =>
+      quotesOf([
+        ...(findings?.items ?? []).map((f) => ({ stepIndex: f.stepIndex, evidence: f.evidence })),
+        ...verdictCitations((verdicts?.items ?? []).filter((v) => v.status === "succeeded").map((v) => v.result)),
+      ]),
+    [findings, verdicts],
+  );
   const transcriptShows = transcriptAgent ?? stepBySpan.get(selectedSpanId ?? "")?.agent ?? selectedAgent;
   const selectAgent = useCallback(
     (agent: string) => {
@@ -104,6 +124,15 @@ function RunView({
       setTranscriptAgent(null);
     },
     [agentSpan, select],
+  );
+  const selectNode = useCallback(
+    (node: string) => {
+      if (!invocations) return selectAgent(node);
+      const spanId = invocations.spanOf.get(node);
+      if (spanId) select(spanId);
+      setTranscriptAgent(null);
+    },
+    [invocations, selectAgent, select],
   );
   const selectSpan = useCallback(
     (spanId: string) => {
@@ -143,8 +172,24 @@ function RunView({
       <div className="run-layout">
         <div className="run-views">
           <section className="view" aria-label="Agent graph">
-            <h2>Agent graph</h2>
-            <AgentGraph graph={graph} selectedAgent={selectedAgent} selectedSpanId={selectedSpanId} onSelectAgent={selectAgent} onSelectSpan={selectSpan} />
+            <header className="view-head">
+              <h2>Agent graph</h2>
+              <div className="toggle" role="group" aria-label="Graph nodes">
+                <button type="button" aria-pressed={!perInvocation} onClick={() => update({ graph: null }, { replace: true })}>
+                  Per agent
+                </button>
+                <button type="button" aria-pressed={perInvocation} onClick={() => update({ graph: "invocations" }, { replace: true })}>
+                  Per invocation
+                </button>
+              </div>
+            </header>
+            <AgentGraph
+              graph={invocations?.graph ?? graph}
+              selectedNode={invocations ? (invocations.invocationOf.get(selectedSpanId ?? "") ?? null) : selectedAgent}
+              selectedSpanId={selectedSpanId}
+              onSelectNode={selectNode}
+              onSelectSpan={selectSpan}
+            />
           </section>
           <section className="view" aria-label="Timeline">
             <h2>Timeline</h2>

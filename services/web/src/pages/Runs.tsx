@@ -11,9 +11,10 @@ import { formatCost, formatDuration, formatTime, formatTokens } from "../format.
 import { Link, navigate, useLocation, useSearchUpdate, useTitle } from "../router.tsx";
 import type { TraceListFilters, TraceListPage } from "../types.ts";
 import { Empty, ErrorState, Loading, ModeBadge, OutcomeBadge } from "../ui.tsx";
+import { ScopeBanner, useExperimentScope } from "../experiments/scope.tsx";
 
 const modes = ["FM-1.1", "FM-1.2", "FM-1.3", "FM-1.4", "FM-1.5", "FM-2.1", "FM-2.2", "FM-2.3", "FM-2.4", "FM-2.5", "FM-2.6", "FM-3.1", "FM-3.2", "FM-3.3"];
-const filterKeys = ["window", "service", "agent", "outcome", "mode", "category", "source", "task", "baseline", "q"] as const;
+const filterKeys = ["window", "from", "to", "service", "agent", "outcome", "mode", "category", "source", "task", "baseline", "q"] as const;
 const windows: Record<string, number> = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 };
 const pageSize = 100;
 const rowHeight = 40;
@@ -26,7 +27,8 @@ function apiFilters(search: URLSearchParams): TraceListFilters {
     f[k] = v;
   }
   const w = search.get("window");
-  if (w && windows[w]) f.from = new Date(Date.now() - windows[w]!).toISOString();
+  // An explicit from/to (a chart's bucket) wins over the window picker.
+  if (w && windows[w] && !f.from && !f.to) f.from = new Date(Date.now() - windows[w]!).toISOString();
   return f;
 }
 
@@ -35,23 +37,44 @@ export function RunsPage({ config }: { config: UiConfig }) {
   const { search } = useLocation();
   const update = useSearchUpdate();
   const filters = useMemo(() => apiFilters(search), [search]);
-  const anyFilter = filterKeys.some((k) => search.get(k));
+  const scope = useExperimentScope(search);
+  const anyFilter = scope !== null || filterKeys.some((k) => search.get(k));
+  // An experiment's runs are picked out of the list, so it is read in the largest pages.
+  const limit = scope ? 500 : pageSize;
   const runs = useInfiniteQuery({
-    queryKey: ["runs", filters],
-    queryFn: ({ pageParam, signal }) => api<TraceListPage>(`/traces${qs({ ...filters, limit: pageSize, cursor: pageParam })}`, { signal }),
+    queryKey: ["runs", filters, limit],
+    queryFn: ({ pageParam, signal }) => api<TraceListPage>(`/traces${qs({ ...filters, limit, cursor: pageParam })}`, { signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     // Pages are appended, never changed: comparing every loaded row on each new page (structural
     // sharing) cost a long task per page once thousands of rows were loaded.
     structuralSharing: false,
   });
-  const rows = useMemo(() => runs.data?.pages.flatMap((p) => p.items) ?? [], [runs.data]);
+  const traceIds = scope?.traceIds;
+  const rows = useMemo(() => {
+    const all = runs.data?.pages.flatMap((p) => p.items) ?? [];
+    return traceIds ? all.filter((r) => traceIds.has(r.traceId)) : all;
+  }, [runs.data, traceIds]);
+  const scopeComplete = !traceIds || rows.length >= traceIds.size || !runs.hasNextPage;
+  const { fetchNextPage, isFetchingNextPage } = runs;
+  useEffect(() => {
+    if (traceIds && !scopeComplete && !isFetchingNextPage) void fetchNextPage();
+  }, [traceIds, scopeComplete, isFetchingNextPage, fetchNextPage]);
 
   return (
     <div className="page runs">
       <h1>Runs</h1>
       <Filters search={search} onApply={(values) => update(values)} />
-      {runs.isPending ? (
+      {(search.get("from") || search.get("to")) && (
+        <p className="scope" role="note" data-testid="time-range">
+          Runs started {search.get("from") ? `from ${formatTime(search.get("from")!)}` : ""} {search.get("to") ? `until ${formatTime(search.get("to")!)}` : ""}.{" "}
+          <button type="button" onClick={() => update({ from: null, to: null })}>
+            Any time
+          </button>
+        </p>
+      )}
+      {scope && <ScopeBanner scope={scope} shown={rows.length} complete={scopeComplete} />}
+      {scope?.traceIds === null ? null : runs.isPending ? (
         <Loading what="runs" />
       ) : runs.isError ? (
         <ErrorState error={runs.error} what="the runs" retry={() => void runs.refetch()} />

@@ -1,4 +1,4 @@
-/** The agent graph: one node per agent (usage on it), handoff and delegation edges with their order. */
+/** The agent graph: one node per agent or per invocation (usage on it), handoff and delegation edges with their order. */
 import { memo, type KeyboardEvent } from "react";
 import { formatCost, formatTokens } from "../format.ts";
 import { nodeSize, type AgentGraph as Graph, type AgentNode } from "./graph-layout.ts";
@@ -21,15 +21,16 @@ function edgePath(from: AgentNode, to: AgentNode): string {
 
 export const AgentGraph = memo(function AgentGraph({
   graph,
-  selectedAgent,
+  selectedNode,
   selectedSpanId,
-  onSelectAgent,
+  onSelectNode,
   onSelectSpan,
 }: {
   graph: Graph;
-  selectedAgent: string | null;
+  /** The node (agent, or invocation) the selected span belongs to. */
+  selectedNode: string | null;
   selectedSpanId: string | null;
-  onSelectAgent: (agent: string) => void;
+  onSelectNode: (node: string) => void;
   onSelectSpan: (spanId: string) => void;
 }) {
   const byName = new Map(graph.nodes.map((n) => [n.agent, n]));
@@ -82,7 +83,7 @@ export const AgentGraph = memo(function AgentGraph({
         })}
         {graph.nodes.map((n) => {
           const u = n.usage;
-          const selected = n.agent === selectedAgent;
+          const selected = n.agent === selectedNode;
           return (
             <g
               key={n.agent}
@@ -92,8 +93,8 @@ export const AgentGraph = memo(function AgentGraph({
               tabIndex={0}
               data-agent={n.agent}
               aria-pressed={selected}
-              onClick={() => onSelectAgent(n.agent)}
-              onKeyDown={activate(() => onSelectAgent(n.agent))}
+              onClick={() => onSelectNode(n.agent)}
+              onKeyDown={activate(() => onSelectNode(n.agent))}
             >
               <rect width={nodeSize.width} height={nodeSize.height} rx="8" />
               <text x="10" y="20" className="node-title">

@@ -1,4 +1,5 @@
 /** The run's side panel: findings, attribution per method, judge verdicts, the score set. */
+import { AgentTable } from "../AgentTable.tsx";
 import { formatCost, formatNumber, formatPercent, formatTokens } from "../format.ts";
 import type { AttributionBody, FindingsBody, ScoresBody, VerdictsBody } from "../types.ts";
 import { ModeBadge, Section } from "../ui.tsx";
@@ -168,47 +169,14 @@ export function ScoresSection({ scores }: { scores: ScoresBody }) {
           </>
         )}
       </dl>
-      <table className="usage">
-        <caption>Per agent</caption>
-        <thead>
-          <tr>
-            <th scope="col">Agent</th>
-            <th scope="col" className="num">
-              Tokens
-            </th>
-            <th scope="col" className="num">
-              Cost
-            </th>
-            <th scope="col" className="num">
-              Share
-            </th>
-            <th scope="col" className="num">
-              LLM
-            </th>
-            <th scope="col" className="num">
-              Tool
-            </th>
-            <th scope="col" className="num">
-              Errors
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {s.agents.map((a) => (
-            <tr key={a.agent} data-agent-row={a.agent}>
-              <th scope="row">{a.agent}</th>
-              <td className="num" title={a.tokensNotReported ?? undefined}>
-                {a.tokensReported === false ? "not reported" : formatTokens(a.totalTokens)}
-              </td>
-              <td className="num">{formatCost(a.costUsd)}</td>
-              <td className="num">{formatPercent(a.tokenShare, 0)}</td>
-              <td className="num">{a.llmCalls}</td>
-              <td className="num">{a.toolCalls}</td>
-              <td className="num">{a.errors}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <AgentTable
+        rows={s.agents}
+        columns={["tokens", "cost", "tokenShare", "llm", "tool", "errors"]}
+        caption="Per agent"
+        className="usage"
+        shareDigits={0}
+        headings={{ tokenShare: "Share" }}
+      />
     </Section>
   );
 }

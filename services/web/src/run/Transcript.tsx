@@ -1,23 +1,20 @@
 /**
  * Each agent's steps as messages: input, tool arguments, output and exception message, long content
- * collapsed. A judge's quote is highlighted in the step it cites. All content is rendered as text.
+ * collapsed. A quote a finding or a judge's verdict cites is highlighted (<mark>) in the step it
+ * cites. An agent with many steps is virtualised (only the steps in view are in the page, measured
+ * as they render). All content is rendered as text.
  */
+import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useRef, useState } from "react";
 import type { TrajectoriesBody, TrajectoryStep } from "../types.ts";
+import { splitQuotes } from "./quotes.ts";
 
 const collapseAt = 600;
+/** Up to this many steps every step is in the page (find-in-page works); beyond, only those in view. */
+const virtualiseAbove = 80;
 
 function Highlighted({ text, quotes }: { text: string; quotes: string[] }) {
-  const quote = quotes.find((q) => q.length > 0 && text.includes(q));
-  if (!quote) return <>{text}</>;
-  const at = text.indexOf(quote);
-  return (
-    <>
-      {text.slice(0, at)}
-      <mark>{quote}</mark>
-      {text.slice(at + quote.length)}
-    </>
-  );
+  return <>{splitQuotes(text, quotes).map((p, i) => (p.quoted ? <mark key={i}>{p.text}</mark> : p.text))}</>;
 }
 
 function Field({ name, text, quotes }: { name: string; text: string; quotes: string[] }) {
@@ -45,16 +42,19 @@ const Step = memo(function Step({
   selected,
   quotes,
   onSelect,
+  scrollIntoView,
 }: {
   step: TrajectoryStep;
   selected: boolean;
   quotes: string[];
   onSelect: (spanId: string) => void;
+  /** False in a virtualised list, which scrolls to the selected step itself. */
+  scrollIntoView: boolean;
 }) {
   const ref = useRef<HTMLElement>(null);
   useEffect(() => {
-    if (selected) ref.current?.scrollIntoView({ block: "nearest" });
-  }, [selected]);
+    if (selected && scrollIntoView) ref.current?.scrollIntoView({ block: "nearest" });
+  }, [selected, scrollIntoView]);
   const t = step.text;
   const what =
     step.kind === "tool"
@@ -115,13 +115,67 @@ export const Transcript = memo(function Transcript({
           ))}
         </select>
       </label>
-      <div className="msgs" role="list" aria-label={`Steps of ${current.agent}`}>
-        {current.steps.map((s) => (
-          <div role="listitem" key={s.spanId}>
-            <Step step={s} selected={s.spanId === selectedSpanId} quotes={quotesByStep.get(s.index) ?? noQuotes} onSelect={onSelect} />
-          </div>
-        ))}
-      </div>
+      {current.steps.length > virtualiseAbove ? (
+        <VirtualSteps key={current.agent} steps={current.steps} label={`Steps of ${current.agent}`} {...{ selectedSpanId, quotesByStep, onSelect }} />
+      ) : (
+        <div className="msgs" role="list" aria-label={`Steps of ${current.agent}`}>
+          {current.steps.map((s) => (
+            <div role="listitem" key={s.spanId}>
+              <Step step={s} selected={s.spanId === selectedSpanId} quotes={quotesByStep.get(s.index) ?? noQuotes} onSelect={onSelect} scrollIntoView />
+            </div>
+          ))}
+        </div>
+      )}
     </div>
   );
 });
+
+function VirtualSteps({
+  steps,
+  label,
+  selectedSpanId,
+  quotesByStep,
+  onSelect,
+}: {
+  steps: TrajectoryStep[];
+  label: string;
+  selectedSpanId: string | null;
+  quotesByStep: Map<number, string[]>;
+  onSelect: (spanId: string) => void;
+}) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: steps.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 140,
+    overscan: 4,
+    getItemKey: (i) => steps[i]!.spanId,
+  });
+  const selectedIndex = steps.findIndex((s) => s.spanId === selectedSpanId);
+  useEffect(() => {
+    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
+  }, [selectedIndex, virtualizer]);
+  return (
+    <div ref={scrollRef} className="msgs" role="list" aria-label={label} data-virtual="true">
+      <div className="virtual-space" style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const s = steps[item.index]!;
+          return (
+            <div
+              role="listitem"
+              key={item.key}
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              aria-setsize={steps.length}
+              aria-posinset={item.index + 1}
+              className="virtual-item"
+              style={{ transform: `translateY(${item.start}px)` }}
+            >
+              <Step step={s} selected={s.spanId === selectedSpanId} quotes={quotesByStep.get(s.index) ?? noQuotes} onSelect={onSelect} scrollIntoView={false} />
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
