@@ -68,6 +68,12 @@ function taskPhrases(goal: string): TaskPhrases {
 /** The task phrases a text repeats with one word swapped; at most `max`. */
 function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
   const tokens = wordTokens(text.slice(0, 20_000));
+  // Every phrase of the task the text repeats as the task says it.
+  const kept = new Set<string>();
+  for (let i = 1; i + 1 < tokens.length; i++) {
+    const said = `${tokens[i - 1]} ${tokens[i]} ${tokens[i + 1]}`;
+    if (phrases.trigrams.has(said)) kept.add(said);
+  }
   const swaps: TaskSwap[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < tokens.length && swaps.length < max; i++) {
@@ -88,6 +94,9 @@ function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
       // A swap only between words of the same kind: a figure for a figure, a word for a word.
       const same = [...expected].find((y) => isFigure(y) === isFigure(x) && carries(y) && !sameStem(x, y) && !MARKUP.has(y));
       if (same === undefined || seen.has(said)) continue;
+      // A text that also says the task's own phrase works from the task (derives, compares, corrects a value):
+      // only a text that says the variant instead of the task's phrase has changed the task.
+      if ([...expected].some((y) => kept.has(phraseOf(shape.ctx, context, y)))) continue;
       seen.add(said);
       swaps.push({ said, task: phraseOf(shape.ctx, context, same), figure: isFigure(x) });
       break;
