@@ -14,6 +14,7 @@ import type { Step, TraceTrajectories } from "../trajectory/types.ts";
 import { approvingTurnCue, contentCues, loopCues, toolLoop, type CueKind } from "./decisive-cues.ts";
 import { chargeRequester, executionFailureCue, offTaskCue, taskSwapCue, valueOriginCue } from "./decisive-origin.ts";
 import { executorKeys, requesterOf } from "./executors.ts";
+import { relaySteps } from "./relays.ts";
 import type { DetectorFinding } from "../mast/finding.ts";
 import { quote } from "../mast/finding.ts";
 import { unrecoveredErrors } from "../mast/unrecovered-errors.ts";
@@ -205,12 +206,14 @@ function rankSuspects(t: TraceTrajectories, findings: DetectorFinding[], max: nu
   const cues = [...loops, ...(turn === null ? [] : [turn])];
   // Where the run's content went wrong, read whatever its shape shows: a changed task, a turn off the task,
   // a failed run of another agent's request.
-  for (const cue of [taskSwapCue(t, executors), offTaskCue(t, executors), executionFailureCue(t, executors)]) if (cue !== null) cues.push(cue);
+  // A turn that only relays the task and other turns is no author (relays.ts): content is traced past it.
+  const relays = relaySteps(t.goal, t.steps);
+  for (const cue of [taskSwapCue(t, executors, relays), offTaskCue(t, executors, relays), executionFailureCue(t, executors)]) if (cue !== null) cues.push(cue);
   // The content trace of approvals and the final answer is read only when the shape shows nothing wrong but an
   // approval: structural evidence outranks inference from text.
   if (!structural && loops.length === 0) {
-    cues.push(...contentCues(t, findings));
-    const value = valueOriginCue(t, executors);
+    cues.push(...contentCues(t, findings, relays));
+    const value = valueOriginCue(t, executors, relays);
     if (value !== null) cues.push(value);
   }
   for (const cue of cues.map((c) => chargeRequester(t, c, executors))) add(cue.kind, cue.step, cue.step.index, cue.weight, cue.evidence);

@@ -24,12 +24,14 @@ import { contentWords, wordTokens } from "../text/text.ts";
 const speaks = (s: Step): boolean => (s.kind === "llm" || s.kind === "message") && s.outputText !== null && s.outputText.trim() !== "";
 
 /** The earliest step swapping a phrase of the task, and who reused what it swapped in. */
-export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>): DecisiveCue | null {
-  const authored = t.steps.filter((s) => speaks(s) && !executors.has(s.agentKey ?? ""));
+export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>, relays: ReadonlySet<string> = new Set()): DecisiveCue | null {
+  const authored = t.steps.filter((s) => speaks(s) && !executors.has(s.agentKey ?? "") && !relays.has(s.spanId));
   const first = stepsSwappingTask(t.goal, authored)[0];
   if (first === undefined) return null;
-  const swapped = first.swaps.map((s) => s.said.split(" ").find((w, i) => w !== s.task.split(" ")[i]) as string);
-  const reusedBy = authored.filter((s) => s.index > first.step.index && wordTokens(s.outputText as string).some((w) => swapped.includes(w)));
+  // A later step followed the change when it says the changed phrase itself (a word common to every turn is no
+  // trace of it).
+  const said = (s: Step, phrase: string): boolean => ` ${wordTokens(s.outputText as string).join(" ")} `.includes(` ${phrase} `);
+  const reusedBy = authored.filter((s) => s.index > first.step.index && first.swaps.some((x) => said(s, x.said)));
   const later =
     reusedBy.length === 0
       ? ""
@@ -56,11 +58,11 @@ export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>
 const LONG_TURN = 25;
 
 /** The earliest long turn sharing almost none of the task's words while the run's other long turns share them. */
-export function offTaskCue(t: TraceTrajectories, executors: ReadonlySet<string>): DecisiveCue | null {
+export function offTaskCue(t: TraceTrajectories, executors: ReadonlySet<string>, relays: ReadonlySet<string> = new Set()): DecisiveCue | null {
   const goal = contentWords(t.goal ?? "");
   if (goal.size < 5) return null;
   const turns = t.steps
-    .filter((s) => speaks(s) && !executors.has(s.agentKey ?? ""))
+    .filter((s) => speaks(s) && !executors.has(s.agentKey ?? "") && !relays.has(s.spanId))
     .map((s) => ({ s, words: contentWords(s.outputText as string) }))
     .filter((x) => x.words.size >= LONG_TURN);
   if (turns.length < 3) return null;
@@ -118,8 +120,8 @@ export function chargeRequester(t: TraceTrajectories, cue: DecisiveCue, executor
  * introduced early and carried to the end is where the answer's number
  * started. The chain lists where the value was repeated on the way.
  */
-export function valueOriginCue(t: TraceTrajectories, executors: ReadonlySet<string>): DecisiveCue | null {
-  const authored = t.steps.filter((s) => speaks(s) && !executors.has(s.agentKey ?? ""));
+export function valueOriginCue(t: TraceTrajectories, executors: ReadonlySet<string>, relays: ReadonlySet<string> = new Set()): DecisiveCue | null {
+  const authored = t.steps.filter((s) => speaks(s) && !executors.has(s.agentKey ?? "") && !relays.has(s.spanId));
   const final = authored[authored.length - 1];
   if (final === undefined) return null;
   const given = new Set(figuresOf(t.goal ?? ""));
