@@ -89,6 +89,9 @@ function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
       if (shape.name !== "flank" && !isFigure(x)) continue;
       // A word around it must be a word of the task: "of the" around anything is no phrase.
       if (!context.some((w) => phrases.words.has(w))) continue;
+      // A word swapped next to a function word is rewording ("the final answer" for "the correct answer"): a
+      // changed word is a changed fact only between two words that carry content.
+      if (!isFigure(x) && !context.every(carries)) continue;
       // A one-letter neighbour is a variable ("u 1 lambda": a subscript, not a figure of the task).
       if (context.some((w) => /^\p{L}$/u.test(w))) continue;
       // A swap only between words of the same kind: a figure for a figure, a word for a word.
