@@ -39,11 +39,11 @@ export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>
           .slice(0, 5)
           .map((s) => `${s.index} (${s.agent ?? "?"})`)
           .join(", ")}${reusedBy.length > 5 ? ", …" : ""}`;
-  const figures = first.swaps.some((s) => s.figure);
+  // A figure or a name changed is a changed fact; a common word changed may be a paraphrase, several less likely so.
+  const figures = first.swaps.some((s) => s.figure || s.name);
   return {
     step: first.step,
     kind: "task_changed",
-    // A swapped figure (a year, a price) is a changed fact; a swapped word may be a paraphrase, several less likely so.
     weight: figures
       ? 0.75 + Math.min(0.15, 0.05 * reusedBy.length)
       : 0.25 + Math.min(0.4, 0.2 * (first.swaps.length - 1)) + Math.min(0.09, 0.03 * reusedBy.length),
