@@ -106,25 +106,28 @@ type EvidenceKind = CueKind | "finding" | "unrecovered_error" | "recovered_error
 /**
  * Rank-1 confidence: how often a rank-1 pick led by each kind of evidence
  * named a labelled decisive agent, pooled over the labelled sets (the
- * project's labelled traces and the AEGIS sample; docs/attribution-accuracy.md,
+ * project's labelled traces and group chats and the AEGIS sample; docs/attribution-accuracy.md,
  * "Calibration"), rounded to 0.05. Lower ranks scale it by their score. Kinds
  * too rare there to measure keep a prior, said so below.
  */
 const CALIBRATED_SUSPECT: Record<EvidenceKind, number> = {
-  finding: 0.7,
+  finding: 0.65,
   // Prior: no labelled rank-1 pick is led by an unrecovered non-tool error alone.
   unrecovered_error: 0.5,
   // Prior: a recovered error leads only when nothing else is known.
   recovered_error: 0.1,
-  loop_start: 0.6,
+  loop_start: 0.65,
+  // Prior: one labelled pick.
   approved_failed_run: 0.35,
-  approved_result_origin: 0.55,
+  approved_result_origin: 0.5,
+  // Prior: two labelled picks.
   rejection_followed: 0.6,
-  final_answer_origin: 0.5,
-  task_changed: 0.6,
-  off_task: 0.8,
+  final_answer_origin: 0.6,
+  task_changed: 0.85,
+  off_task: 0.85,
+  // Prior: three labelled picks (all right).
   execution_failed: 0.6,
-  value_origin: 0.5,
+  value_origin: 0.75,
 };
 const CALIBRATED_RULE: Record<DecisiveMethod, number> = {
   first_failed_handoff_contract: 0.8,

@@ -15,8 +15,8 @@ import { wordTokens } from "../text/text.ts";
 
 /** Word sequences this long shared verbatim are quoted, not written again by chance. */
 const SPAN = 6;
-/** A relay is at least this much quotation (of the task and of whole turns it contains). */
-const QUOTED = 0.85;
+/** A relay's words are at least this much quotation (of the task and of whole turns it contains). */
+const QUOTED = 0.8;
 /** A turn counts as quoted whole when this much of it is in the relay. */
 const WHOLE = 0.8;
 
@@ -40,7 +40,12 @@ export function relaySteps(goal: string | null, steps: Step[]): Set<string> {
       if (y.s.agentKey === x.s.agentKey || y.list.length === 0 || y.list.length >= x.list.length) continue;
       if (y.list.filter((g) => x.set.has(g)).length >= WHOLE * y.list.length) for (const g of y.list) quoted.add(g);
     }
-    if (x.list.filter((g) => quoted.has(g)).length >= QUOTED * x.list.length) relays.add(x.s.spanId);
+    // The share of its words inside a quoted sequence.
+    const covered = new Array<boolean>(x.list.length + SPAN - 1).fill(false);
+    x.list.forEach((g, i) => {
+      if (quoted.has(g)) for (let k = i; k < i + SPAN; k++) covered[k] = true;
+    });
+    if (covered.filter(Boolean).length >= QUOTED * covered.length) relays.add(x.s.spanId);
   }
   return relays;
 }
