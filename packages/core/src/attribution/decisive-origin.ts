@@ -28,10 +28,18 @@ export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>
   const authored = t.steps.filter((s) => speaks(s) && !executors.has(s.agentKey ?? "") && !relays.has(s.spanId));
   const first = stepsSwappingTask(t.goal, authored)[0];
   if (first === undefined) return null;
-  // A later step followed the change when it says the changed phrase itself (a word common to every turn is no
-  // trace of it).
-  const said = (s: Step, phrase: string): boolean => ` ${wordTokens(s.outputText as string).join(" ")} `.includes(` ${phrase} `);
-  const reusedBy = authored.filter((s) => s.index > first.step.index && first.swaps.some((x) => said(s, x.said)));
+  // A later step followed the change when it repeats the changed word next to a neighbour it had in the change
+  // ("Q2 2024"): the bare word alone, common to many turns, is no trace of it.
+  const pairs = first.swaps.flatMap((x) => {
+    const [a, b, c] = x.said.split(" ") as [string, string, string];
+    const at = x.task.split(" ").findIndex((w, i) => w !== x.said.split(" ")[i]);
+    return at === 0 ? [`${a} ${b}`] : at === 2 ? [`${b} ${c}`] : [`${a} ${b}`, `${b} ${c}`];
+  });
+  const says = (s: Step): boolean => {
+    const text = ` ${wordTokens(s.outputText as string).join(" ")} `;
+    return pairs.some((p) => text.includes(` ${p} `));
+  };
+  const reusedBy = authored.filter((s) => s.index > first.step.index && says(s));
   const later =
     reusedBy.length === 0
       ? ""
