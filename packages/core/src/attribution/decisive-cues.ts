@@ -99,7 +99,7 @@ export function approvingTurnCue(t: TraceTrajectories, findings: DetectorFinding
  * origin of what an approval judged (the approval only failed to catch it),
  * and the origin of the final answer.
  */
-export function contentCues(t: TraceTrajectories, findings: DetectorFinding[]): DecisiveCue[] {
+export function contentCues(t: TraceTrajectories, findings: DetectorFinding[], relays: ReadonlySet<string> = new Set()): DecisiveCue[] {
   const cues: DecisiveCue[] = [];
   const approvals = findings.filter((f) => f.mode === "FM-3.3").flatMap((f) => (f.stepIndex === null ? [] : [t.steps[f.stepIndex] as Step]));
   const turn = approvingTurnCue(t, findings);
@@ -107,7 +107,7 @@ export function contentCues(t: TraceTrajectories, findings: DetectorFinding[]): 
   for (const approval of approvals) {
     const judged = judgedBy(t, approval);
     if (judged === undefined) continue;
-    const origin = contentOrigin(t, judged, approval.agent);
+    const origin = contentOrigin(t, judged, approval.agent, relays);
     if (origin !== null)
       cues.push({
         step: origin.step,
@@ -116,7 +116,8 @@ export function contentCues(t: TraceTrajectories, findings: DetectorFinding[]): 
         evidence: `${approval.agent ?? "?"} approved a result whose content ${origin.why}`,
       });
   }
-  const final = [...t.steps].reverse().find(speaks);
+  // A relay's text was said first by the turn it quotes: the final answer is the last turn that wrote its own.
+  const final = [...t.steps].reverse().find((s) => speaks(s) && !relays.has(s.spanId));
   // A rejection the run followed (the final answer moved away from what was rejected) steered a run that failed.
   for (const rejection of t.steps.filter((s) => speaks(s) && REJECTING_VERDICT.test(s.outputText as string))) {
     const judged = judgedBy(t, rejection);
@@ -130,7 +131,7 @@ export function contentCues(t: TraceTrajectories, findings: DetectorFinding[]): 
     });
   }
   if (final !== undefined) {
-    const origin = contentOrigin(t, final, null);
+    const origin = contentOrigin(t, final, null, relays);
     if (origin !== null) cues.push({ step: origin.step, kind: "final_answer_origin", weight: 0.3, evidence: `the final answer's content ${origin.why}` });
   }
   return cues;
@@ -153,21 +154,30 @@ function judgedBy(t: TraceTrajectories, verdict: Step): Step | undefined {
  * (figures weigh more) is the origin, the result itself when it says
  * something new. Steps of `skipAgent` (the approver) are not origins.
  */
-function contentOrigin(t: TraceTrajectories, result: Step, skipAgent: string | null): { step: Step; why: string } | null {
+function contentOrigin(t: TraceTrajectories, result: Step, skipAgent: string | null, relays: ReadonlySet<string>): { step: Step; why: string } | null {
   const goal = contentWords(t.goal ?? "");
   const words = [...contentWords(result.outputText ?? "")].filter((w) => !goal.has(w));
   if (words.length === 0) return null;
-  const earlier = t.steps.filter((s) => s.index <= result.index && (skipAgent === null || s.agent !== skipAgent));
+  const earlier = t.steps.filter((s) => s.index <= result.index && (skipAgent === null || s.agent !== skipAgent) && !relays.has(s.spanId));
   // The first earlier step saying each word, in one pass that stops once every word is placed. The words are
   // content words already, so a step says one when it is among the step's tokens.
   const wanted = new Set(words);
   const firstSaid = new Map<string, Step>();
+  const sayers = new Map<string, number>();
   for (const s of earlier) {
-    if (firstSaid.size === wanted.size) break;
-    for (const w of wordTokens(`${s.outputText ?? ""} ${s.args ?? ""}`)) if (wanted.has(w) && !firstSaid.has(w)) firstSaid.set(w, s);
+    if (s.index === result.index) continue;
+    for (const w of new Set(wordTokens(`${s.outputText ?? ""} ${s.args ?? ""}`))) {
+      if (!wanted.has(w)) continue;
+      if (!firstSaid.has(w)) firstSaid.set(w, s);
+      sayers.set(w, (sayers.get(w) ?? 0) + 1);
+    }
   }
+  // A word most earlier steps say is the run's common ground ("solve", "steps"), not one step's contribution.
+  const others = earlier.filter((s) => s.index !== result.index).length;
+  const common = (w: string): boolean => (sayers.get(w) ?? 0) > Math.max(2, others / 2);
   const score = new Map<number, { step: Step; weight: number; words: string[] }>();
   for (const w of words) {
+    if (common(w)) continue;
     const from = firstSaid.get(w) ?? result;
     const entry = score.get(from.index) ?? { step: from, weight: 0, words: [] };
     entry.weight += /\p{N}/u.test(w) ? FIGURE_WEIGHT : 1;

@@ -14,6 +14,7 @@ import type { Step, TraceTrajectories } from "../trajectory/types.ts";
 import { approvingTurnCue, contentCues, loopCues, toolLoop, type CueKind } from "./decisive-cues.ts";
 import { chargeRequester, executionFailureCue, offTaskCue, taskSwapCue, valueOriginCue } from "./decisive-origin.ts";
 import { executorKeys, requesterOf } from "./executors.ts";
+import { relaySteps } from "./relays.ts";
 import type { DetectorFinding } from "../mast/finding.ts";
 import { quote } from "../mast/finding.ts";
 import { unrecoveredErrors } from "../mast/unrecovered-errors.ts";
@@ -105,25 +106,28 @@ type EvidenceKind = CueKind | "finding" | "unrecovered_error" | "recovered_error
 /**
  * Rank-1 confidence: how often a rank-1 pick led by each kind of evidence
  * named a labelled decisive agent, pooled over the labelled sets (the
- * project's labelled traces and the AEGIS sample; docs/attribution-accuracy.md,
+ * project's labelled traces and group chats and the AEGIS sample; docs/attribution-accuracy.md,
  * "Calibration"), rounded to 0.05. Lower ranks scale it by their score. Kinds
  * too rare there to measure keep a prior, said so below.
  */
 const CALIBRATED_SUSPECT: Record<EvidenceKind, number> = {
-  finding: 0.7,
+  finding: 0.65,
   // Prior: no labelled rank-1 pick is led by an unrecovered non-tool error alone.
   unrecovered_error: 0.5,
   // Prior: a recovered error leads only when nothing else is known.
   recovered_error: 0.1,
-  loop_start: 0.6,
+  loop_start: 0.65,
+  // Prior: one labelled pick.
   approved_failed_run: 0.35,
-  approved_result_origin: 0.55,
+  approved_result_origin: 0.5,
+  // Prior: two labelled picks.
   rejection_followed: 0.6,
-  final_answer_origin: 0.5,
-  task_changed: 0.6,
-  off_task: 0.8,
+  final_answer_origin: 0.6,
+  task_changed: 0.85,
+  off_task: 0.85,
+  // Prior: three labelled picks (all right).
   execution_failed: 0.6,
-  value_origin: 0.5,
+  value_origin: 0.75,
 };
 const CALIBRATED_RULE: Record<DecisiveMethod, number> = {
   first_failed_handoff_contract: 0.8,
@@ -205,12 +209,14 @@ function rankSuspects(t: TraceTrajectories, findings: DetectorFinding[], max: nu
   const cues = [...loops, ...(turn === null ? [] : [turn])];
   // Where the run's content went wrong, read whatever its shape shows: a changed task, a turn off the task,
   // a failed run of another agent's request.
-  for (const cue of [taskSwapCue(t, executors), offTaskCue(t, executors), executionFailureCue(t, executors)]) if (cue !== null) cues.push(cue);
+  // A turn that only relays the task and other turns is no author (relays.ts): content is traced past it.
+  const relays = relaySteps(t.goal, t.steps);
+  for (const cue of [taskSwapCue(t, executors, relays), offTaskCue(t, executors, relays), executionFailureCue(t, executors)]) if (cue !== null) cues.push(cue);
   // The content trace of approvals and the final answer is read only when the shape shows nothing wrong but an
   // approval: structural evidence outranks inference from text.
   if (!structural && loops.length === 0) {
-    cues.push(...contentCues(t, findings));
-    const value = valueOriginCue(t, executors);
+    cues.push(...contentCues(t, findings, relays));
+    const value = valueOriginCue(t, executors, relays);
     if (value !== null) cues.push(value);
   }
   for (const cue of cues.map((c) => chargeRequester(t, c, executors))) add(cue.kind, cue.step, cue.step.index, cue.weight, cue.evidence);

@@ -24,12 +24,22 @@ import { contentWords, wordTokens } from "../text/text.ts";
 const speaks = (s: Step): boolean => (s.kind === "llm" || s.kind === "message") && s.outputText !== null && s.outputText.trim() !== "";
 
 /** The earliest step swapping a phrase of the task, and who reused what it swapped in. */
-export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>): DecisiveCue | null {
-  const authored = t.steps.filter((s) => speaks(s) && !executors.has(s.agentKey ?? ""));
+export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>, relays: ReadonlySet<string> = new Set()): DecisiveCue | null {
+  const authored = t.steps.filter((s) => speaks(s) && !executors.has(s.agentKey ?? "") && !relays.has(s.spanId));
   const first = stepsSwappingTask(t.goal, authored)[0];
   if (first === undefined) return null;
-  const swapped = first.swaps.map((s) => s.said.split(" ").find((w, i) => w !== s.task.split(" ")[i]) as string);
-  const reusedBy = authored.filter((s) => s.index > first.step.index && wordTokens(s.outputText as string).some((w) => swapped.includes(w)));
+  // A later step followed the change when it repeats the changed word next to a neighbour it had in the change
+  // ("Q2 2024"): the bare word alone, common to many turns, is no trace of it.
+  const pairs = first.swaps.flatMap((x) => {
+    const [a, b, c] = x.said.split(" ") as [string, string, string];
+    const at = x.task.split(" ").findIndex((w, i) => w !== x.said.split(" ")[i]);
+    return at === 0 ? [`${a} ${b}`] : at === 2 ? [`${b} ${c}`] : [`${a} ${b}`, `${b} ${c}`];
+  });
+  const says = (s: Step): boolean => {
+    const text = ` ${wordTokens(s.outputText as string).join(" ")} `;
+    return pairs.some((p) => text.includes(` ${p} `));
+  };
+  const reusedBy = authored.filter((s) => s.index > first.step.index && says(s));
   const later =
     reusedBy.length === 0
       ? ""
@@ -37,11 +47,11 @@ export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>
           .slice(0, 5)
           .map((s) => `${s.index} (${s.agent ?? "?"})`)
           .join(", ")}${reusedBy.length > 5 ? ", …" : ""}`;
-  const figures = first.swaps.some((s) => s.figure);
+  // A figure or a name changed is a changed fact; a common word changed may be a paraphrase, several less likely so.
+  const figures = first.swaps.some((s) => s.figure || s.name);
   return {
     step: first.step,
     kind: "task_changed",
-    // A swapped figure (a year, a price) is a changed fact; a swapped word may be a paraphrase, several less likely so.
     weight: figures
       ? 0.75 + Math.min(0.15, 0.05 * reusedBy.length)
       : 0.25 + Math.min(0.4, 0.2 * (first.swaps.length - 1)) + Math.min(0.09, 0.03 * reusedBy.length),
@@ -56,11 +66,11 @@ export function taskSwapCue(t: TraceTrajectories, executors: ReadonlySet<string>
 const LONG_TURN = 25;
 
 /** The earliest long turn sharing almost none of the task's words while the run's other long turns share them. */
-export function offTaskCue(t: TraceTrajectories, executors: ReadonlySet<string>): DecisiveCue | null {
+export function offTaskCue(t: TraceTrajectories, executors: ReadonlySet<string>, relays: ReadonlySet<string> = new Set()): DecisiveCue | null {
   const goal = contentWords(t.goal ?? "");
   if (goal.size < 5) return null;
   const turns = t.steps
-    .filter((s) => speaks(s) && !executors.has(s.agentKey ?? ""))
+    .filter((s) => speaks(s) && !executors.has(s.agentKey ?? "") && !relays.has(s.spanId))
     .map((s) => ({ s, words: contentWords(s.outputText as string) }))
     .filter((x) => x.words.size >= LONG_TURN);
   if (turns.length < 3) return null;
@@ -118,8 +128,8 @@ export function chargeRequester(t: TraceTrajectories, cue: DecisiveCue, executor
  * introduced early and carried to the end is where the answer's number
  * started. The chain lists where the value was repeated on the way.
  */
-export function valueOriginCue(t: TraceTrajectories, executors: ReadonlySet<string>): DecisiveCue | null {
-  const authored = t.steps.filter((s) => speaks(s) && !executors.has(s.agentKey ?? ""));
+export function valueOriginCue(t: TraceTrajectories, executors: ReadonlySet<string>, relays: ReadonlySet<string> = new Set()): DecisiveCue | null {
+  const authored = t.steps.filter((s) => speaks(s) && !executors.has(s.agentKey ?? "") && !relays.has(s.spanId));
   const final = authored[authored.length - 1];
   if (final === undefined) return null;
   const given = new Set(figuresOf(t.goal ?? ""));

@@ -17,6 +17,8 @@ export interface TaskSwap {
   task: string;
   /** The swapped word is a figure. */
   figure: boolean;
+  /** The swapped word and the task's are names (capitalised inside a sentence): "the Prado museum" for "the Louvre museum". */
+  name: boolean;
 }
 
 interface TaskPhrases {
@@ -24,6 +26,14 @@ interface TaskPhrases {
   /** "a c" (the words around a middle one) → the middle words the task puts there. */
   middles: Map<string, Set<string>>;
   words: Set<string>;
+  names: Set<string>;
+}
+
+/** Words written capitalised inside a sentence (not after a sentence's end or a line's start): names, lowercased. */
+function namesIn(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/(?<![.!?:]\s*|^\s*|\p{L})\p{Lu}\p{Ll}+/gmu)) out.add(m[0].toLowerCase());
+  return out;
 }
 
 const isFigure = (w: string): boolean => /\p{N}/u.test(w);
@@ -62,12 +72,19 @@ function taskPhrases(goal: string): TaskPhrases {
       middles.set(key, (middles.get(key) ?? new Set()).add(tokens[i] as string));
     }
   }
-  return { trigrams, middles, words: new Set([...contentWords(goal), ...tokens.filter(isFigure)]) };
+  return { trigrams, middles, words: new Set([...contentWords(goal), ...tokens.filter(isFigure)]), names: namesIn(goal) };
 }
 
 /** The task phrases a text repeats with one word swapped; at most `max`. */
 function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
   const tokens = wordTokens(text.slice(0, 20_000));
+  const names = namesIn(text.slice(0, 20_000));
+  // Every phrase of the task the text repeats as the task says it.
+  const kept = new Set<string>();
+  for (let i = 1; i + 1 < tokens.length; i++) {
+    const said = `${tokens[i - 1]} ${tokens[i]} ${tokens[i + 1]}`;
+    if (phrases.trigrams.has(said)) kept.add(said);
+  }
   const swaps: TaskSwap[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < tokens.length && swaps.length < max; i++) {
@@ -83,13 +100,23 @@ function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
       if (shape.name !== "flank" && !isFigure(x)) continue;
       // A word around it must be a word of the task: "of the" around anything is no phrase.
       if (!context.some((w) => phrases.words.has(w))) continue;
+      // A word swapped next to a function word is rewording ("the final answer" for "the correct answer"): a
+      // changed word is a changed fact only between two words that carry content, or when it is a name put
+      // for a name of the task (a rewording keeps names).
+      const named = names.has(x) && [...expected].some((y) => phrases.names.has(y));
+      if (!isFigure(x) && !named && !context.every(carries)) continue;
       // A one-letter neighbour is a variable ("u 1 lambda": a subscript, not a figure of the task).
       if (context.some((w) => /^\p{L}$/u.test(w))) continue;
       // A swap only between words of the same kind: a figure for a figure, a word for a word.
-      const same = [...expected].find((y) => isFigure(y) === isFigure(x) && carries(y) && !sameStem(x, y) && !MARKUP.has(y));
+      const same = [...expected].find(
+        (y) => isFigure(y) === isFigure(x) && carries(y) && !sameStem(x, y) && !MARKUP.has(y) && (!named || phrases.names.has(y)),
+      );
       if (same === undefined || seen.has(said)) continue;
+      // A text that also says the task's own phrase works from the task (derives, compares, corrects a value):
+      // only a text that says the variant instead of the task's phrase has changed the task.
+      if ([...expected].some((y) => kept.has(phraseOf(shape.ctx, context, y)))) continue;
       seen.add(said);
-      swaps.push({ said, task: phraseOf(shape.ctx, context, same), figure: isFigure(x) });
+      swaps.push({ said, task: phraseOf(shape.ctx, context, same), figure: isFigure(x), name: named });
       break;
     }
   }
