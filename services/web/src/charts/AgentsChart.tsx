@@ -41,7 +41,7 @@ export function AgentsChart({ buckets, metric }: { buckets: TimeBucket[]; metric
         // An agent absent from a bucket used nothing there: 0, except for a share, which has no base.
         if (!s) byAgent.set(a.agent, (s = { values: buckets.map((_, j) => (metric === "costShare" || data[j]!.agents.length === 0 ? null : 0)), total: 0 }));
         s.values[i] = pick[metric](a);
-        s.total += a.totalTokens;
+        s.total += a.totalTokens ?? 0;
       }
     });
     return [...byAgent.entries()]
