@@ -102,9 +102,10 @@ module.exports = {
     {
       name: "contracts-is-pure",
       severity: "error",
-      comment: "packages/contracts holds the API's wire shapes: zod only, nothing internal, no I/O",
+      comment:
+        "packages/contracts holds the API's wire shapes: zod, and of the workspace only core's vocabulary (@crux/core/vocabulary: the MAST modes, alert metrics, per-agent counters, declared once in core); no I/O",
       from: { path: "^packages/contracts/src" },
-      to: { pathNot: "^packages/contracts/src|node_modules/zod/" },
+      to: { pathNot: "^packages/contracts/src|node_modules/zod/|^packages/core/src/vocabulary\\.ts$" },
     },
     {
       name: "config-standalone",
