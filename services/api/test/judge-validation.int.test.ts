@@ -4,8 +4,9 @@
  * expected figure is worked out by hand in the comments.
  */
 import { JudgeVerdictResult, type JudgeKind } from "@crux/contracts";
+import { judgeDefinitions } from "@crux/judges";
 import { insertVerdict, persistTraceScores, rebuildScoreRollups, type Database } from "@crux/db";
-import { mastModeIds, type MastModeId } from "@crux/core";
+import type { MastModeId } from "@crux/core";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, NOW, PROJECT, buildTestApp, storeTraceSpan } from "./harness.ts";
@@ -46,6 +47,7 @@ function verdict(kind: JudgeKind, spec: VerdictSpec): JudgeVerdictResult {
             explanation: "the decisive step",
           },
     outcome: spec.outcome == null ? null : { success: spec.outcome, score: null, explanation: "graded against the rubric" },
+    askedModes: [...judgeDefinitions[kind].asksAbout],
     omitted: [],
     rejected: [],
     selfPreferenceWarning: null,
