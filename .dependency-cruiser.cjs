@@ -71,12 +71,12 @@ module.exports = {
       to: { path: "^packages/(queue|runtime|testkit)/|bullmq|ioredis|fastify|@fastify/" },
     },
     {
-      name: "db-imports-only-core",
+      name: "db-imports-only-core-and-contracts",
       severity: "error",
       comment:
-        "packages/db: of the internal packages only core. It returns spans as stored; the reader that needs their content derives it with the otlp normalizer (addContent), and renormalizing takes the normalizer as a parameter",
+        "packages/db: of the internal packages only core and contracts (stored judge verdicts are parsed with the contracts' schema, the one declaration of their shape). It returns spans as stored; the reader that needs their content derives it with the otlp normalizer (addContent), and renormalizing takes the normalizer as a parameter",
       from: { path: "^packages/db/src" },
-      to: { path: "^packages/", pathNot: "^packages/(db|core)/" },
+      to: { path: "^packages/", pathNot: "^packages/(db|core|contracts)/" },
     },
     {
       name: "db-sql-and-schema-import-no-domain",
@@ -102,9 +102,10 @@ module.exports = {
     {
       name: "contracts-is-pure",
       severity: "error",
-      comment: "packages/contracts holds the API's wire shapes: zod only, nothing internal, no I/O",
+      comment:
+        "packages/contracts holds the API's wire shapes: zod, and of the workspace only core's vocabulary (@crux/core/vocabulary: the MAST modes, alert metrics, per-agent counters, declared once in core); no I/O",
       from: { path: "^packages/contracts/src" },
-      to: { pathNot: "^packages/contracts/src|node_modules/zod/" },
+      to: { pathNot: "^packages/contracts/src|node_modules/zod/|^packages/core/src/vocabulary\\.ts$" },
     },
     {
       name: "config-standalone",

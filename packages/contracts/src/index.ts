@@ -71,7 +71,7 @@ export {
   TraceLabelsResponse,
   ValidationQuery,
   ValidationResponse,
-  mastModes,
+  mastModeIds,
 } from "./validation.ts";
 export {
   JudgeCallItem,

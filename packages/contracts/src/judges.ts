@@ -47,6 +47,11 @@ export const JudgeVerdictResult = z.object({
   provider: JudgeProvider,
   model: z.string(),
   findings: z.array(JudgeFinding),
+  /**
+   * The MAST modes the judge asked about (declared by the judge): validation and the judge-only
+   * rates count it for these modes only. Absent on verdicts stored before it existed.
+   */
+  askedModes: z.array(MastMode).optional(),
   attribution: JudgeAttribution.nullable(),
   /** Outcome rubric only: the graded end state, applied as a run tag with source judge. */
   outcome: z.object({ success: z.boolean(), score: z.number().min(0).max(1).nullable(), explanation: z.string() }).nullable(),

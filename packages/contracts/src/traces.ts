@@ -5,7 +5,7 @@ import { spanIdField, traceIdField } from "./ids.ts";
 import { IsoTime, cursorParam, limitParam, nextCursorField, text } from "./request.ts";
 import { Attribution } from "./scores.ts";
 import { AgentUsage, Handoff, TraceTotals } from "./usage.ts";
-import { mastModes } from "./validation.ts";
+import { mastCategories, mastModeIds } from "@crux/core/vocabulary";
 
 /** A run's outcome as the list shows it: the stored score's success, `unknown` when none says (or not scored yet). */
 export const RunOutcome = z.enum(["success", "failed", "unknown"]);
@@ -23,8 +23,8 @@ export const TraceListQuery = z
     to: IsoTime.optional(),
     hasError: trueOrFalse,
     outcome: RunOutcome.optional().describe("success / failed: the stored score's outcome; unknown: no outcome, or not scored yet"),
-    mode: z.enum(mastModes).optional().describe("Runs with a finding of this MAST mode (e.g. FM-1.3)"),
-    category: z.enum(["FC1", "FC2", "FC3"]).optional().describe("Runs with a finding of this MAST category"),
+    mode: z.enum(mastModeIds).optional().describe("Runs with a finding of this MAST mode (e.g. FM-1.3)"),
+    category: z.enum(mastCategories).optional().describe("Runs with a finding of this MAST category"),
     source: z
       .enum(["code", "judge", "all"])
       .optional()

@@ -3,28 +3,14 @@
  * them (GET /validation), the `source` filter of the metrics endpoints, and the judges' side of
  * the per-trace findings and attribution (docs/metrics.md §11–12).
  */
+import { mastModeIds } from "@crux/core/vocabulary";
 import { z } from "zod";
 import { MethodAccuracy } from "./scores.ts";
 import { SpanId, traceIdField } from "./ids.ts";
 import { IsoTime, text } from "./request.ts";
 
-/** The 14 MAST modes (docs/failure-modes.md §1). */
-export const mastModes = [
-  "FM-1.1",
-  "FM-1.2",
-  "FM-1.3",
-  "FM-1.4",
-  "FM-1.5",
-  "FM-2.1",
-  "FM-2.2",
-  "FM-2.3",
-  "FM-2.4",
-  "FM-2.5",
-  "FM-2.6",
-  "FM-3.1",
-  "FM-3.2",
-  "FM-3.3",
-] as const;
+/** The 14 MAST modes (docs/failure-modes.md §1), declared in core. */
+export { mastModeIds };
 
 /** Which findings (or outcomes) a metric counts: code detectors (and tracer outcomes) only, judges only, or both. */
 export const FindingSourceFilter = z
@@ -36,8 +22,8 @@ const LabelledModes = z
   .record(z.string(), z.boolean({ error: "must be true (present) or false (absent)" }))
   .superRefine((modes, ctx) => {
     for (const mode of Object.keys(modes)) {
-      if (!(mastModes as readonly string[]).includes(mode)) {
-        ctx.addIssue({ code: "custom", path: [mode], message: `unknown failure mode "${mode.slice(0, 40)}"; modes are ${mastModes.join(", ")}` });
+      if (!(mastModeIds as readonly string[]).includes(mode)) {
+        ctx.addIssue({ code: "custom", path: [mode], message: `unknown failure mode "${mode.slice(0, 40)}"; modes are ${mastModeIds.join(", ")}` });
       }
     }
   })

@@ -13,6 +13,7 @@ import {
   rebuildScoreRollups,
   type Database,
 } from "../src/index.ts";
+import { verdictAsksAbout } from "../src/judges/findings.ts";
 import { projectId, span, spanId, traceId } from "./fixtures.ts";
 import { record } from "./score-record.ts";
 
@@ -163,6 +164,29 @@ describe.each(testDatabases())("judge findings stored with their verdict on $nam
     ).rejects.toMatchObject({ name: "PermanentError", code: "invalid_verdict" });
     expect(await listVerdicts(database, p, traceId(1))).toEqual([]);
     expect(await judgeRows(p)).toEqual([]);
+  });
+
+  it("stores the modes a verdict asked about; a verdict that does not say (or failed) stores null, read as every mode", async () => {
+    const p = await trace();
+    const key = { producerVersion: 1, model: "judge-model", inputHash: "a", status: "succeeded" as const };
+    await insertVerdict(database, p, traceId(1), {
+      ...key,
+      producerId: "judge.handoff-preservation",
+      result: { ...result([]), kind: "handoff-preservation", askedModes: ["FM-2.4"] },
+    });
+    await insertVerdict(database, p, traceId(1), { ...key, producerId: "judge.mast-checklist", result: result([]) });
+    await insertVerdict(database, p, traceId(1), { ...key, producerId: "judge.outcome-rubric", status: "failed", result: { error: "no reply" } });
+    const asked = rowsOf(
+      await database.db.execute(sql`SELECT producer_id, asked_modes FROM judge_current_verdicts WHERE project_id = ${p} ORDER BY producer_id`),
+    ).map((r) => [String(r.producer_id), r.asked_modes]);
+    expect(asked).toEqual([
+      ["judge.handoff-preservation", ["FM-2.4"]],
+      ["judge.mast-checklist", null],
+      ["judge.outcome-rubric", null],
+    ]);
+    expect(verdictAsksAbout(["FM-2.4"], "FM-2.4")).toBe(true);
+    expect(verdictAsksAbout(["FM-2.4"], "FM-1.3")).toBe(false);
+    expect(verdictAsksAbout(null, "FM-1.3")).toBe(true);
   });
 
   it("keeps a finding whose mode fits JudgeFinding's pattern but not the taxonomy (the rates list it apart)", async () => {

@@ -5,7 +5,7 @@
  * call it made is returned (or carried by the error it throws, callsOf).
  */
 import { JudgeKind, JudgeVerdictResult, type JudgeCallRecord, type JudgeModelSettings } from "@crux/contracts";
-import type { JudgeInput } from "@crux/core";
+import type { JudgeInput, MastModeId } from "@crux/core";
 import { createAsker, type CallPolicy } from "./call.ts";
 import { selfPreferenceWarning } from "./family.ts";
 import { decisiveErrorAllAtOnce, decisiveErrorStepByStep } from "./judges/decisive-error.ts";
@@ -56,6 +56,8 @@ export interface SuiteJudge {
   readonly version: number;
   readonly model: string;
   readonly inputs: readonly JudgeInput[];
+  /** The MAST modes it asks about (JudgeDefinition.asksAbout). */
+  readonly asksAbout: readonly MastModeId[];
   /** The project settings its verdict depends on besides its inputs (the outcome rubric, for the judge that grades by it); null: none. The worker keys verdicts by it, so a new rubric grades again. */
   readonly settingsKey?: string | null;
   run(input: JudgeRunInput): Promise<JudgeRunResult>;
@@ -92,6 +94,7 @@ export function createJudgeSuite(settings: JudgeModelSettings, options: JudgeSui
     version: def.version,
     model: settings.model,
     inputs: def.inputs,
+    asksAbout: def.asksAbout,
     settingsKey: def.readsRubric ? rubric : null,
     async run(input) {
       const calls: JudgeCallRecord[] = [];
@@ -104,6 +107,7 @@ export function createJudgeSuite(settings: JudgeModelSettings, options: JudgeSui
         provider: settings.provider,
         model: settings.model,
         ...run.output,
+        askedModes: [...def.asksAbout],
         selfPreferenceWarning: selfPreferenceWarning(settings.model, input.spans),
       });
       return { status: "succeeded", result, calls };

@@ -12,6 +12,7 @@ import { SpanKind, trace, ROOT_CONTEXT } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { mastModeIds } from "@crux/contracts";
 import type { JudgeSuiteFactory } from "@crux/worker";
 import { startMockLlmServer } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,6 +32,7 @@ function scriptedSuite(built: unknown[]): JudgeSuiteFactory {
           version: 3,
           model: settings.model,
           inputs: ["spans"],
+          asksAbout: mastModeIds,
           async run({ spans }) {
             const base = { kind: "mast-checklist" as const, promptVersion: 3, provider: settings.provider, model: settings.model };
             return {

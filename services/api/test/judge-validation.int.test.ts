@@ -3,9 +3,10 @@
  * insertVerdict (results validated by the JudgeVerdictResult schema), labels through PUT, and every
  * expected figure is worked out by hand in the comments.
  */
-import { JudgeVerdictResult, mastModes, type JudgeKind } from "@crux/contracts";
+import { JudgeVerdictResult, type JudgeKind } from "@crux/contracts";
+import { judgeDefinitions } from "@crux/judges";
 import { insertVerdict, persistTraceScores, rebuildScoreRollups, type Database } from "@crux/db";
-import { mastModeIds, type MastModeId } from "@crux/core";
+import type { MastModeId } from "@crux/core";
 import { testDatabases } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, NOW, PROJECT, buildTestApp, storeTraceSpan } from "./harness.ts";
@@ -46,6 +47,7 @@ function verdict(kind: JudgeKind, spec: VerdictSpec): JudgeVerdictResult {
             explanation: "the decisive step",
           },
     outcome: spec.outcome == null ? null : { success: spec.outcome, score: null, explanation: "graded against the rubric" },
+    askedModes: [...judgeDefinitions[kind].asksAbout],
     omitted: [],
     rejected: [],
     selfPreferenceWarning: null,
@@ -178,8 +180,6 @@ describe.each(testDatabases())("labels, validation and judge-sourced rates on $n
   });
 
   it("rejects bad labels whole with a 400 that says what is wrong, and an unknown trace with 404", async () => {
-    // The contracts' mode list (zod only, no core import) is the taxonomy's.
-    expect([...mastModes]).toEqual([...mastModeIds]);
     const url = `/api/v1/traces/${t(1)}/labels`;
     const unknownMode = await put(url, { modes: { "FM-9.9": true }, labeller: "ana" });
     expect(unknownMode.status).toBe(400);

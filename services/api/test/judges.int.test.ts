@@ -8,6 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
+import { mastModeIds } from "@crux/contracts";
 import { normalizedSpan } from "@crux/core/testing";
 import {
   createSecretBox,
@@ -311,7 +312,19 @@ describe.each(testDatabases())("judge endpoints on $name", (db) => {
         model: "claude-x",
         inputHash: "h1",
         status: "succeeded",
-        result: { findings: [], selfPreferenceWarning: warning },
+        result: {
+          kind: "mast-checklist",
+          promptVersion: 1,
+          provider: "anthropic",
+          model: "claude-x",
+          findings: [],
+          askedModes: [...mastModeIds],
+          attribution: null,
+          outcome: null,
+          omitted: [],
+          rejected: [],
+          selfPreferenceWarning: warning,
+        },
       });
       await insertVerdict(database, PROJECT, traceId, {
         producerId: "judge.outcome-rubric",

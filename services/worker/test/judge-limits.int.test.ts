@@ -69,6 +69,7 @@ function scriptedSuites(delayMs: number) {
       version: 1,
       model: model.model,
       inputs: ["spans"] as const,
+      asksAbout: [],
       async run() {
         const url = model.baseUrl ?? null;
         active.set(url, (active.get(url) ?? 0) + 1);

@@ -10,7 +10,7 @@
  * The suite is a scripted factory with the shape of packages/judges'
  * createJudgeSuite: what is tested is the worker's machinery, not a model.
  */
-import type { JudgeCallRecord, JudgeKind, JudgeModelSettings, JudgeVerdictResult } from "@crux/contracts";
+import { mastModeIds, type JudgeCallRecord, type JudgeKind, type JudgeModelSettings, type JudgeVerdictResult } from "@crux/contracts";
 import {
   createSecretBox,
   ensureProject,
@@ -56,6 +56,7 @@ function scriptedSuites() {
         version: 1,
         model: settings.model,
         inputs: ["spans"] as const,
+        asksAbout: kind === "handoff-preservation" ? (["FM-2.4"] as const) : mastModeIds,
         async run({ spans }) {
           control.started++;
           if (control.delayMs > 0) await new Promise((r) => setTimeout(r, control.delayMs));

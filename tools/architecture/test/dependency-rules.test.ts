@@ -82,8 +82,12 @@ describe("dependency rules (docs/architecture.md §4)", () => {
     expect(bad).toEqual([]);
   });
 
-  it("contracts imports only zod (wire shapes: no internal package, no I/O)", () => {
-    expect(check("packages/contracts/src", (s) => (s.startsWith(".") || s === "zod" ? null : "contracts imports only zod"))).toEqual([]);
+  it("contracts imports only zod and core's vocabulary (wire shapes: no other internal package, no I/O)", () => {
+    expect(
+      check("packages/contracts/src", (s) =>
+        s.startsWith(".") || s === "zod" || s === "@crux/core/vocabulary" ? null : "contracts imports only zod and @crux/core/vocabulary",
+      ),
+    ).toEqual([]);
   });
 
   it("config imports nothing internal", () => {

@@ -4,13 +4,14 @@
  * firing. Evaluated by evaluateAlertRule (evaluate.ts); the worker reads the
  * readings from stored scores.
  */
+import type { MastCategory, MastModeId } from "../mast/modes.ts";
 
 /** What a rule measures over one window. Every metric is a ratio with its numerator and denominator. */
 export type AlertMetric =
   /** Traces in scope with at least one finding of the mode / traces in scope (docs/metrics.md §11). */
-  | { kind: "failure_mode_rate"; mode: string; validatedOnly?: boolean }
+  | { kind: "failure_mode_rate"; mode: MastModeId; validatedOnly?: boolean }
   /** The same for any mode of a category (FC1, FC2, FC3). */
-  | { kind: "failure_category_rate"; category: string; validatedOnly?: boolean }
+  | { kind: "failure_category_rate"; category: MastCategory; validatedOnly?: boolean }
   /** Successful runs / runs with an outcome (docs/metrics.md §10). */
   | { kind: "success_rate" }
   /** Tokens / traces: the agent's (agent scope) or every agent's tokens per trace. */

@@ -22,27 +22,35 @@ export interface SpanAttribution {
   countedError: boolean;
 }
 
-export interface AgentUsage {
-  key: AgentKey;
-  name: string;
-  id: string | null;
-  /** Name of the agent that invoked this one (parent agent in the tree), if any. */
-  parentAgent: string | null;
+/**
+ * The per-agent counters, declared once: the attribution counts them (AgentUsage), the usage
+ * score carries them (AgentUsageScore) and the stored row keeps them (AgentScoreRow).
+ */
+export interface AgentCounters {
   spans: number;
   llmCalls: number;
   toolCalls: number;
   errors: number;
   inputTokens: number;
   outputTokens: number;
+  /** Part of inputTokens served from cache (docs/conventions.md §3.2). */
   cachedTokens: number;
-  /** Sum of tracer-reported cost over counted spans; null if none reported. */
-  cost: number | null;
   /**
    * Whether any of the agent's spans carries a token count. False when the tracer reported
-   * none (AutoGen's built-in tracing records no model calls): its token counts are then
-   * unknown, not 0.
+   * none (AutoGen's built-in tracing records no model calls): its token counts are then 0 for
+   * want of a report, not because nothing was used, and readers serve them as not reported.
    */
   tokensReported: boolean;
+}
+
+export interface AgentUsage extends AgentCounters {
+  key: AgentKey;
+  name: string;
+  id: string | null;
+  /** Name of the agent that invoked this one (parent agent in the tree), if any. */
+  parentAgent: string | null;
+  /** Sum of tracer-reported cost over counted spans; null if none reported. */
+  cost: number | null;
   firstStartNs: bigint;
   lastEndNs: bigint;
 }

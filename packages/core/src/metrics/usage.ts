@@ -3,31 +3,17 @@
  * (docs/metrics.md §2). Token counting (no double
  * counting of nested usage) is decided by the attribution; this reads it.
  */
-import type { AgentKey } from "../attribution/types.ts";
+import type { AgentCounters, AgentKey } from "../attribution/types.ts";
 import type { TraceTrajectories } from "../trajectory/types.ts";
 import { compareSpansByStart } from "../trajectory/build.ts";
 
-export interface AgentUsageScore {
+export interface AgentUsageScore extends AgentCounters {
   key: AgentKey;
   agent: string;
   parentAgent: string | null;
-  spans: number;
   steps: number;
-  llmCalls: number;
-  toolCalls: number;
-  errors: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** Part of inputTokens served from cache (docs/conventions.md §3.2). */
-  cachedTokens: number;
   /** input + output. */
   totalTokens: number;
-  /**
-   * False when none of the agent's spans carries a token count (the tracer reported none:
-   * AutoGen's built-in tracing records no model calls). The counts above are then 0 because
-   * nothing was reported, not because nothing was used: readers show them as not reported.
-   */
-  tokensReported: boolean;
   /** Share of the trace's total tokens; null when the trace has no tokens or the agent's were not reported. */
   tokenShare: number | null;
   /** Tracer-reported cost; null when none reported (see scoreCost for priced cost). */

@@ -5,21 +5,13 @@
  * API never serves a half-written set; `version` is the trace's settle
  * version at scoring time.
  */
+import type { AgentCounters } from "../attribution/types.ts";
 import type { Finding, Signal } from "../mast/finding.ts";
 
-export interface AgentScoreRow {
+export interface AgentScoreRow extends AgentCounters {
   agent: string;
   agentId: string | null;
   parentAgent: string | null;
-  spans: number;
-  llmCalls: number;
-  toolCalls: number;
-  errors: number;
-  inputTokens: number;
-  outputTokens: number;
-  cachedTokens: number;
-  /** False when the tracer reported no token counts for the agent: the counts (and costUsd) are 0 for want of a report, and readers serve them as not reported. */
-  tokensReported: boolean;
   /** USD; null when some of the agent's tokens are on an unpriced model and no reported cost covers them. */
   costUsd: number | null;
   /** Share of the trace's total tokens, 0..1. */

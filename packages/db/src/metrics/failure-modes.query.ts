@@ -29,7 +29,6 @@ import { agentContracts, handoffContracts, milestoneSets } from "../schema/confi
 import { type MetricsFilter } from "./filter.ts";
 import { agentScope, rollupRows } from "./rollup-source.ts";
 import { agentRollup, findingRollup, traceRollup } from "../rollups/rollups.ts";
-import { judgeAsksAbout } from "../judges/findings.ts";
 import {
   judgeCountsBy,
   judgedTraces,
@@ -110,6 +109,8 @@ export interface FailureModeOptions {
 interface JudgeScope {
   source: FindingSourceFilter;
   judged: Map<string, number>;
+  /** Whether a judge's verdicts in scope asked about a mode. */
+  asks: (producerId: string, mode: string) => boolean;
   counts: Map<string, JudgeKeyCounts>;
   validation: (mode: string, producerId: string) => { validated: boolean; reason: string };
   /** Whether code measures the mode in scope (then it reads every scored trace). */
@@ -126,7 +127,7 @@ function restsOnJudges(j: JudgeScope, mode: string): boolean {
 
 /** The judges that measure a mode in scope: they ask about it and judged a trace in scope. */
 function measuringJudges(j: JudgeScope, mode: string): string[] {
-  return [...j.judged.keys()].filter((p) => (j.judged.get(p) ?? 0) > 0 && judgeAsksAbout(p, mode)).sort();
+  return [...j.judged.keys()].filter((p) => (j.judged.get(p) ?? 0) > 0 && j.asks(p, mode)).sort();
 }
 
 /** Measured under the source filter: code's measurement, the judges', or either. */
@@ -274,6 +275,7 @@ async function failureModeMetricsIn(database: Database, projectId: string, filte
   const judgeScope: JudgeScope = {
     source,
     judged: judged.byJudge,
+    asks: judged.asks,
     counts: judgeModeCounts,
     validation,
     codeMeasures: (mode) => codeMeasurements.get(mode)?.measured ?? false,

@@ -7,7 +7,6 @@
 import { mastModeIds } from "@crux/core";
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
-import { judgeAsksAbout } from "../judges/findings.ts";
 import { traceScopeWhere, windowWhere, type MetricsFilter } from "./filter.ts";
 import { agentScope, rollupRows } from "./rollup-source.ts";
 import { judgeFindingRollup, productionTrace } from "../rollups/rollups.ts";
@@ -71,7 +70,13 @@ export async function judgedTraces(
   database: Database,
   projectId: string,
   f: MetricsFilter,
-): Promise<{ byJudge: Map<string, number>; traces: number; readBy: (producers: readonly string[]) => Promise<number> }> {
+): Promise<{
+  byJudge: Map<string, number>;
+  traces: number;
+  readBy: (producers: readonly string[]) => Promise<number>;
+  /** Whether the judge's verdicts in scope asked about the mode (their askedModes). */
+  asks: (producerId: string, mode: string) => boolean;
+}> {
   const verdicts = judgedVerdicts(projectId, f);
   /** Traces in scope any of `producers` has a current succeeded verdict on: what a rate resting on them read. */
   const readBy = async (producers: readonly string[]): Promise<number> => {
@@ -84,10 +89,23 @@ export async function judgedTraces(
     );
     return num(row?.n);
   };
-  const rows = rowsOf(await database.db.execute(sql`SELECT v.producer_id, count(*)::int AS n FROM ${verdicts} GROUP BY 1`));
-  const byJudge = new Map(rows.map((r) => [String(r.producer_id), num(r.n)]));
-  const askers = [...byJudge.keys()].filter((p) => mastModeIds.some((m) => judgeAsksAbout(p, m)));
-  return { byJudge, traces: await readBy(askers), readBy };
+  const rows = rowsOf(await database.db.execute(sql`SELECT v.producer_id, v.asked_modes, count(*)::int AS n FROM ${verdicts} GROUP BY 1, 2`));
+  const byJudge = new Map<string, number>();
+  // Per judge, the union of what its verdicts in scope asked ("every" when one does not say).
+  const asked = new Map<string, Set<string> | "every">();
+  for (const r of rows) {
+    const p = String(r.producer_id);
+    byJudge.set(p, (byJudge.get(p) ?? 0) + num(r.n));
+    const modes = r.asked_modes === null ? null : (r.asked_modes as string[]);
+    const sofar = asked.get(p) ?? new Set<string>();
+    asked.set(p, sofar === "every" || modes === null ? "every" : new Set([...sofar, ...modes]));
+  }
+  const asks = (p: string, mode: string): boolean => {
+    const a = asked.get(p);
+    return a !== undefined && (a === "every" || a.has(mode));
+  };
+  const askers = [...byJudge.keys()].filter((p) => mastModeIds.some((m) => asks(p, m)));
+  return { byJudge, traces: await readBy(askers), readBy, asks };
 }
 
 /**

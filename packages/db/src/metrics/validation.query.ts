@@ -14,7 +14,7 @@ import { binaryAgreement, mastDetectors, mastModeIds, ratioOrNull, validationVer
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Database } from "../client.ts";
 import { readReplayAttributions } from "../experiments/replays.repository.ts";
-import { judgeAsksAbout } from "../judges/findings.ts";
+import { verdictAsksAbout } from "../judges/findings.ts";
 
 export interface ValidationScope {
   /** Window on the trace start; both unset: every label of the project. */
@@ -73,6 +73,8 @@ interface LabelledTrace {
 interface JudgeView {
   producerId: string;
   succeeded: boolean;
+  /** The modes the verdict asked about; null: it does not say (read as every mode). */
+  askedModes: string[] | null;
   modes: Set<string>;
   attribution: { method: string; agent: string | null; spanId: string | null; stepIndex: number | null } | null;
 }
@@ -104,7 +106,7 @@ async function readLabelled(
         WHERE x.project_id = l.project_id AND x.trace_id = l.trace_id ORDER BY x.rank, x.ord LIMIT 1) a ON true
       WHERE ${where} ORDER BY l.trace_id`),
     database.db
-      .execute(sql`SELECT v.trace_id, v.producer_id, v.status, v.attribution_method, v.attribution_agent, v.attribution_span_id, v.attribution_step_index,
+      .execute(sql`SELECT v.trace_id, v.producer_id, v.status, v.attribution_method, v.attribution_agent, v.attribution_span_id, v.attribution_step_index, v.asked_modes,
         ARRAY(SELECT DISTINCT jf.mode FROM judge_findings jf WHERE jf.project_id = v.project_id AND jf.trace_id = v.trace_id AND jf.producer_id = v.producer_id) AS modes
       FROM trace_labels l JOIN traces t ON t.project_id = l.project_id AND t.trace_id = l.trace_id
       JOIN judge_current_verdicts v ON v.project_id = l.project_id AND v.trace_id = l.trace_id
@@ -127,6 +129,7 @@ async function readLabelled(
     views.push({
       producerId: String(r.producer_id),
       succeeded: r.status === "succeeded",
+      askedModes: (r.asked_modes as string[] | null) ?? null,
       modes: new Set((r.modes as string[] | null) ?? []),
       attribution:
         r.attribution_method === null || r.attribution_method === undefined
@@ -203,6 +206,11 @@ function accuracy(source: string, method: string, picks: { label: Pick; pick: Pi
 export async function validationMetrics(database: Database, projectId: string, scope: ValidationScope, bar: ValidationBar): Promise<ValidationResult> {
   const { labels, judges } = await readLabelled(database, projectId, scope);
   const producers = [...new Set([...judges.values()].flat().map((v) => v.producerId))].sort();
+  const askedBy = new Map<string, (mode: string) => boolean>();
+  for (const p of producers) {
+    const verdicts = [...judges.values()].flat().filter((v) => v.producerId === p && v.succeeded);
+    askedBy.set(p, (mode) => verdicts.some((v) => verdictAsksAbout(v.askedModes, mode)));
+  }
   const modes: string[] = [...mastModeIds];
   for (const l of labels) for (const m of Object.keys(l.modes)) if (!modes.includes(m)) modes.push(m);
 
@@ -223,10 +231,11 @@ export async function validationMetrics(database: Database, projectId: string, s
       }
     }
     for (const producerId of producers) {
-      if (!judgeAsksAbout(producerId, mode)) continue;
+      // A (mode, judge) row only where the judge's verdicts asked about the mode, over the verdicts that did.
+      if (!askedBy.get(producerId)?.(mode)) continue;
       const pairs = labelled.flatMap((l) => {
         const v = judges.get(l.traceId)?.find((j) => j.producerId === producerId && j.succeeded);
-        return v === undefined ? [] : [{ label: l.modes[mode] === true, predicted: v.modes.has(mode) }];
+        return v === undefined || !verdictAsksAbout(v.askedModes, mode) ? [] : [{ label: l.modes[mode] === true, predicted: v.modes.has(mode) }];
       });
       const a = binaryAgreement(pairs);
       rows.push({ mode, source: producerId, kind: "judge", detectors: [], ...a, ...validationVerdict(a, bar) });

@@ -83,6 +83,12 @@ export const judgeCurrentVerdicts = pgTable(
     attributionSpanId: text(),
     attributionStepIndex: integer(),
     attributionExplanation: text(),
+    /**
+     * The MAST modes the verdict asked about (JudgeVerdictResult.askedModes, declared by the judge);
+     * null for a verdict that does not say (a failed one, or one stored before judges declared it):
+     * read as every mode.
+     */
+    askedModes: text().array(),
     verdictCreatedAt: timestamp({ withTimezone: true }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.producerId] }), index("judge_current_verdicts_project_start_idx").on(t.projectId, t.startNs)],

@@ -67,6 +67,8 @@ function decisiveJudge(kind: JudgeDefinition["kind"], find: (ctx: JudgeContext, 
     kind,
     version: 2,
     inputs: ["spans", "outcome"],
+    // It names the decisive step, not a mode: its attribution is validated apart.
+    asksAbout: [],
     async run(ctx) {
       if (ctx.input.runTags.success === true) return skip("the run succeeded: there is no decisive error to find");
       if (ctx.steps.length === 0) return skip("the trace has no steps");

@@ -35,6 +35,8 @@ export const handoffPreservation: JudgeDefinition = {
   kind: "handoff-preservation",
   version: 1,
   inputs: ["spans"],
+  // Dropped or changed constraints across a handoff: information not passed on.
+  asksAbout: ["FM-2.4"],
   async run(ctx) {
     const t = ctx.input.trajectories;
     if (t.goal === null) return skip("no task request captured to compare the handoffs with");

@@ -5,7 +5,7 @@
  * have one shape (docs/judges.md §2).
  */
 import type { JudgeAttribution, JudgeFinding, JudgeKind, JudgeVerdictResult } from "@crux/contracts";
-import type { JudgeInput, NormalizedSpan, RunTagsResult, TraceTrajectories } from "@crux/core";
+import type { JudgeInput, MastModeId, NormalizedSpan, RunTagsResult, TraceTrajectories } from "@crux/core";
 import { z } from "zod";
 import type { Ask } from "../call.ts";
 import type { StepView } from "../steps.ts";
@@ -42,6 +42,13 @@ export interface JudgeDefinition {
   /** The prompt's version: bump when the prompt or the reading of its reply changes. */
   version: number;
   inputs: readonly JudgeInput[];
+  /**
+   * The MAST modes the judge asks about, declared here and nowhere else: its verdicts carry the
+   * list (JudgeVerdictResult.askedModes), and validation and the judge-only rates count a judge
+   * for a mode only when it asked. Empty for a judge that names no mode (its attribution or
+   * outcome is validated apart).
+   */
+  asksAbout: readonly MastModeId[];
   /** Grades by the project's outcome rubric: a changed rubric must judge again (the suite keys its verdicts by it). */
   readsRubric?: boolean;
   run(ctx: JudgeContext): Promise<JudgeRun>;

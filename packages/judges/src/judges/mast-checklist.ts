@@ -5,12 +5,13 @@
  * that does not hold goes to `rejected`, never to the findings.
  */
 import type { JudgeFinding } from "@crux/contracts";
+import { mastModeIds, type MastModeId } from "@crux/core";
 import { z } from "zod";
 import { checkCitation } from "../citations.ts";
 import { confidence, looseText, quote, rejection, stepNumber, stepsSection, SYSTEM_RULES, taskSection, yesNo, type JudgeDefinition } from "./judge.ts";
 
 /** The question per mode (docs/failure-modes.md §1), each answerable from the trace alone. */
-const MAST_QUESTIONS: Readonly<Record<string, string>> = {
+const MAST_QUESTIONS: Readonly<Record<MastModeId, string>> = {
   "FM-1.1": "Does an agent's output break a requirement the task states (scope, format, limits, constraints), or the interface it must follow?",
   "FM-1.2": "Does an agent act outside its role (a reviewer that writes the result, a planner that executes)?",
   "FM-1.3": "Does an agent repeat a step it already took, gaining nothing new?",
@@ -26,7 +27,7 @@ const MAST_QUESTIONS: Readonly<Record<string, string>> = {
   "FM-3.2": "Is the final result left unchecked, or checked only in part (a check that does not examine what the task requires)?",
   "FM-3.3": "Does a check approve a result that is wrong or breaks the task's requirements?",
 };
-const MODES = Object.keys(MAST_QUESTIONS);
+const MODES: readonly string[] = mastModeIds;
 
 const Answer = z.object({ mode: z.string(), answer: yesNo, step: stepNumber, evidence: quote, explanation: looseText, confidence });
 const Reply = z.object({ answers: z.array(Answer) }).superRefine((reply, ctx) => {
@@ -45,9 +46,10 @@ export const mastChecklist: JudgeDefinition = {
   kind: "mast-checklist",
   version: 1,
   inputs: ["spans", "outcome"],
+  asksAbout: mastModeIds,
   async run(ctx) {
     const task = taskSection(ctx.input.trajectories, ctx.input.runTags);
-    const questions = MODES.map((m) => `${m}: ${MAST_QUESTIONS[m]}`).join("\n");
+    const questions = mastModeIds.map((m) => `${m}: ${MAST_QUESTIONS[m]}`).join("\n");
     const tail = `Answer every question below with "yes" or "no". Answer "yes" only when a step shows it; then cite the earliest such step and quote it.\n\n${questions}\n\nReply shape:\n${SHAPE}`;
     const steps = stepsSection(ctx, `${task}\n${tail}`);
     const reply = await ctx.ask({ system: SYSTEM_RULES, user: `${task}\n\nTrajectory:\n${steps.text}\n\n${tail}` }, Reply);

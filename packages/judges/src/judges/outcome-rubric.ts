@@ -18,6 +18,8 @@ export const outcomeRubric: JudgeDefinition = {
   kind: "outcome-rubric",
   version: 1,
   inputs: ["spans", "outcome"],
+  // It grades the outcome, not a mode: its grade is validated apart.
+  asksAbout: [],
   readsRubric: true,
   async run(ctx) {
     if (ctx.rubric === null || ctx.rubric.trim() === "") return skip("no outcome rubric configured for the project");
