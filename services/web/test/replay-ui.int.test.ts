@@ -168,13 +168,17 @@ describe.skipIf(!executablePath)("replay from the UI in Chromium against the run
   }, 60_000);
 
   it("starts a replay of a failed run, shows the API's refusals on their field, and its report with the API's numbers", async () => {
-    await page.goto(`${service.uiUrl}runs/${original.traceId}`);
+    // With a step selected, the step can be corrected alone too.
+    const detail = await apiGet(service.apiUrl, `/traces/${original.traceId}`, key);
+    const coderSpan = detail.roots[0].children.find((c: any) => c.name === "invoke_agent coder");
+    await page.goto(`${service.uiUrl}runs/${original.traceId}?span=${coderSpan.spanId}`);
     const section = page.getByRole("region", { name: "Replays" });
     await section.getByText("No replay of this run yet.").waitFor();
     await section.getByRole("button", { name: "Replay with corrections" }).click();
     const form = page.getByRole("form", { name: "Start a replay" });
-    await form.getByLabel("Agent planner").check();
-    await form.getByLabel("Agent coder").check();
+    await form.getByLabel(`Step invoke_agent coder (${coderSpan.spanId})`).waitFor();
+    await form.getByLabel("Agent planner", { exact: true }).check();
+    await form.getByLabel("Agent coder", { exact: true }).check();
     await form.getByLabel("Corrected output of agent planner").fill("plan: fix the tokenizer first");
     await form.getByLabel("Corrected output of agent coder").fill('{"patch": "v2"}');
     const body = (trials: number) => ({
@@ -279,7 +283,7 @@ describe.skipIf(!executablePath)("replay from the UI in Chromium against the run
       .click();
     await page.waitForURL((u) => u.pathname === `/runs/${traceId}` && u.searchParams.get("replay") === "new");
     const form = page.getByRole("form", { name: "Start a replay" });
-    await form.getByLabel("Agent planner").check();
+    await form.getByLabel("Agent planner", { exact: true }).check();
     await form.getByLabel("Corrected output of agent planner").fill("a better plan");
     await form.getByRole("button", { name: "Start the replay" }).click();
     // These runs carry no task to re-run (no dataset item, no root input): the API's refusal, said in the form.

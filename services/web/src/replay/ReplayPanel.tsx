@@ -105,12 +105,6 @@ function ReplayItem({ replay }: { replay: ReplayBody }) {
               Failed
             </th>
             <th scope="col" className="num">
-              Lost
-            </th>
-            <th scope="col" className="num">
-              Waiting
-            </th>
-            <th scope="col" className="num">
               Flip rate
             </th>
           </tr>
@@ -118,15 +112,25 @@ function ReplayItem({ replay }: { replay: ReplayBody }) {
         <tbody>
           {report.sets.map((s) => (
             <tr key={s.id} data-set={s.id}>
-              <th scope="row">{s.kind === "combined" ? `all (${blameLabel(s)})` : blameLabel(s)}</th>
+              <th scope="row">
+                {s.kind === "combined" ? `all (${blameLabel(s)})` : blameLabel(s)}
+                {(s.lost > 0 || s.waiting > 0 || s.unknown > 0) && (
+                  <span className="muted small">
+                    {" "}
+                    (
+                    {[s.waiting > 0 && `${s.waiting} waiting`, s.lost > 0 && `${s.lost} lost`, s.unknown > 0 && `${s.unknown} without outcome`]
+                      .filter(Boolean)
+                      .join(", ")}
+                    )
+                  </span>
+                )}
+              </th>
               <td className="num" data-testid="set-succeeded">
                 {s.succeeded}/{s.trials}
               </td>
               <td className="num" data-testid="set-failed">
                 {s.failed}
               </td>
-              <td className="num">{s.lost}</td>
-              <td className="num">{s.waiting}</td>
               <td className="num" data-testid="set-flip-rate">
                 {formatPercent(s.flipRate)}
               </td>
