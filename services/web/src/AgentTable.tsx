@@ -11,6 +11,8 @@ export interface AgentTableRow {
   /** False when the tracer reported no tokens for the agent: shown as "not reported", not 0. */
   tokensReported?: boolean;
   tokensNotReported?: string | null;
+  /** Runs of the agent whose tracer reported no tokens, left out of the sums (the metrics endpoint's rows). */
+  tokensNotReportedRows?: number;
   costUsd: number | null;
   tokenShare?: number | null;
   costShare?: number | null;
@@ -33,12 +35,25 @@ const heads: Record<AgentColumn, string> = {
   errors: "Errors",
 };
 
+const tokenColumns: AgentColumn[] = ["tokens", "tokenShare", "cost", "costShare"];
+
 function cell(row: AgentTableRow, column: AgentColumn, shareDigits: number) {
+  // No token counts at all: the tokens, cost and shares are unknown, not 0.
+  if (row.tokensReported === false && tokenColumns.includes(column)) return "not reported";
   switch (column) {
     case "runs":
       return row.traces ?? "–";
     case "tokens":
-      return row.tokensReported === false ? "not reported" : formatTokens(row.totalTokens);
+      return row.tokensNotReportedRows ? (
+        <>
+          {formatTokens(row.totalTokens)}{" "}
+          <span className="muted small" data-testid="tokens-not-reported-rows">
+            ({row.tokensNotReportedRows} run{row.tokensNotReportedRows === 1 ? "" : "s"} not reported)
+          </span>
+        </>
+      ) : (
+        formatTokens(row.totalTokens)
+      );
     case "tokenShare":
       return formatPercent(row.tokenShare, shareDigits);
     case "cost":

@@ -34,6 +34,8 @@ import type {
   ExperimentReport,
   ExperimentProgress,
   StartResponse,
+  Replay,
+  ReplayList,
 } from "@crux/contracts";
 import type { z } from "zod";
 
@@ -70,3 +72,5 @@ export type VariantReportBody = ExperimentReportBody["variants"][number];
 export type ExperimentInterval = NonNullable<VariantReportBody["successRate"]>;
 export type ExperimentProgressBody = z.output<typeof ExperimentProgress>;
 export type StartBody = z.output<typeof StartResponse>;
+export type ReplayBody = z.output<typeof Replay>;
+export type ReplayListBody = z.output<typeof ReplayList>;

@@ -3,7 +3,8 @@
  * timeline's swimlanes and rows, and the span tree rebuilt from the API's nested roots.
  */
 import { describe, expect, it } from "vitest";
-import { deriveAgentGraph, nodeSize } from "../src/run/graph-layout.ts";
+import { deriveAgentGraph, maxRows, nodeSize } from "../src/run/graph-layout.ts";
+import { deriveInvocationGraph } from "../src/run/invocations.ts";
 import { ancestorsOf, firstAgentSpans, indexSpans, visibleTreeRows } from "../src/run/spans.ts";
 import { layoutTimeline } from "../src/run/timeline-layout.ts";
 import type { AgentUsage, Handoff, SpanNode } from "../src/types.ts";
@@ -225,5 +226,51 @@ describe("span index and tree", () => {
     const collapsed = visibleTreeRows(index, new Set([mid.spanId]));
     expect(collapsed.map((r) => r.span.spanId)).toEqual([root.spanId, mid.spanId]);
     expect(collapsed[1]!.expanded).toBe(false);
+  });
+});
+
+describe("deriveInvocationGraph layout", () => {
+  const nodeAt = (g: ReturnType<typeof deriveInvocationGraph>["graph"], id: string) => g.nodes.find((n) => n.agent === id)!;
+
+  it("wraps many invocations under one parent into side-by-side columns, in the order they started", () => {
+    // The orchestrator invokes the worker 14 times, listed out of start order.
+    const starts = [70, 10, 130, 40, 100, 0, 120, 20, 60, 90, 30, 110, 50, 80];
+    const workers = starts.map((ms) => span("worker", 1000 + ms, 1000 + ms + 5));
+    const root = span("orchestrator", 0, 2000, workers, { operation: "agent" });
+    const index = indexSpans([root]);
+    const result = deriveInvocationGraph({ index, agents: [], handoffs: [], findings: [], attributedAgent: null, attributedSpanId: null });
+    const g = result.graph;
+    const workerNodes = g.nodes.filter((n) => n.agent.startsWith("worker"));
+    expect(workerNodes).toHaveLength(14);
+    expect(new Set(workerNodes.map((n) => n.layer))).toEqual(new Set([1]));
+    // 14 nodes, at most maxRows a column: 3 columns of 5, no column taller than maxRows.
+    expect(maxRows).toBeLessThan(14);
+    const columns = [...new Set(workerNodes.map((n) => n.column))].sort();
+    expect(columns).toEqual([1, 2, 3]);
+    expect(Math.max(...workerNodes.map((n) => n.row))).toBe(4);
+    expect(g.height).toBe(5 * nodeSize.height + 4 * nodeSize.rowGap);
+    expect(g.width).toBe(4 * nodeSize.width + 3 * nodeSize.columnGap);
+    expect(new Set(g.nodes.map((n) => `${n.x},${n.y}`)).size).toBe(g.nodes.length);
+    // Column by column, top to bottom: the start times ascend.
+    const byPosition = [...workerNodes].sort((a, b) => a.column - b.column || a.row - b.row);
+    const startOf = (n: { agent: string }) => Number(BigInt(index.byId.get(result.spanOf.get(n.agent)!)!.startTimeUnixNano) / 1_000_000n);
+    const shown = byPosition.map(startOf);
+    expect(shown).toEqual([...shown].sort((a, b) => a - b));
+    expect(nodeAt(g, "orchestrator #1")).toMatchObject({ column: 0, row: 0, layer: 0 });
+  });
+
+  it("orders a column by start time, not by the order the tree is walked", () => {
+    // Two children; the first child's grandchild starts after the second child's.
+    const lateGrandchild = span("reviewer", 50, 60);
+    const earlyGrandchild = span("reviewer", 20, 25);
+    const first = span("coder", 0, 70, [lateGrandchild], { operation: "agent" });
+    const second = span("tester", 10, 30, [earlyGrandchild], { operation: "agent" });
+    const root = span("planner", 0, 100, [first, second], { operation: "agent" });
+    const result = deriveInvocationGraph({ index: indexSpans([root]), agents: [], handoffs: [], findings: [], attributedAgent: null, attributedSpanId: null });
+    const spanOfNode = (n: { agent: string }) => result.spanOf.get(n.agent);
+    const layer2 = result.graph.nodes.filter((n) => n.layer === 2).sort((a, b) => a.row - b.row);
+    expect(layer2.map(spanOfNode)).toEqual([earlyGrandchild.spanId, lateGrandchild.spanId]);
+    // A layer within maxRows stays one column.
+    expect(new Set(layer2.map((n) => n.column)).size).toBe(1);
   });
 });

@@ -67,6 +67,50 @@ function longRun(steps: number, quoted: number) {
   });
   return { traceId, body };
 }
+/** One run of `agent`, `hoursAgo`: an agent span and a chat span, with `tokens` input tokens or none reported. */
+function agentRun(agent: string, tokens: number | null, hoursAgo: number) {
+  const hex = (n: number) => randomBytes(n).toString("hex");
+  const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
+  const traceId = hex(16);
+  const agentId = hex(8);
+  const start = Date.now() - hoursAgo * 3_600_000;
+  const ns = (ms: number) => (BigInt(ms) * 1_000_000n).toString();
+  const usage =
+    tokens === null
+      ? []
+      : [
+          { key: "gen_ai.usage.input_tokens", value: { intValue: String(tokens) } },
+          { key: "gen_ai.usage.output_tokens", value: { intValue: "1" } },
+        ];
+  const spans = [
+    {
+      traceId,
+      spanId: agentId,
+      name: `invoke_agent ${agent}`,
+      kind: 1,
+      startTimeUnixNano: ns(start),
+      endTimeUnixNano: ns(start + 100),
+      attributes: [str("gen_ai.operation.name", "invoke_agent"), str("gen_ai.agent.name", agent)],
+      status: {},
+    },
+    {
+      traceId,
+      spanId: hex(8),
+      parentSpanId: agentId,
+      name: "chat gpt-4o-mini",
+      kind: 3,
+      startTimeUnixNano: ns(start + 10),
+      endTimeUnixNano: ns(start + 90),
+      attributes: [str("gen_ai.operation.name", "chat"), str("gen_ai.system", "openai"), str("gen_ai.request.model", "gpt-4o-mini"), ...usage],
+      status: {},
+    },
+  ];
+  return JSON.stringify({
+    resourceSpans: [{ resource: { attributes: [str("service.name", "token-report")] }, scopeSpans: [{ scope: { name: "test" }, spans }] }],
+  });
+}
+// "silent" never reports tokens; "partial" reports them in one run of two an hour ago, and not in its run 5 hours ago.
+const tokenRuns = [agentRun("silent", null, 1), agentRun("partial", 200_000, 1), agentRun("partial", null, 1), agentRun("partial", null, 5)];
 if (!executablePath) console.log(noChromiumLine);
 
 describe.skipIf(!executablePath)("configuration editors, charts, graph and transcript in Chromium", () => {
@@ -85,9 +129,10 @@ describe.skipIf(!executablePath)("configuration editors, charts, graph and trans
     service = await startService(dataDir, { CRUX_AUTH: "true" });
     for (const g of goldens) await postOtlpJson(service.otlpUrl, g.body, key);
     await postOtlpJson(service.otlpUrl, long.body, key);
+    for (const body of tokenRuns) await postOtlpJson(service.otlpUrl, body, key);
     await eventually(async () => {
       const list = await apiGet(service.apiUrl, "/traces?limit=50", key);
-      return list.items.length === goldens.length + 1 && list.items.every((i: any) => i.scored) ? true : undefined;
+      return list.items.length === goldens.length + 1 + tokenRuns.length && list.items.every((i: any) => i.scored) ? true : undefined;
     }, 120_000);
     browser = await chromium.launch({ executablePath: executablePath!, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
@@ -260,7 +305,7 @@ describe.skipIf(!executablePath)("configuration editors, charts, graph and trans
     const agentPoints = await agentsChart
       .locator("a[data-bucket]")
       .evaluateAll((els) => els.map((e) => ({ href: e.getAttribute("href")!, label: e.getAttribute("aria-label")! })));
-    const used = agentPoints.find((p) => !p.label.endsWith(": 0"))!;
+    const used = agentPoints.find((p) => !p.label.endsWith(": 0") && !p.label.includes("not reported"))!;
     const aq = new URL(used.href, service.uiUrl).searchParams;
     const usage = await apiGet(
       service.apiUrl,
@@ -270,10 +315,60 @@ describe.skipIf(!executablePath)("configuration editors, charts, graph and trans
     const agent = usage.agents.find((a: any) => a.agent === aq.get("agent"));
     expect(used.label).toBe(`${agent.agent}, ${used.label.slice(agent.agent.length + 2, used.label.lastIndexOf(": "))}: ${formatTokens(agent.totalTokens)}`);
     await checkPage(page, "agents-chart");
-    await agentsChart.locator(`a[href="${used.href}"]`).click();
+    // By keyboard: points are focusable links (another series' point may sit on top of this one).
+    await agentsChart.locator(`a[href="${used.href}"]`).focus();
+    await page.keyboard.press("Enter");
     await page.waitForURL((u) => u.pathname === "/runs" && u.searchParams.get("agent") === agent.agent);
     await expect.poll(() => page.locator("tr[data-trace-id]").count()).toBe(agent.traces);
   }, 180_000);
+
+  it("says tokens are not reported, not 0, where no run of an agent reported them, and counts the runs that did not", async () => {
+    const from = new Date(Date.now() - 86_400_000).toISOString();
+    const usage = await apiGet(service.apiUrl, `/metrics/agents?limit=500&from=${encodeURIComponent(from)}`, key);
+    const silent = usage.agents.find((a: any) => a.agent === "silent");
+    const partial = usage.agents.find((a: any) => a.agent === "partial");
+    expect(silent).toMatchObject({ tokensReported: false, totalTokens: null, costUsd: null, tokensNotReportedRows: 1 });
+    expect(partial).toMatchObject({ tokensReported: true, tokensNotReportedRows: 2 });
+    expect(usage.totals.tokensNotReportedRows).toBeGreaterThanOrEqual(3);
+
+    await page.goto(`${service.uiUrl}agents?window=24h`);
+    const table = page.locator("table.data").first();
+    await table.locator('tr[data-agent-row="silent"]').waitFor();
+    const cells = (agent: string) => table.locator(`tr[data-agent-row="${agent}"] td`).allTextContents();
+    // Runs, tokens, token share, cost, cost share, errors.
+    expect(await cells("silent")).toEqual(["1", "not reported", "not reported", "not reported", "not reported", "0"]);
+    const partialCells = await cells("partial");
+    expect(partialCells[1]).toBe(`${formatTokens(partial.totalTokens)} (2 runs not reported)`);
+    expect(await page.getByTestId("tokens-not-reported-total").textContent()).toContain(
+      `${usage.totals.tokensNotReportedRows} per-run agent rows reported no token counts`,
+    );
+
+    // The chart: the bucket where only partial's unreported run falls is a hollow "not reported" marker, not 0;
+    // the bucket with both kinds of run says how many did not report.
+    const chart = page.getByRole("group", { name: "Per-agent tokens over time" });
+    await chart.waitFor();
+    const points = await chart
+      .locator('g[data-series="partial"] a[data-bucket]')
+      .evaluateAll((els) =>
+        els.map((e) => ({ label: e.getAttribute("aria-label")!, missing: e.getAttribute("data-missing") === "true", href: e.getAttribute("href")! })),
+      );
+    const missing = points.filter((p) => p.missing);
+    expect(missing).toHaveLength(1);
+    expect(missing[0]!.label).toMatch(/^partial, .*: not reported$/);
+    const mq = new URL(missing[0]!.href, service.uiUrl).searchParams;
+    const bucket = await apiGet(
+      service.apiUrl,
+      `/metrics/agents?limit=500&from=${encodeURIComponent(mq.get("from")!)}&to=${encodeURIComponent(mq.get("to")!)}`,
+      key,
+    );
+    expect(bucket.agents.find((a: any) => a.agent === "partial")).toMatchObject({ tokensReported: false, totalTokens: null });
+    const qualified = points.filter((p) => p.label.endsWith("(tokens not reported by 1 run)"));
+    expect(qualified).toHaveLength(1);
+    expect(qualified[0]!.label).toContain(`: ${formatTokens(200_001)} (`);
+    // One marker per bucket: the unreported bucket has no filled point besides it.
+    expect(points.filter((p) => p.href === missing[0]!.href)).toHaveLength(1);
+    await checkPage(page, "agents-not-reported");
+  }, 120_000);
 
   it("draws the agent graph per invocation, each invocation with its own usage, and selects its span", async () => {
     const chat = goldens.find((g) => g.name.includes("autogen") || g.name.includes("group"))!;

@@ -1,6 +1,7 @@
 /**
  * A line chart over time buckets in plain SVG (a few series, a dozen points: no chart library
- * needed). A missing value (an unmeasured rate) is a gap in the line, never a zero. Each point is
+ * needed). A missing value (an unmeasured rate) is a gap in the line, never a zero; a missing value
+ * with a note (tokens not reported) is a hollow marker on the axis named by its note. Each point is
  * a link (focusable, named by its series, bucket and value) to the runs behind it.
  */
 import { navigate } from "../router.tsx";
@@ -9,6 +10,8 @@ import type { TimeBucket } from "./buckets.ts";
 export interface ChartSeries {
   name: string;
   values: (number | null)[];
+  /** Per bucket: why a value is missing (drawn as a hollow marker), or what qualifies a value. */
+  notes?: (string | null)[];
 }
 
 const width = 760;
@@ -23,6 +26,7 @@ export function LineChart({
   format,
   max,
   href,
+  footnote,
 }: {
   label: string;
   buckets: TimeBucket[];
@@ -31,6 +35,7 @@ export function LineChart({
   /** The top of the y axis (1 for rates); the largest value when left out. */
   max?: number;
   href: (series: ChartSeries, bucket: number) => string;
+  footnote?: string | undefined;
 }) {
   const top = max ?? Math.max(0, ...series.flatMap((s) => s.values.filter((v): v is number => v !== null)));
   const yMax = top > 0 ? top : 1;
@@ -75,15 +80,17 @@ export function LineChart({
                 <polyline key={k} points={pts} fill="none" stroke={color} strokeWidth={2} />
               ))}
               {s.values.map((v, i) => {
-                if (v === null) return null;
+                const note = s.notes?.[i] ?? null;
+                if (v === null && note === null) return null;
                 const to = href(s, i);
-                const name = `${s.name}, ${buckets[i]!.label}: ${format(v)}`;
+                const name = `${s.name}, ${buckets[i]!.label}: ${v === null ? note : format(v)}${v !== null && note ? ` (${note})` : ""}`;
                 return (
                   <a
                     key={i}
                     href={to}
                     aria-label={name}
                     data-bucket={i}
+                    data-missing={v === null ? "true" : undefined}
                     onClick={(e) => {
                       if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
                       e.preventDefault();
@@ -91,7 +98,11 @@ export function LineChart({
                     }}
                   >
                     <title>{name}</title>
-                    <circle cx={x(i)} cy={y(v)} r={4.5} fill={color} />
+                    {v === null ? (
+                      <circle className="missing" cx={x(i)} cy={y(0)} r={4.5} stroke={color} strokeDasharray="2 2" />
+                    ) : (
+                      <circle cx={x(i)} cy={y(v)} r={4.5} fill={color} />
+                    )}
                   </a>
                 );
               })}
@@ -108,6 +119,7 @@ export function LineChart({
             </li>
           ))}
         </ul>
+        {footnote && <p className="muted small">{footnote}</p>}
       </figcaption>
     </figure>
   );

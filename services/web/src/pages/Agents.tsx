@@ -47,11 +47,20 @@ export default function AgentsPage() {
       ) : agents.isError ? (
         <ErrorState error={agents.error} what="agent usage" />
       ) : (
-        <AgentTable
-          rows={agents.data.agents}
-          columns={["runs", "tokens", "tokenShare", "cost", "costShare", "errors"]}
-          agentHref={(agent) => `/runs?agent=${encodeURIComponent(agent)}`}
-        />
+        <>
+          <AgentTable
+            rows={agents.data.agents}
+            columns={["runs", "tokens", "tokenShare", "cost", "costShare", "errors"]}
+            agentHref={(agent) => `/runs?agent=${encodeURIComponent(agent)}`}
+          />
+          {agents.data.totals.tokensNotReportedRows > 0 && (
+            <p className="muted" data-testid="tokens-not-reported-total">
+              {agents.data.totals.tokensNotReportedRows} per-run agent row{agents.data.totals.tokensNotReportedRows === 1 ? "" : "s"} reported no token counts:
+              the tokens, costs and shares leave {agents.data.totals.tokensNotReportedRows === 1 ? "it" : "them"} out
+              {agents.data.totals.tokensReported ? "" : " (no row reported any: tokens and cost are not reported)"}.
+            </p>
+          )}
+        </>
       )}
       <h2>Cost multiplier per task</h2>
       {multiplier.isPending ? (

@@ -10,6 +10,7 @@ import { Credit } from "../experiments/Credit.tsx";
 import { Directive } from "../experiments/Directive.tsx";
 import { experimentPath, runsOf } from "../experiments/links.ts";
 import { VariantsReport } from "../experiments/Report.tsx";
+import { FailedRuns } from "../experiments/FailedRuns.tsx";
 import { formatTime } from "../format.ts";
 import { Link, useLocation, useTitle } from "../router.tsx";
 import type { ExperimentItem, ExperimentProgressBody, ExperimentReportBody, Experiments, StartBody } from "../types.ts";
@@ -123,6 +124,7 @@ function ExperimentView({ id }: { id: string }) {
           <Directive report={report.data} />
           <VariantsReport report={report.data} />
           <Credit report={report.data} />
+          <FailedRuns report={report.data} />
           <p className="muted small">
             Intervals: {Math.round(report.data.confidence * 100)}% percentile bootstrap over tasks, {report.data.iterations} resamples, seed {report.data.seed}{" "}
             (the same runs always give the same report). An interval marked "few tasks" rests on fewer than 10 tasks: however narrow, it says little.

@@ -14,6 +14,7 @@ import { deriveAgentGraph } from "../run/graph-layout.ts";
 import { deriveInvocationGraph } from "../run/invocations.ts";
 import { quotesByStep as quotesOf, verdictCitations } from "../run/quotes.ts";
 import { LabelForm } from "../run/LabelForm.tsx";
+import { ReplaySection } from "../replay/ReplaySection.tsx";
 import { AttributionSection, FindingsSection, ScoresSection, VerdictsSection } from "../run/SidePanel.tsx";
 import { SpanTree } from "../run/SpanTree.tsx";
 import { firstAgentSpans, indexSpans } from "../run/spans.ts";
@@ -238,6 +239,12 @@ function RunView({
           ) : (
             <Loading what="attribution" />
           )}
+          <ReplaySection
+            traceId={t.traceId}
+            failed={outcome === "failed"}
+            agents={graph.nodes.map((n) => n.agent)}
+            selected={selectedSpan ? { spanId: selectedSpan.spanId, name: selectedSpan.name, agent: selectedSpan.agent } : null}
+          />
           {verdicts ? <VerdictsSection verdicts={verdicts} /> : <Loading what="verdicts" />}
           {scores ? <ScoresSection scores={scores} /> : <Loading what="scores" />}
           <LabelForm

@@ -51,7 +51,8 @@ export function AttributionSection({
           {attribution.methods.map((m) => (
             <li key={`${m.method}:${m.source}`} className={m.pick?.spanId && m.pick.spanId === selectedSpanId ? "selected" : ""}>
               <div>
-                <strong>{m.method}</strong> <span className="muted">({m.source})</span> ·{" "}
+                <strong data-testid="attribution-method">{m.method}</strong> <span className="muted">({m.source})</span> ·{" "}
+                {m.method === "replay" && "re-ran the system with corrections · "}
                 {m.measured
                   ? `step accuracy ${formatPercent(m.step.accuracy)} (n ${m.step.n}), agent ${formatPercent(m.agent.accuracy)} (n ${m.agent.n})`
                   : "not measured on labelled runs"}

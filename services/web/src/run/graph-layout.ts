@@ -3,7 +3,10 @@
  * handoff and delegation edges in their order, and what to mark (the attributed agent, agents with
  * findings, handoffs that failed a contract or dropped a constraint). The layout is layered (an
  * agent one column right of the agent that invoked it), computed here because the graph has one
- * node per agent: a handful, never worth a layout engine. Pure.
+ * node per agent (or per invocation): a few dozen at most, never worth a layout engine. A layer
+ * holding more than `maxRows` nodes wraps into several columns side by side, filled top to bottom
+ * in the order given (time order, for invocations), so many invocations under one parent make a
+ * block rather than one tall column. Pure.
  */
 import type { AgentUsage, Handoff } from "../types.ts";
 
@@ -20,6 +23,9 @@ export interface AgentNode {
   attributed: boolean;
   /** Distinct modes of the findings on this agent, sorted. */
   findingModes: string[];
+  /** Who-invoked-whom depth: the invoking agent's layer + 1. */
+  layer: number;
+  /** The drawn column: a layer that wraps spans several. */
   column: number;
   row: number;
   x: number;
@@ -47,6 +53,8 @@ export interface AgentGraph {
 }
 
 export const nodeSize = { width: 190, height: 92, columnGap: 90, rowGap: 36 };
+/** Nodes of one layer stacked in one column before it wraps into another. */
+export const maxRows = 6;
 
 const sortedUnique = (values: Iterable<string>) => [...new Set(values)].sort();
 
@@ -127,26 +135,40 @@ export function deriveAgentGraph(input: {
     for (let i = chain.length - 1; i >= 0; i--) column.set(chain[i]!, base + (chain.length - 1 - i));
     return column.get(name)!;
   };
-  const rowsInColumn = new Map<number, number>();
   const findingModesOf = new Map<string, string[]>();
   for (const f of input.findings) if (f.agent) findingModesOf.set(f.agent, [...(findingModesOf.get(f.agent) ?? []), f.mode]);
+  // Per layer, its nodes in the given order; a layer of n nodes takes ceil(n / maxRows) columns,
+  // its rows balanced across them, and the layers to its right shift over.
+  const layerOf = new Map(names.map((agent) => [agent, columnOf(agent)]));
+  const members = new Map<number, string[]>();
+  for (const agent of names) members.set(layerOf.get(agent)!, [...(members.get(layerOf.get(agent)!) ?? []), agent]);
+  const layers = [...members.keys()].sort((a, b) => a - b);
+  const place = new Map<string, { column: number; row: number }>();
+  let firstColumn = 0;
+  let rows = 0;
+  for (const layer of layers) {
+    const inLayer = members.get(layer)!;
+    const wraps = Math.ceil(inLayer.length / maxRows);
+    const perColumn = Math.ceil(inLayer.length / wraps);
+    inLayer.forEach((agent, i) => place.set(agent, { column: firstColumn + Math.floor(i / perColumn), row: i % perColumn }));
+    rows = Math.max(rows, perColumn);
+    firstColumn += wraps;
+  }
   const nodes: AgentNode[] = names.map((agent) => {
-    const c = columnOf(agent);
-    const row = rowsInColumn.get(c) ?? 0;
-    rowsInColumn.set(c, row + 1);
+    const { column: c, row } = place.get(agent)!;
     return {
       agent,
       usage: usage.get(agent) ?? null,
       attributed: agent === input.attributedAgent,
       findingModes: sortedUnique(findingModesOf.get(agent) ?? []),
+      layer: layerOf.get(agent)!,
       column: c,
       row,
       x: c * (nodeSize.width + nodeSize.columnGap),
       y: row * (nodeSize.height + nodeSize.rowGap),
     };
   });
-  const columns = nodes.reduce((m, n) => Math.max(m, n.column + 1), 0);
-  const rows = Math.max(0, ...rowsInColumn.values());
+  const columns = firstColumn;
   return {
     nodes,
     edges,

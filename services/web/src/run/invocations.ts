@@ -6,7 +6,7 @@
  * of the agent's tokens (exact when the agent calls one model). Handoffs go from the sender's
  * invocation that holds (or last precedes) the handoff span to the receiver's first invocation
  * starting at or after it. The result is the per-agent graph's input with invocations in place of
- * agents, so layout and marks are the same code. Pure.
+ * agents, in the order they started, so layout and marks are the same code. Pure.
  */
 import type { AgentUsage, Handoff } from "../types.ts";
 import { deriveAgentGraph, type AgentGraph, type GraphFinding } from "./graph-layout.ts";
@@ -126,7 +126,8 @@ export function deriveInvocationGraph(input: {
     handoffs,
     findings: input.findings.map((f) => ({ ...f, agent: bySpan.get(f.spanId)?.id ?? (f.agent ? (ofAgent(f.agent)[0]?.id ?? null) : null) })),
     attributedAgent: attributed,
-    agentOrder: invocations.map((i) => i.id),
+    // Within a column, invocations stack (and wrap) in the order they started.
+    agentOrder: [...invocations].sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0)).map((i) => i.id),
   });
   return {
     graph,
