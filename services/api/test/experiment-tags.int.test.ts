@@ -73,6 +73,57 @@ describe.each(testDatabases())("experiments from run tags on $name", ({ create }
     expect(report.body.credit.shapley.method).toBe("exact");
   });
 
+  it("the runs list narrows to an experiment's variants, or a replay's correction sets, server-side", async () => {
+    const ids = async (query: string) => {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await get(`/api/v1/traces?${query}&limit=5${cursor === null ? "" : `&cursor=${cursor}`}`);
+        expect(page.status).toBe(200);
+        ids.push(...page.body.items.map((r: { traceId: string }) => r.traceId));
+        cursor = page.body.nextCursor;
+      } while (cursor !== null);
+      return ids.sort();
+    };
+    const of = (...names: string[]) => names.flatMap((n) => byVariant.get(n)!).sort();
+    expect(await ids("experiment=exp-otlp")).toEqual(of("single", "full", "agents:worker", "agents:planner"));
+    expect(await ids("experiment=exp-otlp&variant=full")).toEqual(of("full"));
+    expect(await ids("experiment=exp-otlp&variant=full&variant=single")).toEqual(of("full", "single"));
+    // Other filters still apply: the whole system's failed runs.
+    const failed = (await get("/api/v1/traces?experiment=exp-otlp&variant=full&outcome=failed&limit=100")).body.items;
+    expect(failed).toHaveLength(2);
+    expect(await ids("experiment=nope")).toEqual([]);
+
+    // Runs without crux.variant are named as the report names them: baseline when baseline-tagged, else default.
+    const [untagged, untaggedBaseline] = await ingestRuns(database, PROJECT, [
+      { experimentId: "exp-untagged", taskId: "a", success: true, startMs: NOW - HOUR },
+      { experimentId: "exp-untagged", taskId: "a", baseline: true, success: true, startMs: NOW - HOUR },
+    ]);
+    expect(await ids("experiment=exp-untagged&variant=default")).toEqual([untagged]);
+    expect(await ids("experiment=exp-untagged&variant=baseline")).toEqual([untaggedBaseline]);
+    const report = await get("/api/v1/experiments/exp-untagged/report");
+    expect(report.body.variants.map((v: { name: string; traceIds: string[] }) => [v.name, v.traceIds])).toEqual([
+      ["baseline", [untaggedBaseline]],
+      ["default", [untagged]],
+    ]);
+
+    const replayId = "5d0c1f8e-0000-4000-8000-000000000001";
+    const reruns = await ingestRuns(database, PROJECT, [
+      { replayId, variant: "agent:planner", taskId: "task-0", trial: 0, success: true, startMs: NOW - HOUR },
+      { replayId, variant: "agent:worker", taskId: "task-0", trial: 0, success: false, startMs: NOW - HOUR },
+    ]);
+    expect(await ids(`replay=${replayId}`)).toEqual([...reruns].sort());
+    expect(await ids(`replay=${replayId}&variant=agent:worker`)).toEqual([reruns[1]]);
+
+    const docs = await get("/api/docs/json");
+    const params = docs.body.paths["/api/v1/traces"].get.parameters.map((p: { name: string }) => p.name);
+    expect(params).toEqual(expect.arrayContaining(["experiment", "replay", "variant"]));
+
+    const bad = await get("/api/v1/traces?variant=full");
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/variant.*needs 'experiment' or 'replay'/);
+  });
+
   it("a variant whose runs carry different active agents has none of its own", async () => {
     await ingestRuns(database, PROJECT, [
       { experimentId: "exp-mixed", variant: "v", taskId: "a", trial: 0, activeAgents: ["planner"], success: true, startMs: NOW - HOUR },
