@@ -280,7 +280,9 @@ export async function deleteExperiment(database: Database, projectId: string, id
       .where(and(eq(experiments.projectId, projectId), eq(experiments.id, id)))
       .returning({ id: experiments.id });
     await tx.delete(experimentVariants).where(and(eq(experimentVariants.projectId, projectId), eq(experimentVariants.experimentId, id)));
-    await tx.delete(experimentDispatches).where(and(eq(experimentDispatches.projectId, projectId), eq(experimentDispatches.experimentId, id)));
+    await tx
+      .delete(experimentDispatches)
+      .where(and(eq(experimentDispatches.projectId, projectId), eq(experimentDispatches.kind, "experiment"), eq(experimentDispatches.experimentId, id)));
     return rows.length > 0;
   });
 }
