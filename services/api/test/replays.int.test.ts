@@ -2,7 +2,8 @@
  * A replay's re-runs share the dispatch table with experiment runs (experiment_id = the replay
  * id): an experiment declared with a replay's id plans, stops, resumes, counts and deletes only
  * its own runs, never the replay's. DELETE /replays/:id drops the replay and its unsent re-runs.
- * No queue here: planned runs stay pending, which is what stop and delete act on.
+ * A replay's run timeout is the project's unless the request sets one. No queue here: planned
+ * runs stay pending, which is what stop and delete act on.
  */
 import { dispatchProgress, type Database } from "@crux/db";
 import { testDatabases } from "@crux/testkit";
@@ -62,5 +63,23 @@ describe.each(testDatabases())("replays on $name", ({ create }) => {
     expect((await call("GET", `/api/v1/traces/${traceId}/replays`)).body.items).toEqual([]);
     expect(await dispatchProgress(database, PROJECT, replayId, "replay")).toMatchObject({ expected: 0, pending: 0 });
     expect((await call("DELETE", "/api/v1/replays/not-a-uuid")).status).toBe(400);
+  });
+
+  it("a replay's run timeout: the project's by default, else the one asked for, within 10 s to 24 h", async () => {
+    const [traceId] = await ingestRuns(database, PROJECT, [
+      { experimentId: "exp-src", variant: "full", taskId: "t1", trial: 1, activeAgents: ["planner", "worker"], success: false, startMs: NOW - HOUR },
+    ]);
+    const body = { corrections: [{ agent: "worker", output: "done right" }], trials: 1 };
+    const byDefault = await call("POST", `/api/v1/traces/${traceId}/replay`, body);
+    expect(byDefault.body.runTimeoutMs).toBe(1_800_000);
+    const asked = await call("POST", `/api/v1/traces/${traceId}/replay`, { ...body, runTimeoutMs: 60_000 });
+    expect(asked.status).toBe(202);
+    expect(asked.body.runTimeoutMs).toBe(60_000);
+    expect((await call("GET", `/api/v1/replays/${asked.body.id}`)).body.runTimeoutMs).toBe(60_000);
+    for (const runTimeoutMs of [5_000, 86_400_001, 1.5e4 + 0.5]) {
+      const bad = await call("POST", `/api/v1/traces/${traceId}/replay`, { ...body, runTimeoutMs });
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toMatch(/runTimeoutMs/);
+    }
   });
 });

@@ -54,7 +54,7 @@ export function replaysRoutes(deps: { database: Database; queue?: JobQueue | und
 
     async function view(replay: StoredReplay): Promise<z.infer<typeof Replay>> {
       const [progress, report] = await Promise.all([dispatchProgress(db, replay.projectId, replay.id, "replay"), readReplayReport(db, replay)]);
-      const { projectId: _p, sets: _s, runTimeoutMs: _t, createdAt, ...rest } = replay;
+      const { projectId: _p, sets: _s, createdAt, ...rest } = replay;
       return {
         ...rest,
         createdAt: createdAt.toISOString(),
@@ -131,7 +131,7 @@ export function replaysRoutes(deps: { database: Database; queue?: JobQueue | und
           corrections,
           sets,
           task: subject.task,
-          runTimeoutMs: settings.runTimeoutMs,
+          runTimeoutMs: req.body.runTimeoutMs ?? settings.runTimeoutMs,
         });
         if (deps.queue) {
           try {
