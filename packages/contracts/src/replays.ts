@@ -43,6 +43,13 @@ export const ReplayBody = z.strictObject({
     .default(defaultReplayTrials)
     .describe("Re-runs per correction set (each correction alone, and all together)"),
   runnerId: z.uuid().optional().describe("Default: the project's runner, when it has exactly one"),
+  runTimeoutMs: z
+    .number()
+    .int()
+    .min(10_000)
+    .max(86_400_000)
+    .optional()
+    .describe("How long a sent re-run may take to arrive scored before it is timed out (10 s to 24 h). Default: the project's setting (30 minutes)"),
 });
 export type ReplayBody = z.infer<typeof ReplayBody>;
 
@@ -90,6 +97,7 @@ export const Replay = z.object({
   traceId: traceIdField(),
   runnerId: z.string(),
   trials: z.number(),
+  runTimeoutMs: z.number().describe("A sent re-run not scored within this is timed out"),
   corrections: z.array(Correction),
   task: Task,
   createdAt: z.string(),

@@ -31,6 +31,15 @@ export const TraceListQuery = z
       .describe("Which findings `mode` and `category` look at: code detectors, LLM judges, or either (default)"),
     task: text().optional().describe("Runs of this task (crux.task.id)"),
     baseline: trueOrFalse.describe("true: only runs tagged crux.baseline; false: only the others"),
+    experiment: text().optional().describe("Runs of this experiment (crux.experiment.id), declared or implicit"),
+    replay: text().optional().describe("Re-runs of this counterfactual replay (crux.replay.id)"),
+    variant: z
+      .union([text(), z.array(text()).min(1).max(100)])
+      .transform((v) => (Array.isArray(v) ? v : [v]))
+      .optional()
+      .describe(
+        "With `experiment` or `replay`: runs of this variant (repeat for several, at most 100), named as the report names it (a run without crux.variant is `baseline` when baseline-tagged, else `default`); of a replay, the correction set",
+      ),
     q: text(200)
       .optional()
       .describe(
@@ -39,7 +48,11 @@ export const TraceListQuery = z
     cursor: cursorParam.optional(),
     limit: limitParam(),
   })
-  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: "'from' must not be after 'to'", path: ["from"] });
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: "'from' must not be after 'to'", path: ["from"] })
+  .refine((q) => q.variant === undefined || q.experiment !== undefined || q.replay !== undefined, {
+    message: "'variant' needs 'experiment' or 'replay': a variant is named within one",
+    path: ["variant"],
+  });
 
 export const TraceSummary = z.object({
   traceId: traceIdField(),

@@ -148,8 +148,13 @@ describe.skipIf(!executablePath)("Experiments page in Chromium against the runni
     expect(await page.getByTestId("directive-reasons").locator("li").allTextContents()).toEqual(report.directive.reasons);
     await checkPage(page, "experiment-report");
 
-    // A figure opens the runs behind it: the runs list holds exactly the variant's runs.
+    // A figure opens the runs behind it: the runs list holds exactly the variant's runs, asked of the API by experiment and variant.
+    const scoped = page.waitForRequest((r) => {
+      const url = new URL(r.url());
+      return url.pathname === "/api/v1/traces" && url.searchParams.get("experiment") === "exp-ui" && url.searchParams.getAll("variant").join() === "full";
+    });
     await page.locator('table.variants tr[data-variant="full"]').getByTestId("success-rate").click();
+    await scoped;
     await expect.poll(() => new URL(page.url()).searchParams.getAll("variant")).toEqual(["full"]);
     await expect.poll(() => page.getByTestId("scope-count").textContent()).toBe(`${full.traceIds.length} of ${full.traceIds.length}`);
     const shown = await page.locator("tr[data-trace-id]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-trace-id")));

@@ -86,15 +86,15 @@ describe.each(cases)("the sweeper sends experiment runs whose dispatch was lost 
       expect(await worker.sweeper.sweepOnce()).toBe(0);
       // A minute and more later, the runs are still pending: their jobs were lost.
       await database.db.update(schema.experimentDispatches).set({ nextAttemptAt: new Date(Date.now() - 120_000) });
-      expect(await dispatchProgress(database, PROJECT, "lost")).toMatchObject({ expected: 2, pending: 2, running: 0 });
+      expect(await dispatchProgress(database, PROJECT, "lost", "experiment")).toMatchObject({ expected: 2, pending: 2, running: 0 });
       expect(await worker.sweeper.sweepOnce()).toBe(2);
       await until("both runs sent", async () => receiver.ofType("experiment.run").length === 2);
-      await until("both runs marked sent", async () => (await dispatchProgress(database, PROJECT, "lost")).running === 2);
+      await until("both runs marked sent", async () => (await dispatchProgress(database, PROJECT, "lost", "experiment")).running === 2);
       const sent = receiver.ofType("experiment.run").map((r) => (JSON.parse(r.body) as { task: { taskId: string } }).task.taskId);
       expect(sent.sort()).toEqual(["t0", "t1"]);
       // Sent runs are not pending, and the stopped experiment's runs wait for a resume.
       expect(await worker.sweeper.sweepOnce()).toBe(0);
-      expect(await dispatchProgress(database, PROJECT, "held")).toMatchObject({ stopped: 2, running: 0 });
+      expect(await dispatchProgress(database, PROJECT, "held", "experiment")).toMatchObject({ stopped: 2, running: 0 });
       expect(receiver.requests).toHaveLength(2);
     } finally {
       await stopTestWorker({ worker, queue, purge, database });

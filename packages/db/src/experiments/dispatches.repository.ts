@@ -47,12 +47,22 @@ export async function planDispatches(database: Database, projectId: string, expe
   });
 }
 
+type DispatchKind = StoredDispatch["kind"];
+
+/**
+ * The dispatches of one experiment, or of one replay: a replay's re-runs share the table with
+ * experiment_id = the replay id, so every query says which kind it means (an experiment declared
+ * with a replay's id must not reach that replay's runs).
+ */
+const ofExperiment = (projectId: string, id: string, kind: DispatchKind = "experiment") =>
+  and(eq(experimentDispatches.projectId, projectId), eq(experimentDispatches.kind, kind), eq(experimentDispatches.experimentId, id));
+
 /** Runs already planned for the experiment (a start plans only the others). */
 export async function countPlanned(database: Database, projectId: string, experimentId: string): Promise<number> {
   const [row] = await database.db
     .select({ n: sql<number>`count(*)::int` })
     .from(experimentDispatches)
-    .where(and(eq(experimentDispatches.projectId, projectId), eq(experimentDispatches.experimentId, experimentId)));
+    .where(ofExperiment(projectId, experimentId));
   return row?.n ?? 0;
 }
 
@@ -77,10 +87,10 @@ export async function claimDispatch(database: Database, id: string, concurrency:
   return database.db.transaction(async (tx) => {
     const [d] = await tx.select().from(experimentDispatches).where(eq(experimentDispatches.id, id));
     if (d === undefined || d.status !== "pending") return "gone";
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`crux.dispatch:${d.projectId}:${d.experimentId}`}, 0))`);
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`crux.dispatch:${d.projectId}:${d.kind}:${d.experimentId}`}, 0))`);
     const [inFlight] = rowsOf(
-      await tx.execute(sql`SELECT count(*)::int AS n FROM experiment_dispatches d WHERE d.project_id = ${d.projectId} AND d.experiment_id = ${d.experimentId}
-        AND d.status = 'sent' AND d.deadline_at > now() AND NOT ${sql.raw(scoredMatch("d"))}`),
+      await tx.execute(sql`SELECT count(*)::int AS n FROM experiment_dispatches d WHERE d.project_id = ${d.projectId} AND d.kind = ${d.kind}
+        AND d.experiment_id = ${d.experimentId} AND d.status = 'sent' AND d.deadline_at > now() AND NOT ${sql.raw(scoredMatch("d"))}`),
     );
     if (Number(inFlight?.n ?? 0) >= concurrency) return "busy";
     const claimed = await tx
@@ -120,9 +130,7 @@ export async function stopDispatches(database: Database, projectId: string, expe
     const rows = await tx
       .update(experimentDispatches)
       .set({ status: "stopped" })
-      .where(
-        and(eq(experimentDispatches.projectId, projectId), eq(experimentDispatches.experimentId, experimentId), eq(experimentDispatches.status, "pending")),
-      )
+      .where(and(ofExperiment(projectId, experimentId), eq(experimentDispatches.status, "pending")))
       .returning({ id: experimentDispatches.id });
     await tx
       .update(experiments)
@@ -137,9 +145,7 @@ export async function resumeDispatches(database: Database, projectId: string, ex
     const rows = await tx
       .update(experimentDispatches)
       .set({ status: "pending", nextAttemptAt: sql`now()` })
-      .where(
-        and(eq(experimentDispatches.projectId, projectId), eq(experimentDispatches.experimentId, experimentId), eq(experimentDispatches.status, "stopped")),
-      )
+      .where(and(ofExperiment(projectId, experimentId), eq(experimentDispatches.status, "stopped")))
       .returning({ id: experimentDispatches.id });
     await tx
       .update(experiments)
@@ -154,7 +160,7 @@ export async function pendingDispatchIds(database: Database, projectId: string, 
   const rows = await database.db
     .select({ id: experimentDispatches.id })
     .from(experimentDispatches)
-    .where(and(eq(experimentDispatches.projectId, projectId), eq(experimentDispatches.experimentId, experimentId), eq(experimentDispatches.status, "pending")));
+    .where(and(ofExperiment(projectId, experimentId), eq(experimentDispatches.status, "pending")));
   return rows.map((r) => r.id);
 }
 
@@ -182,7 +188,8 @@ export interface DispatchProgress {
   stopped: number;
 }
 
-export async function dispatchProgress(database: Database, projectId: string, experimentId: string): Promise<DispatchProgress> {
+/** The progress of an experiment's runs, or of a replay's re-runs (kind "replay"). */
+export async function dispatchProgress(database: Database, projectId: string, experimentId: string, kind: DispatchKind): Promise<DispatchProgress> {
   const [row] = rowsOf(
     await database.db.execute(sql`SELECT count(*)::int AS expected,
         count(*) FILTER (WHERE d.status = 'pending')::int AS pending,
@@ -191,7 +198,7 @@ export async function dispatchProgress(database: Database, projectId: string, ex
         count(*) FILTER (WHERE d.status = 'sent' AND NOT ${sql.raw(scoredMatch("d"))} AND d.deadline_at <= now())::int AS timed_out,
         count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
         count(*) FILTER (WHERE d.status = 'stopped')::int AS stopped
-      FROM experiment_dispatches d WHERE d.project_id = ${projectId} AND d.experiment_id = ${experimentId}`),
+      FROM experiment_dispatches d WHERE d.project_id = ${projectId} AND d.kind = ${kind} AND d.experiment_id = ${experimentId}`),
   );
   const n = (k: string) => Number(row?.[k] ?? 0);
   return {

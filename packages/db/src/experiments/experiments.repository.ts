@@ -152,15 +152,47 @@ export async function setExperimentStatus(database: Database, projectId: string,
     .where(and(eq(experiments.projectId, projectId), eq(experiments.id, id)));
 }
 
-/** The tagged variants of an experiment's scored runs: name, runs, whether any is baseline-tagged. */
+/**
+ * The tagged variants of an experiment's scored runs: name, runs, whether any is baseline-tagged,
+ * and the active agents its runs carry when they all carry the same set (else null: the whole
+ * system), so an implicit variant's coalition is what its runs say, as a declared one's is.
+ */
 async function taggedVariants(database: Database, projectId: string, experimentId: string) {
   const rows = rowsOf(
     await database.db.execute(sql`SELECT coalesce(s.variant, CASE WHEN s.is_baseline THEN 'baseline' ELSE 'default' END) AS variant,
-        count(*)::int AS runs, bool_or(s.is_baseline) AS baseline
+        count(*)::int AS runs, bool_or(s.is_baseline) AS baseline,
+        CASE WHEN count(s.active_agents) = count(*) AND count(DISTINCT s.active_agents) = 1 THEN min(s.active_agents::text) END AS agents
       FROM trace_scores s WHERE s.project_id = ${projectId} AND s.experiment_id = ${experimentId} GROUP BY 1 ORDER BY 1`),
   );
-  return rows.map((r) => ({ name: String(r.variant), runs: Number(r.runs), isBaseline: r.baseline === true }));
+  return rows.map((r) => ({
+    name: String(r.variant),
+    runs: Number(r.runs),
+    isBaseline: r.baseline === true,
+    activeAgents: r.agents === null || r.agents === undefined ? null : sortAgents(JSON.parse(String(r.agents)) as string[]),
+  }));
 }
+
+/**
+ * An implicit experiment's trials: the most runs of one task in one variant, a trial number
+ * counted once (runs of trials 0 and 1 are 2 trials; a repeated trial is still one).
+ */
+async function taggedTrials(database: Database, projectId: string, experimentId: string): Promise<number> {
+  const [row] = rowsOf(
+    await database.db.execute(sql`SELECT max(n)::int AS trials FROM (
+        SELECT count(DISTINCT coalesce(s.trial::text, 'trace:' || s.trace_id)) AS n FROM trace_scores s
+        WHERE s.project_id = ${projectId} AND s.experiment_id = ${experimentId}
+        GROUP BY coalesce(s.variant, CASE WHEN s.is_baseline THEN 'baseline' ELSE 'default' END), coalesce(s.task_id, 'trace:' || s.trace_id)) x`),
+  );
+  return Math.max(1, Number(row?.trials ?? 1));
+}
+
+const implicitVariant = (v: Awaited<ReturnType<typeof taggedVariants>>[number]) => ({
+  name: v.name,
+  description: "",
+  isBaseline: v.isBaseline,
+  activeAgents: v.activeAgents,
+  implicit: true,
+});
 
 /** A declared experiment, else an implicit one with scored runs, else null. */
 export async function getExperiment(database: Database, projectId: string, id: string): Promise<StoredExperiment | null> {
@@ -179,12 +211,12 @@ export async function getExperiment(database: Database, projectId: string, id: s
       description: "",
       datasetId: null,
       datasetVersion: null,
-      trials: 1,
+      trials: await taggedTrials(database, projectId, id),
       valueKind: "success",
       runnerId: null,
       runTimeoutMs: defaultRunTimeoutMs,
       status: "done",
-      variants: tagged.map((v) => ({ name: v.name, description: "", isBaseline: v.isBaseline, activeAgents: null, implicit: true })),
+      variants: tagged.map(implicitVariant),
       runs,
       createdAt: null,
       updatedAt: null,
@@ -216,7 +248,7 @@ export async function getExperiment(database: Database, projectId: string, id: s
         activeAgents: v.activeAgents as string[] | null,
         implicit: false,
       })),
-      ...tagged.filter((v) => !names.has(v.name)).map((v) => ({ name: v.name, description: "", isBaseline: v.isBaseline, activeAgents: null, implicit: true })),
+      ...tagged.filter((v) => !names.has(v.name)).map(implicitVariant),
     ],
     runs,
     createdAt: row.createdAt,
@@ -248,7 +280,9 @@ export async function deleteExperiment(database: Database, projectId: string, id
       .where(and(eq(experiments.projectId, projectId), eq(experiments.id, id)))
       .returning({ id: experiments.id });
     await tx.delete(experimentVariants).where(and(eq(experimentVariants.projectId, projectId), eq(experimentVariants.experimentId, id)));
-    await tx.delete(experimentDispatches).where(and(eq(experimentDispatches.projectId, projectId), eq(experimentDispatches.experimentId, id)));
+    await tx
+      .delete(experimentDispatches)
+      .where(and(eq(experimentDispatches.projectId, projectId), eq(experimentDispatches.kind, "experiment"), eq(experimentDispatches.experimentId, id)));
     return rows.length > 0;
   });
 }

@@ -43,6 +43,7 @@ export {
 } from "./dispatches.repository.ts";
 export {
   createReplay,
+  deleteReplay,
   getReplay,
   listReplays,
   readReplayReport,

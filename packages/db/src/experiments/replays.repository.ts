@@ -106,6 +106,25 @@ export async function listReplays(database: Database, projectId: string, traceId
   return rows.map(toStored);
 }
 
+/**
+ * Deletes the replay and its re-runs' dispatches: pending ones are never sent (their jobs find
+ * nothing), sent ones are no longer waited for. Re-runs that arrive stay as traces. False for an
+ * unknown replay.
+ */
+export async function deleteReplay(database: Database, projectId: string, id: string): Promise<boolean> {
+  return database.db.transaction(async (tx) => {
+    const rows = await tx
+      .delete(replays)
+      .where(and(eq(replays.projectId, projectId), eq(replays.id, id)))
+      .returning({ id: replays.id });
+    if (rows.length === 0) return false;
+    await tx
+      .delete(experimentDispatches)
+      .where(and(eq(experimentDispatches.projectId, projectId), eq(experimentDispatches.kind, "replay"), eq(experimentDispatches.experimentId, id)));
+    return true;
+  });
+}
+
 /** Re-runs of the given replays, by replay id. */
 async function readRuns(database: Database, projectId: string, replayIds: readonly string[]): Promise<Map<string, ReplayRun[]>> {
   const byReplay = new Map<string, ReplayRun[]>();

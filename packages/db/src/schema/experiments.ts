@@ -143,7 +143,8 @@ export const experimentDispatches = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    unique("experiment_dispatches_run_uq").on(t.projectId, t.experimentId, t.variant, t.taskId, t.trial),
+    // Per kind: a replay's re-runs never collide with the runs of an experiment declared with its id.
+    unique("experiment_dispatches_run_uq").on(t.projectId, t.kind, t.experimentId, t.variant, t.taskId, t.trial),
     index("experiment_dispatches_pending_idx")
       .on(t.nextAttemptAt)
       .where(sql`${t.status} = 'pending'`),

@@ -43,6 +43,12 @@ export interface ListTracesQuery {
   source?: "code" | "judge" | "all" | undefined;
   taskId?: string | undefined;
   isBaseline?: boolean | undefined;
+  /** Runs tagged with this experiment id (crux.experiment.id). */
+  experimentId?: string | undefined;
+  /** Re-runs of this replay (crux.replay.id). */
+  replayId?: string | undefined;
+  /** Runs of any of these variants of the experiment or replay, as the report names them ("baseline" / "default" for runs without crux.variant). */
+  variants?: readonly string[] | undefined;
   /** Free text: every word must start a word of some span's name or attributes. */
   text?: string | undefined;
   /** nextCursor of the previous page. */
@@ -110,6 +116,24 @@ function findingExists(table: typeof traceFindings | typeof judgeFindings, colum
 }
 
 /**
+ * Runs of any of the variants, named as the experiment report names them: a run without
+ * crux.variant is "baseline" when baseline-tagged, else "default". The tagged names compare on
+ * the variant column itself, so the (project, experiment, variant) and (project, replay, variant)
+ * indexes serve it.
+ */
+function variantIn(names: readonly string[]): SQL {
+  const alternatives: SQL[] = [
+    sql`${traceScores.variant} IN (${sql.join(
+      names.map((n) => sql`${n}`),
+      sql`, `,
+    )})`,
+  ];
+  if (names.includes("baseline")) alternatives.push(sql`(${traceScores.variant} IS NULL AND ${traceScores.isBaseline})`);
+  if (names.includes("default")) alternatives.push(sql`(${traceScores.variant} IS NULL AND NOT ${traceScores.isBaseline})`);
+  return sql`(${sql.join(alternatives, sql` OR `)})`;
+}
+
+/**
  * Newest first (start_ns desc, trace_id desc); keyset pagination, never OFFSET. Each row carries
  * its stored score's outcome, tokens, cost and task, its finding modes (code and judges) and the
  * code attribution's rank 1; filters on them run in the same statement on their indexes.
@@ -128,6 +152,9 @@ export async function listTraces(database: Database, projectId: string, q: ListT
   if (q.taskId !== undefined) conditions.push(eq(traceScores.taskId, q.taskId));
   if (q.isBaseline === true) conditions.push(sql`${traceScores.isBaseline} IS TRUE`);
   if (q.isBaseline === false) conditions.push(sql`${traceScores.isBaseline} IS NOT TRUE`);
+  if (q.experimentId !== undefined) conditions.push(eq(traceScores.experimentId, q.experimentId));
+  if (q.replayId !== undefined) conditions.push(eq(traceScores.replayId, q.replayId));
+  if (q.variants !== undefined) conditions.push(variantIn(q.variants));
   for (const column of ["mode", "category"] as const) {
     const value = q[column];
     if (value === undefined) continue;

@@ -102,7 +102,7 @@ export function experimentRunsRoutes(deps: { database: Database; queue?: JobQueu
       },
       async (req) => {
         const e = await declared(req.projectId, req.params.id);
-        return { experimentId: e.id, status: e.status, ...(await dispatchProgress(db, req.projectId, e.id)) };
+        return { experimentId: e.id, status: e.status, ...(await dispatchProgress(db, req.projectId, e.id, "experiment")) };
       },
     );
     r.post(
@@ -118,7 +118,7 @@ export function experimentRunsRoutes(deps: { database: Database; queue?: JobQueu
       async (req) => {
         const e = await declared(req.projectId, req.params.id);
         await stopDispatches(db, req.projectId, e.id);
-        return { experimentId: e.id, status: "stopped" as const, ...(await dispatchProgress(db, req.projectId, e.id)) };
+        return { experimentId: e.id, status: "stopped" as const, ...(await dispatchProgress(db, req.projectId, e.id, "experiment")) };
       },
     );
     r.post(
@@ -128,7 +128,7 @@ export function experimentRunsRoutes(deps: { database: Database; queue?: JobQueu
         const e = await declared(req.projectId, req.params.id);
         await resumeDispatches(db, req.projectId, e.id);
         await enqueue(await pendingDispatchIds(db, req.projectId, e.id));
-        return { experimentId: e.id, status: "running" as const, ...(await dispatchProgress(db, req.projectId, e.id)) };
+        return { experimentId: e.id, status: "running" as const, ...(await dispatchProgress(db, req.projectId, e.id, "experiment")) };
       },
     );
   };

@@ -2,13 +2,15 @@
  * Counterfactual replay (docs/experiments.md §9): POST /traces/:traceId/replay plans one re-run
  * per correction set (each correction alone, and all together when there are several) × trial
  * and enqueues them on the experiment dispatch job; GET /replays/:id and GET
- * /traces/:traceId/replays serve the progress and the report (core's replayReport).
+ * /traces/:traceId/replays serve the progress and the report (core's replayReport); DELETE
+ * /replays/:id drops a replay and its unsent re-runs.
  */
 import { replayAttribution, type ReplaySet } from "@crux/core";
 import { Replay, ReplayBody, ReplayList, TraceId } from "@crux/contracts";
 import { addContent } from "@crux/otlp";
 import {
   createReplay,
+  deleteReplay,
   dispatchProgress,
   getExperimentSettings,
   getReplay,
@@ -51,8 +53,8 @@ export function replaysRoutes(deps: { database: Database; queue?: JobQueue | und
     const db = deps.database;
 
     async function view(replay: StoredReplay): Promise<z.infer<typeof Replay>> {
-      const [progress, report] = await Promise.all([dispatchProgress(db, replay.projectId, replay.id), readReplayReport(db, replay)]);
-      const { projectId: _p, sets: _s, runTimeoutMs: _t, createdAt, ...rest } = replay;
+      const [progress, report] = await Promise.all([dispatchProgress(db, replay.projectId, replay.id, "replay"), readReplayReport(db, replay)]);
+      const { projectId: _p, sets: _s, createdAt, ...rest } = replay;
       return {
         ...rest,
         createdAt: createdAt.toISOString(),
@@ -129,7 +131,7 @@ export function replaysRoutes(deps: { database: Database; queue?: JobQueue | und
           corrections,
           sets,
           task: subject.task,
-          runTimeoutMs: settings.runTimeoutMs,
+          runTimeoutMs: req.body.runTimeoutMs ?? settings.runTimeoutMs,
         });
         if (deps.queue) {
           try {
@@ -157,6 +159,23 @@ export function replaysRoutes(deps: { database: Database; queue?: JobQueue | und
         const replay = await getReplay(db, req.projectId, req.params.id);
         if (!replay) throw new ApiError("not_found", `replay ${req.params.id} not found`);
         return view(replay);
+      },
+    );
+
+    r.delete(
+      "/replays/:id",
+      {
+        schema: {
+          summary: "Delete a replay: its re-runs not sent yet are never sent, and it no longer counts as the trace's attribution",
+          description: "Re-runs already sent run on at the runner; their traces stay, tagged with the replay id.",
+          tags: ["replays"],
+          params: z.object({ id: z.uuid() }),
+          response: { 204: z.null(), ...errors },
+        },
+      },
+      async (req, reply) => {
+        if (!(await deleteReplay(db, req.projectId, req.params.id))) throw new ApiError("not_found", `replay ${req.params.id} not found`);
+        return reply.code(204).send(null);
       },
     );
 

@@ -24,7 +24,7 @@ export function tracesRoutes(deps: { database: Database }): FastifyPluginAsync {
         schema: {
           summary: "List traces, newest first",
           description:
-            "Each row carries the stored score's outcome, total tokens, cost and task, the distinct finding modes (code and judges) and the code attribution's rank-1 agent (null / empty until scored). Filters (all server-side, combined with AND): service, agent (any agent in the trace), from/to (ISO 8601, on the trace start), hasError, outcome, mode or category (of the findings of `source`), task, baseline, q (free text over span names and attributes: every word as a word prefix). Keyset pagination with the opaque `cursor` from the previous page.",
+            "Each row carries the stored score's outcome, total tokens, cost and task, the distinct finding modes (code and judges) and the code attribution's rank-1 agent (null / empty until scored). Filters (all server-side, combined with AND): service, agent (any agent in the trace), from/to (ISO 8601, on the trace start), hasError, outcome, mode or category (of the findings of `source`), task, baseline, experiment or replay and their variant (repeatable), q (free text over span names and attributes: every word as a word prefix). Keyset pagination with the opaque `cursor` from the previous page.",
           tags: ["traces"],
           querystring: TraceListQuery,
           response: { 200: TraceList, 400: ErrorBody, 401: ErrorBody },
@@ -44,6 +44,9 @@ export function tracesRoutes(deps: { database: Database }): FastifyPluginAsync {
           source: q.source,
           taskId: q.task,
           isBaseline: q.baseline,
+          experimentId: q.experiment,
+          replayId: q.replay,
+          variants: q.variant,
           text: q.q,
           cursor: q.cursor,
           limit: q.limit,

@@ -1,8 +1,7 @@
 /**
  * The runs list narrowed to an experiment's runs (?experiment=<id>&variant=<name>...): the runs
- * behind a report's figure. The list API has no experiment filter, so the report's traceIds
- * (the runs behind each variant) select rows from the list's pages, which are read on until every
- * one of them is found or the list ends; the page's other filters still apply server-side.
+ * behind a report's figure, filtered by the list API itself (scopeQuery) with the page's other
+ * filters; the report says how many runs the variants have.
  */
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
@@ -40,6 +39,13 @@ export function useExperimentScope(search: URLSearchParams): ExperimentScope | n
   }, [experimentId, variantKey, report.data, report.isPending, report.error, report.refetch]);
 }
 
+/** The list API's experiment and variant parameters, to append to a query string that has others. */
+export function scopeQuery(scope: ExperimentScope): string {
+  const p = new URLSearchParams({ experiment: scope.experimentId });
+  for (const v of scope.variants) p.append("variant", v);
+  return `&${p.toString()}`;
+}
+
 export function ScopeBanner({ scope, shown, complete }: { scope: ExperimentScope; shown: number; complete: boolean }) {
   if (scope.error) return <ErrorState error={scope.error} what={`experiment ${scope.experimentId}'s report`} retry={scope.retry} />;
   if (scope.traceIds === null) return <Loading what={`experiment ${scope.experimentId}'s runs`} />;
@@ -50,7 +56,7 @@ export function ScopeBanner({ scope, shown, complete }: { scope: ExperimentScope
       <span data-testid="scope-count">
         {shown} of {scope.traceIds.size}
       </span>{" "}
-      runs{complete ? "" : " (reading on…)"}. <Link to="/runs">Show every run</Link>
+      runs{complete ? "" : " (more as you scroll)"}. <Link to="/runs">Show every run</Link>
     </p>
   );
 }

@@ -11,7 +11,7 @@ import { formatCost, formatDuration, formatTime, formatTokens } from "../format.
 import { Link, navigate, useLocation, useSearchUpdate, useTitle } from "../router.tsx";
 import type { TraceListFilters, TraceListPage } from "../types.ts";
 import { Empty, ErrorState, Loading, ModeBadge, OutcomeBadge } from "../ui.tsx";
-import { ScopeBanner, useExperimentScope } from "../experiments/scope.tsx";
+import { ScopeBanner, scopeQuery, useExperimentScope } from "../experiments/scope.tsx";
 
 const modes = ["FM-1.1", "FM-1.2", "FM-1.3", "FM-1.4", "FM-1.5", "FM-2.1", "FM-2.2", "FM-2.3", "FM-2.4", "FM-2.5", "FM-2.6", "FM-3.1", "FM-3.2", "FM-3.3"];
 const filterKeys = ["window", "from", "to", "service", "agent", "outcome", "mode", "category", "source", "task", "baseline", "q"] as const;
@@ -39,27 +39,17 @@ export function RunsPage({ config }: { config: UiConfig }) {
   const filters = useMemo(() => apiFilters(search), [search]);
   const scope = useExperimentScope(search);
   const anyFilter = scope !== null || filterKeys.some((k) => search.get(k));
-  // An experiment's runs are picked out of the list, so it is read in the largest pages.
-  const limit = scope ? 500 : pageSize;
+  const scoped = scope ? scopeQuery(scope) : "";
   const runs = useInfiniteQuery({
-    queryKey: ["runs", filters, limit],
-    queryFn: ({ pageParam, signal }) => api<TraceListPage>(`/traces${qs({ ...filters, limit, cursor: pageParam })}`, { signal }),
+    queryKey: ["runs", filters, scoped],
+    queryFn: ({ pageParam, signal }) => api<TraceListPage>(`/traces${qs({ ...filters, limit: pageSize, cursor: pageParam })}${scoped}`, { signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     // Pages are appended, never changed: comparing every loaded row on each new page (structural
     // sharing) cost a long task per page once thousands of rows were loaded.
     structuralSharing: false,
   });
-  const traceIds = scope?.traceIds;
-  const rows = useMemo(() => {
-    const all = runs.data?.pages.flatMap((p) => p.items) ?? [];
-    return traceIds ? all.filter((r) => traceIds.has(r.traceId)) : all;
-  }, [runs.data, traceIds]);
-  const scopeComplete = !traceIds || rows.length >= traceIds.size || !runs.hasNextPage;
-  const { fetchNextPage, isFetchingNextPage } = runs;
-  useEffect(() => {
-    if (traceIds && !scopeComplete && !isFetchingNextPage) void fetchNextPage();
-  }, [traceIds, scopeComplete, isFetchingNextPage, fetchNextPage]);
+  const rows = useMemo(() => runs.data?.pages.flatMap((p) => p.items) ?? [], [runs.data]);
 
   return (
     <div className="page runs">
@@ -73,7 +63,7 @@ export function RunsPage({ config }: { config: UiConfig }) {
           </button>
         </p>
       )}
-      {scope && <ScopeBanner scope={scope} shown={rows.length} complete={scopeComplete} />}
+      {scope && <ScopeBanner scope={scope} shown={rows.length} complete={!runs.hasNextPage} />}
       {scope?.traceIds === null ? null : runs.isPending ? (
         <Loading what="runs" />
       ) : runs.isError ? (

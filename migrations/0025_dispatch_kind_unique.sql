@@ -1,0 +1,2 @@
+ALTER TABLE "experiment_dispatches" DROP CONSTRAINT "experiment_dispatches_run_uq";--> statement-breakpoint
+ALTER TABLE "experiment_dispatches" ADD CONSTRAINT "experiment_dispatches_run_uq" UNIQUE("project_id","kind","experiment_id","variant","task_id","trial");
