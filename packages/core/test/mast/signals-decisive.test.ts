@@ -136,7 +136,7 @@ describe("attributeDecisiveError", () => {
     // The reviewer approved the writer's report, whose figure and source the researcher's search first returned:
     // the earliest step the failed result depends on ranks first, the approval that missed it follows.
     // Rank-1 confidence is the calibrated rate of picks led by an approved result's origin.
-    expect(r.suspects[0]).toMatchObject({ agent: "researcher", spanId: "res.q", confidence: 0.55 });
+    expect(r.suspects[0]).toMatchObject({ agent: "researcher", spanId: "res.q", confidence: 0.5 });
     expect(r.suspects[0]!.evidence[0]).toContain("reviewer approved a result whose content");
     const approval = r.suspects.find((s) => s.spanId === "rev.llm");
     expect(approval?.evidence[0]).toContain("FM-3.3");
