@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config";
 // always to the embedded default (PGlite, in-process queue).
 export default defineConfig({
   test: {
+    // Integration files mostly wait on processes, Postgres and Redis: two at a time even on two cores.
+    maxWorkers: 2,
     projects: [
       {
         test: {
