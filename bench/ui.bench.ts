@@ -167,11 +167,11 @@ const listScrollStep = `(async () => {
     el.scrollTop += 400;
     await new Promise((r) => requestAnimationFrame(() => r(null)));
   }
-  const last = [...document.querySelectorAll("tr[data-index]")].map((r) => Number(r.dataset.index));
+  const last = [...document.querySelectorAll("[role=row][data-index]")].map((r) => Number(r.dataset.index));
   return {
     bottom: el.scrollTop + el.clientHeight >= el.scrollHeight - 2,
     lastIndex: Math.max(...last),
-    rows: Number(document.querySelector("table.runs-table").getAttribute("aria-rowcount")) - 1,
+    rows: Number(document.querySelector(".runs-table").getAttribute("aria-rowcount")) - 1,
   };
 })()`;
 
@@ -217,7 +217,7 @@ async function main() {
     // 2. The runs list, scrolled through 10,000 runs.
     const list = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     await list.goto(`${service.uiUrl}runs?service=bench-list`);
-    await list.locator("tr[data-trace-id]").first().waitFor();
+    await list.locator("[role=row][data-trace-id]").first().waitFor();
     await list.evaluate(watchLongTasks);
     const started = Date.now();
     let rows = 0;

@@ -157,7 +157,7 @@ describe.skipIf(!executablePath)("Experiments page in Chromium against the runni
     await scoped;
     await expect.poll(() => new URL(page.url()).searchParams.getAll("variant")).toEqual(["full"]);
     await expect.poll(() => page.getByTestId("scope-count").textContent()).toBe(`${full.traceIds.length} of ${full.traceIds.length}`);
-    const shown = await page.locator("tr[data-trace-id]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-trace-id")));
+    const shown = await page.locator("[role=row][data-trace-id]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-trace-id")));
     expect(shown.sort()).toEqual([...full.traceIds].sort());
     await checkPage(page, "experiment-runs");
   });

@@ -98,10 +98,10 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
   it("lists every run with the tokens, cost, outcome and findings the API serves", async () => {
     await signIn();
     const list = await apiGet(service.apiUrl, "/traces?limit=50", key);
-    await page.locator("tr[data-trace-id]").first().waitFor();
+    await page.locator("[role=row][data-trace-id]").first().waitFor();
     for (const item of list.items) {
-      const row = page.locator(`tr[data-trace-id="${item.traceId}"]`);
-      const cells = await row.locator("td").allTextContents();
+      const row = page.locator(`[role=row][data-trace-id="${item.traceId}"]`);
+      const cells = await row.locator("[role=cell]").allTextContents();
       expect(cells[5], item.traceId).toBe(formatTokens(item.totalTokens));
       expect(cells[6], item.traceId).toBe(formatCost(item.costUsd));
       expect(cells[3]).toContain(item.outcome);
@@ -114,8 +114,8 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
     await expect.poll(() => page.url()).toContain("outcome=failed");
     const failed = await apiGet(service.apiUrl, "/traces?limit=50&outcome=failed", key);
     expect(failed.items.map((i: any) => i.traceId)).toContain(failedRun.traceId);
-    await expect.poll(() => page.locator("tr[data-trace-id]").count()).toBe(failed.items.length);
-    const shown = await page.locator("tr[data-trace-id]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-trace-id")));
+    await expect.poll(() => page.locator("[role=row][data-trace-id]").count()).toBe(failed.items.length);
+    const shown = await page.locator("[role=row][data-trace-id]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-trace-id")));
     expect(shown).toEqual(failed.items.map((i: any) => i.traceId));
   });
 

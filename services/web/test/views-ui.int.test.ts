@@ -297,7 +297,7 @@ describe.skipIf(!executablePath)("configuration editors, charts, graph and trans
       key,
     );
     expect(runs.items.length).toBeGreaterThan(0);
-    await expect.poll(() => page.locator("tr[data-trace-id]").count()).toBe(runs.items.length);
+    await expect.poll(() => page.locator("[role=row][data-trace-id]").count()).toBe(runs.items.length);
 
     await page.goto(`${service.uiUrl}agents?window=7d`);
     const agentsChart = page.getByRole("group", { name: "Per-agent tokens over time" });
@@ -319,7 +319,7 @@ describe.skipIf(!executablePath)("configuration editors, charts, graph and trans
     await agentsChart.locator(`a[href="${used.href}"]`).focus();
     await page.keyboard.press("Enter");
     await page.waitForURL((u) => u.pathname === "/runs" && u.searchParams.get("agent") === agent.agent);
-    await expect.poll(() => page.locator("tr[data-trace-id]").count()).toBe(agent.traces);
+    await expect.poll(() => page.locator("[role=row][data-trace-id]").count()).toBe(agent.traces);
   }, 180_000);
 
   it("says tokens are not reported, not 0, where no run of an agent reported them, and counts the runs that did not", async () => {

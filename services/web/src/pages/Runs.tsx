@@ -164,24 +164,33 @@ function Filters({ search, onApply }: { search: URLSearchParams; onApply: (value
   );
 }
 
-/** One row; rendered once when it scrolls into view (scrolling re-renders only the spacer rows). */
-const RunRow = memo(function RunRow({ r, index }: { r: TraceListPage["items"][number]; index: number }) {
+const columns = ["Time", "Service", "Task", "Outcome", "Agents", "Tokens", "Cost", "Duration", "Findings", "Attributed"];
+const numeric = new Set(["Tokens", "Cost", "Duration"]);
+
+/**
+ * One row, absolutely placed at its offset and laid out on its own (CSS containment): a row scrolling
+ * into view costs its own layout and paint, never the whole table's. Rendered once when it comes
+ * into view; scrolling re-renders only the list of rows in view.
+ */
+const RunRow = memo(function RunRow({ r, index, top }: { r: TraceListPage["items"][number]; index: number; top: number }) {
   return (
-    <tr
+    <div
+      role="row"
+      className="runs-row"
       data-index={index}
       data-trace-id={r.traceId}
       aria-rowindex={index + 2}
-      style={{ height: rowHeight }}
+      style={{ top }}
       onClick={(e) => {
         if (!(e.target as HTMLElement).closest("a")) navigate(`/runs/${r.traceId}`);
       }}
     >
-      <td>
+      <div role="cell">
         <Link to={`/runs/${r.traceId}`}>{formatTime(r.startTime)}</Link>
-      </td>
-      <td>{r.serviceName ?? "–"}</td>
-      <td>{r.taskId ?? "–"}</td>
-      <td>
+      </div>
+      <div role="cell">{r.serviceName ?? "–"}</div>
+      <div role="cell">{r.taskId ?? "–"}</div>
+      <div role="cell">
         <OutcomeBadge outcome={r.outcome} />
         {r.isBaseline && <span className="badge baseline">baseline</span>}
         {!r.settled && (
@@ -189,21 +198,27 @@ const RunRow = memo(function RunRow({ r, index }: { r: TraceListPage["items"][nu
             open
           </span>
         )}
-      </td>
-      <td className="agents" title={r.agents.join(", ")}>
+      </div>
+      <div role="cell" title={r.agents.join(", ")}>
         {r.agents.length === 0 ? "–" : r.agents.join(", ")}
-      </td>
-      <td className="num">{formatTokens(r.totalTokens)}</td>
-      <td className="num">{formatCost(r.costUsd)}</td>
-      <td className="num">{formatDuration(r.durationMs)}</td>
-      <td className="findings">
+      </div>
+      <div role="cell" className="num">
+        {formatTokens(r.totalTokens)}
+      </div>
+      <div role="cell" className="num">
+        {formatCost(r.costUsd)}
+      </div>
+      <div role="cell" className="num">
+        {formatDuration(r.durationMs)}
+      </div>
+      <div role="cell" className="findings">
         {r.findingModes.map((m) => (
           <ModeBadge key={m} mode={m} />
         ))}
         {!r.scored && <span className="muted">not scored yet</span>}
-      </td>
-      <td>{r.attributedAgent ?? "–"}</td>
-    </tr>
+      </div>
+      <div role="cell">{r.attributedAgent ?? "–"}</div>
+    </div>
   );
 });
 
@@ -211,15 +226,16 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => rowHeight, overscan: 12 });
   const items = virtualizer.getVirtualItems();
+  // Rows are keyed by their slot, not by run: the row leaving the window is reused for the one entering it
+  // (its text and attributes rewritten), so scrolling creates no element and matches no new style.
+  const pool = Math.max(128, 2 ** Math.ceil(Math.log2(items.length + 1)));
   const lastIndex = items[items.length - 1]?.index ?? 0;
   useEffect(() => {
     if (hasMore && !loadingMore && lastIndex >= rows.length - 20) loadMore();
   }, [hasMore, loadingMore, lastIndex, rows.length, loadMore]);
-  const top = items[0]?.start ?? 0;
-  const bottom = virtualizer.getTotalSize() - (items[items.length - 1]?.end ?? 0);
-  const onKey = (e: KeyboardEvent<HTMLTableSectionElement>) => {
-    const tr = (e.target as HTMLElement).closest("tr");
-    const index = tr ? Number(tr.dataset.index) : NaN;
+  const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    const row = (e.target as HTMLElement).closest<HTMLElement>("[role=row]");
+    const index = row ? Number(row.dataset.index) : NaN;
     if (Number.isNaN(index)) return;
     const next =
       e.key === "ArrowDown" ? index + 1 : e.key === "ArrowUp" ? index - 1 : e.key === "PageDown" ? index + 10 : e.key === "PageUp" ? index - 10 : null;
@@ -227,47 +243,28 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
     e.preventDefault();
     const target = Math.max(0, Math.min(rows.length - 1, next));
     virtualizer.scrollToIndex(target);
-    requestAnimationFrame(() => scroller.current?.querySelector<HTMLAnchorElement>(`tr[data-index="${target}"] a`)?.focus());
+    requestAnimationFrame(() => scroller.current?.querySelector<HTMLAnchorElement>(`[role=row][data-index="${target}"] a`)?.focus());
   };
+  // A grid of divs, not a <table>: a table lays out every row again whenever one is added, which made
+  // each scrolled frame cost tens of milliseconds; the roles keep it a table to assistive technology.
   return (
-    <div className="table-scroll" ref={scroller} data-testid="runs-scroll">
-      <table className="runs-table" aria-rowcount={rows.length + 1}>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Service</th>
-            <th scope="col">Task</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Agents</th>
-            <th scope="col" className="num">
-              Tokens
-            </th>
-            <th scope="col" className="num">
-              Cost
-            </th>
-            <th scope="col" className="num">
-              Duration
-            </th>
-            <th scope="col">Findings</th>
-            <th scope="col">Attributed</th>
-          </tr>
-        </thead>
-        <tbody onKeyDown={onKey}>
-          {top > 0 && (
-            <tr aria-hidden="true" style={{ height: top }}>
-              <td colSpan={10} />
-            </tr>
-          )}
+    <div className="table-scroll runs-scroll" ref={scroller} data-testid="runs-scroll">
+      <div role="table" className="runs-table" aria-label="Runs" aria-rowcount={rows.length + 1}>
+        <div role="rowgroup" className="runs-head">
+          <div role="row" className="runs-row" aria-rowindex={1}>
+            {columns.map((c) => (
+              <div role="columnheader" key={c} className={numeric.has(c) ? "num" : undefined}>
+                {c}
+              </div>
+            ))}
+          </div>
+        </div>
+        <div role="rowgroup" className="runs-body" style={{ height: virtualizer.getTotalSize() }} onKeyDown={onKey}>
           {items.map((item) => (
-            <RunRow key={rows[item.index]!.traceId} r={rows[item.index]!} index={item.index} />
+            <RunRow key={item.index % pool} r={rows[item.index]!} index={item.index} top={item.start} />
           ))}
-          {bottom > 0 && (
-            <tr aria-hidden="true" style={{ height: bottom }}>
-              <td colSpan={10} />
-            </tr>
-          )}
-        </tbody>
-      </table>
+        </div>
+      </div>
       {loadingMore && <Loading what="more runs" />}
     </div>
   );
