@@ -36,7 +36,8 @@ export type CueKind =
   | "task_changed"
   | "off_task"
   | "execution_failed"
-  | "value_origin";
+  | "value_origin"
+  | "corrected_contribution";
 
 /** Figures (anything with a digit) are the checkable claims of a result: they weigh more than words when tracing its content. */
 const FIGURE_WEIGHT = 3;

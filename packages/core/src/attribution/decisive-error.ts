@@ -15,6 +15,7 @@ import { approvingTurnCue, contentCues, loopCues, toolLoop, type CueKind } from 
 import { chargeRequester, executionFailureCue, offTaskCue, taskSwapCue, valueOriginCue } from "./decisive-origin.ts";
 import { executorKeys, requesterOf } from "./executors.ts";
 import { relaySteps } from "./relays.ts";
+import { correctedContributionCue } from "./corrections.ts";
 import type { DetectorFinding } from "../mast/finding.ts";
 import { quote } from "../mast/finding.ts";
 import { unrecoveredErrors } from "../mast/unrecovered-errors.ts";
@@ -128,6 +129,7 @@ const CALIBRATED_SUSPECT: Record<EvidenceKind, number> = {
   // Prior: three labelled picks (all right).
   execution_failed: 0.6,
   value_origin: 0.75,
+  corrected_contribution: 0.85,
 };
 const CALIBRATED_RULE: Record<DecisiveMethod, number> = {
   first_failed_handoff_contract: 0.8,
@@ -211,12 +213,15 @@ function rankSuspects(t: TraceTrajectories, findings: DetectorFinding[], max: nu
   // a failed run of another agent's request.
   // A turn that only relays the task and other turns is no author (relays.ts): content is traced past it.
   const relays = relaySteps(t.goal, t.steps);
-  for (const cue of [taskSwapCue(t, executors, relays), offTaskCue(t, executors, relays), executionFailureCue(t, executors)]) if (cue !== null) cues.push(cue);
+  const corrected = correctedContributionCue(t, executors, relays);
+  for (const cue of [taskSwapCue(t, executors, relays), offTaskCue(t, executors, relays), executionFailureCue(t, executors), corrected])
+    if (cue !== null) cues.push(cue);
   // The content trace of approvals and the final answer is read only when the shape shows nothing wrong but an
-  // approval: structural evidence outranks inference from text.
+  // approval: structural evidence outranks inference from text. A run that called a contribution wrong and edited
+  // it out ended on the corrected answer: where that answer's words came from is no evidence of the mistake.
   if (!structural && loops.length === 0) {
-    cues.push(...contentCues(t, findings, relays));
-    const value = valueOriginCue(t, executors, relays);
+    cues.push(...contentCues(t, findings, relays).filter((c) => corrected === null || c.kind !== "final_answer_origin"));
+    const value = corrected === null ? valueOriginCue(t, executors, relays) : null;
     if (value !== null) cues.push(value);
   }
   for (const cue of cues.map((c) => chargeRequester(t, c, executors))) add(cue.kind, cue.step, cue.step.index, cue.weight, cue.evidence);

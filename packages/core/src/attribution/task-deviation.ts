@@ -79,6 +79,7 @@ function taskPhrases(goal: string): TaskPhrases {
 function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
   const tokens = wordTokens(text.slice(0, 20_000));
   const names = namesIn(text.slice(0, 20_000));
+  const derived = derivedFigures(text.slice(0, 20_000));
   // Every phrase of the task the text repeats as the task says it.
   const kept = new Set<string>();
   for (let i = 1; i + 1 < tokens.length; i++) {
@@ -90,11 +91,16 @@ function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
   for (let i = 0; i < tokens.length && swaps.length < max; i++) {
     const x = tokens[i] as string;
     if (!carries(x) || MARKUP.has(x)) continue;
+    // A figure the text computed ("3 × 8 = 24") or numbers a list item with ("3. Calculate") is its own work, and
+    // a name the task itself says elsewhere is another of the task's people or places: neither changes the task.
+    if ((isFigure(x) && derived.has(x)) || phrases.names.has(x)) continue;
     for (const shape of SHAPES) {
       const context = gram(tokens, i, shape.ctx);
       if (context === null) continue;
       const expected = phrases.middles.get(`${shape.name} ${context.join(" ")}`);
       const said = phraseOf(shape.ctx, context, x);
+      // A word said twice in a row is markup or a stutter ("**Lyndee** Lyndee"), not a swap.
+      if (context.includes(x)) continue;
       if (expected === undefined || expected.has(x) || phrases.trigrams.has(said)) continue;
       // Free text rewords around a kept neighbour pair all the time; only a figure changed there is a changed fact.
       if (shape.name !== "flank" && !isFigure(x)) continue;
@@ -121,6 +127,17 @@ function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
     }
   }
   return swaps;
+}
+
+/**
+ * Figures a text worked out itself: the result of a computation ("= 24", "≈ 3.5") and list or heading numbers
+ * ("3. Calculate", "### 2)"), as word tokens (the digits before any decimal point).
+ */
+function derivedFigures(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/[=≈]\s*(?:\\[a-z]+\s*|[$({*\s])*-?(\d+)/g)) out.add(m[1] as string);
+  for (const m of text.matchAll(/^[\s#*>-]*(\d+)[.)]\s/gm)) out.add(m[1] as string);
+  return out;
 }
 
 /** Each step that swaps a phrase of the task, in step order. */

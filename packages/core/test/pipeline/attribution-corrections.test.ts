@@ -1,0 +1,103 @@
+/**
+ * A contribution the team corrected (corrections.ts): a turn another agent
+ * called wrong and whose new content the final answer dropped is where the
+ * mistake entered, even when the run recovered before its end; a verdict by a
+ * reviewer whose own work was then called wrong is no evidence; and a run that
+ * corrected itself is not blamed on whoever first said its final answer's
+ * words. Also the task-swap exceptions a solution's own work needs: a figure
+ * it computed, a list number, another name of the task, a doubled word.
+ */
+import { describe, expect, it } from "vitest";
+import { scoreTrace } from "../../src/pipeline/index.ts";
+import { stepsSwappingTask } from "../../src/attribution/task-deviation.ts";
+import type { Step } from "../../src/trajectory/types.ts";
+import type { SpanSpec } from "../trajectory/builder.ts";
+import { input } from "./fixtures.ts";
+
+const chat = (goal: string, turns: [id: string, agent: string, text: string][]): SpanSpec[] => [
+  { id: "mgr", op: "agent", agent: "group_chat_manager", start: 0, end: 10 * turns.length + 10, input: goal, output: turns[turns.length - 1]?.[2] ?? "" },
+  ...turns.map(([id, agent, text], i): SpanSpec => ({ id, parent: "mgr", op: "agent", agent, start: 10 * (i + 1), end: 10 * (i + 1) + 5, output: text })),
+];
+const attribution = (specs: SpanSpec[]) => scoreTrace(input(specs, { outcomeOverride: { success: false } })).attributions;
+
+const GOAL = "A train travels 180 km in 3 hours, then 120 km in 2 hours. What is its average speed over the whole trip in km/h?";
+const FIRST = "Total distance is 180 + 120 = 300 km and total time is 3 + 2 = 5 hours, so the average speed over the whole trip is 300 / 5 = 60 km/h.";
+const WRONG_REVISION =
+  "Revised answer: averaging the two legs gives a better picture. The first leg runs at 60 km/h and the second at 60 km/h, but weighting each leg equally and rounding the harmonic blend upward yields 66 km/h as the trip's representative velocity.";
+const REVIEW_OF_WRONG =
+  "The revised answer incorrectly blends the legs: weighting each leg equally and the harmonic blend are not how an average speed over a trip is computed, and 66 km/h is wrong.";
+const FINAL = "Final answer: total distance 300 km over total time 5 hours, so the average speed over the whole trip is 60 km/h.";
+
+describe("a contribution the team corrected", () => {
+  it("names the turn a reviewer called wrong and the final answer edited out, though the final answer is right", () => {
+    const rows = attribution(
+      chat(GOAL, [
+        ["t1", "ana", FIRST],
+        ["t2", "ben", WRONG_REVISION],
+        ["t3", "cai", REVIEW_OF_WRONG],
+        ["t4", "dee", FINAL],
+      ]),
+    );
+    expect(rows[0]).toMatchObject({ rank: 1, agent: "ben", spanId: "t2" });
+    expect(rows[0]?.reason).toContain("corrected at step 1: cai at step 2 called ben's turn wrong");
+    expect(rows[0]?.reason).toMatch(/the final answer \(step 3\) dropped \d+ of the \d+ words it added/);
+  });
+
+  it("takes no verdict from a reviewer whose own work was then called wrong", () => {
+    // ben calls ana's right answer wrong and writes a wrong one; cai calls ben's wrong: ben's verdict on ana counts
+    // for nothing, though the final answer rewords ana's answer entirely.
+    const rows = attribution(
+      chat(GOAL, [
+        ["t1", "ana", "Length sums to three hundred kilometres, duration sums to five, and dividing gives sixty kilometres hourly."],
+        ["t2", "ben", `The answer is inaccurate: it ignores that the legs differ. ${WRONG_REVISION}`],
+        ["t3", "cai", REVIEW_OF_WRONG],
+        ["t4", "dee", FINAL],
+      ]),
+    );
+    expect(rows[0]).toMatchObject({ agent: "ben", spanId: "t2" });
+    expect(rows.find((r) => r.agent === "ana")?.reason ?? "").not.toContain("corrected");
+  });
+
+  it("needs both halves: a criticism whose target the final answer kept is no correction", () => {
+    // cai calls ana wrong, but the final answer keeps what ana said: the criticism was not acted on.
+    const rows = attribution(
+      chat(GOAL, [
+        ["t1", "ana", FIRST],
+        ["t2", "cai", "The answer incorrectly adds the times; I disagree with it."],
+        ["t3", "dee", FIRST],
+      ]),
+    );
+    expect(rows.every((r) => !r.reason.includes("corrected at"))).toBe(true);
+  });
+
+  it("reads no self-description or negated verdict as a criticism", () => {
+    const rows = attribution(
+      chat(GOAL, [
+        ["t1", "ana", FIRST],
+        ["t2", "ben", `We will incorrectly assume equal legs here. ${WRONG_REVISION}`],
+        ["t3", "cai", "The revision contains no significant errors in its arithmetic; 66 km/h stands as the blended figure for the whole trip."],
+        ["t4", "dee", FINAL],
+      ]),
+    );
+    expect(rows.every((r) => !r.reason.includes("corrected at"))).toBe(true);
+  });
+});
+
+describe("a solution's own work is no changed task", () => {
+  const step = (text: string): Step => ({ index: 0, spanId: "s", agentKey: null, agent: "a", kind: "message", outputText: text }) as Step;
+  const swaps = (goal: string, text: string) => stepsSwappingTask(goal, [step(text)]).flatMap((x) => x.swaps.map((s) => s.said));
+
+  it("keeps a figure the text computed or a list number, and still sees a figure swapped in", () => {
+    const goal = "Mabel has 5 daisies in her garden, and each daisy has 8 petals. If she gives 2 daisies away, how many petals does Mabel have?";
+    expect(swaps(goal, "Remaining daisies = 5 - 2 = 3, petals = 3 × 8 = 24. So Mabel has 24 petals left.")).toEqual([]);
+    expect(swaps(goal, "Steps:\n3. Mabel has 5 daisies, each daisy has 8 petals.\n")).toEqual([]);
+    expect(swaps(goal, "Mabel has 7 daisies in her garden, so she keeps 5.")).toContain("has 7 daisies");
+  });
+
+  it("keeps another name the task says and a doubled word, and still sees a name swapped in", () => {
+    const goal = "Darwin has 45 dollars and Mia has twice the money Darwin has. How much money does Mia have?";
+    expect(swaps(goal, "First find the money Mia has: twice 45 is 90.")).toEqual([]);
+    expect(swaps(goal, "The money **Darwin** Darwin has is 45 dollars.")).toEqual([]);
+    expect(swaps(goal, "Mia has twice the money Jonas has, so she has 90.")).toContain("money jonas has");
+  });
+});
