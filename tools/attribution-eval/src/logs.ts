@@ -90,7 +90,26 @@ function readTurn(t: unknown, where: string, nameField: string): Turn {
   const content = str(o.content);
   if (agent === null || agent.trim() === "") throw new LogFormatError(`${where}: no speaker (${nameField} or role)`);
   if (content === null) throw new LogFormatError(`${where}: no content`);
-  return { agent: agent.trim(), role, content, error: o.error === true };
+  return { agent: agent.trim(), role, content: contentParts(content) ?? content, error: o.error === true };
+}
+
+/**
+ * Some logs store a turn as its list of content parts printed by Python ("[{'type': 'text', 'text': '...'}]"):
+ * the turn is the text of those parts, joined. Null when the content is not such a list.
+ */
+export function contentParts(content: string): string | null {
+  if (!/^\[\{\s*['"]type['"]\s*:\s*['"]text['"]/.test(content)) return null;
+  const texts: string[] = [];
+  // A Python string literal, single- or double-quoted, with its backslash escapes.
+  for (const m of content.matchAll(/['"]text['"]\s*:\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/gs)) texts.push(unescapePython(m[1] ?? m[2] ?? ""));
+  return texts.length === 0 ? null : texts.join("\n");
+}
+
+const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"' };
+function unescapePython(s: string): string {
+  return s.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)/gs, (whole, e: string) =>
+    e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : (ESCAPES[e] ?? whole),
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LogFormatError, parseLogs, rosterSubset } from "../src/logs.ts";
+import { contentParts, LogFormatError, parseLogs, rosterSubset } from "../src/logs.ts";
 import { toOtlp } from "../src/otlp.ts";
 
 const aegis = {
@@ -53,6 +53,14 @@ describe("labelled logs", () => {
     expect(() => parseLogs(JSON.stringify({ ...chat, mistake_step: 5 }), "s")).toThrow(/mistake_step 5 is not a turn index \(0 to 1\)/);
     expect(() => parseLogs(JSON.stringify({ ...chat, history: [{ content: "x" }] }), "s")).toThrow(/history\[0\]: no speaker/);
     expect(() => parseLogs(`${JSON.stringify(chat)}\n${JSON.stringify(chat)}`, "s")).toThrow(/s:2: duplicate id c1/);
+  });
+
+  it("reads a turn stored as its content parts printed by Python as the parts' text", () => {
+    const parts = String.raw`[{'type': 'text', 'text': 'Observation:\nExecution logs:\nit\'s 42'}, {'type': 'text', 'text': "done \"now\""}]`;
+    const log = { ...aegis, trajectory: [...aegis.trajectory, { step: 4, agent_name: "Searcher", content: parts }] };
+    expect(parseLogs(JSON.stringify(log), "s")[0]?.turns[3]?.content).toBe("Observation:\nExecution logs:\nit's 42\ndone \"now\"");
+    // Text that only looks like a list stays as it is.
+    expect(contentParts("[1, 2, 3] are the inputs")).toBeNull();
   });
 
   it("names a subset by the team's roster without indices", () => {
