@@ -58,7 +58,7 @@ describe("labelled logs", () => {
   it("reads a turn stored as its content parts printed by Python as the parts' text", () => {
     const parts = String.raw`[{'type': 'text', 'text': 'Observation:\nExecution logs:\nit\'s 42'}, {'type': 'text', 'text': "done \"now\""}]`;
     const log = { ...aegis, trajectory: [...aegis.trajectory, { step: 4, agent_name: "Searcher", content: parts }] };
-    expect(parseLogs(JSON.stringify(log), "s")[0]?.turns[3]?.content).toBe("Observation:\nExecution logs:\nit's 42\ndone \"now\"");
+    expect(parseLogs(JSON.stringify(log), "s")[0]?.turns[3]?.content).toBe('Observation:\nExecution logs:\nit\'s 42\ndone "now"');
     // Text that only looks like a list stays as it is.
     expect(contentParts("[1, 2, 3] are the inputs")).toBeNull();
   });
