@@ -14,7 +14,7 @@
  * own). Lexical, not an understanding.
  */
 import type { Step } from "../trajectory/types.ts";
-import type { DecisiveCue } from "./decisive-cues.ts";
+import { REJECTING_VERDICT, type DecisiveCue } from "./decisive-cues.ts";
 import { quote } from "../mast/finding.ts";
 import { contentWords } from "../text/text.ts";
 
@@ -39,11 +39,14 @@ const DROPPED = 0.5;
 
 const speaks = (s: Step): boolean => (s.kind === "llm" || s.kind === "message") && s.outputText !== null && s.outputText.trim() !== "";
 
-/** Words of an agent's name as a pattern ("user_proxy" matches "user proxy"); null for a name with no letters. */
+/**
+ * An agent's name as a pattern over its letter and digit runs, however the text separates them ("user_proxy"
+ * matches "user proxy", "assistant2" matches "Assistant 2"); null for a name with neither.
+ */
 function namePattern(agent: string | null): RegExp | null {
-  const words = (agent ?? "").match(/[\p{L}\p{N}]+/gu) ?? [];
-  if (words.length === 0) return null;
-  return new RegExp(`(?<![\\p{L}\\p{N}])${words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[^\\p{L}\\p{N}]+")}(?![\\p{L}\\p{N}])`, "iu");
+  const runs = (agent ?? "").match(/\p{L}+|\p{N}+/gu) ?? [];
+  if (runs.length === 0) return null;
+  return new RegExp(`(?<![\\p{L}\\p{N}])${runs.join("[^\\p{L}\\p{N}]*")}(?![\\p{L}\\p{N}])`, "iu");
 }
 
 /**
@@ -83,6 +86,9 @@ export function correctedContributionCue(
   for (const critic of authored) {
     if (critic === final) break;
     const opening = (critic.outputText as string).slice(0, OPENING);
+    // A formal verdict ("Rejected: …") is a decision the run obeys, weighed as such by the rejection cue
+    // (decisive-cues.ts): whether the rejected turn or the rejection was wrong is what the run's end tells.
+    if (REJECTING_VERDICT.test(opening)) continue;
     const verdict = calledWrong(opening);
     if (verdict === null) continue;
     const earlier = authored.filter((s) => s.index < critic.index && s.agent !== critic.agent);

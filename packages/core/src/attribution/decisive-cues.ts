@@ -44,7 +44,7 @@ const FIGURE_WEIGHT = 3;
 
 const approves = (s: Step): boolean => s.outputText !== null && APPROVAL_PATTERN.test(s.outputText) && !REJECTION_PATTERN.test(s.outputText);
 /** A turn that opens with a rejection verdict (a text merely mentioning a failure is no verdict). */
-const REJECTING_VERDICT = /^\W*(reject(ed|s)?|not approved|do not approve|changes requested)\b/i;
+export const REJECTING_VERDICT = /^\W*(reject(ed|s)?|not approved|do not approve|changes requested)\b/i;
 /** Content overlap under which a final answer no longer restates a result. */
 const FOLLOWED_BELOW = 0.5;
 const speaks = (s: Step): boolean => (s.kind === "llm" || s.kind === "message") && s.outputText !== null;

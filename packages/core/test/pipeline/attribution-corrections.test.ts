@@ -70,6 +70,31 @@ describe("a contribution the team corrected", () => {
     expect(rows.every((r) => !r.reason.includes("corrected at"))).toBe(true);
   });
 
+  it("charges the agent a criticism names, however the text spells the name", () => {
+    const rows = attribution(
+      chat(GOAL, [
+        ["t1", "node1", WRONG_REVISION],
+        ["t2", "node2", FIRST],
+        ["t3", "node3", "The answer given by Node 1 incorrectly blends the legs: weighting each leg equally is not how average speed works."],
+        ["t4", "node4", FINAL],
+      ]),
+    );
+    expect(rows[0]).toMatchObject({ agent: "node1", spanId: "t1" });
+    expect(rows[0]?.reason).toContain("node3 at step 2 called node1's turn wrong");
+  });
+
+  it("leaves a formal verdict the run obeyed to the rejection cue: a wrong rejection is blamed, not the turn it rejected", () => {
+    const rows = attribution(
+      chat("How many residents did Lyon have in 2023, according to INSEE?", [
+        ["r1", "ana", "INSEE estimates the 2023 population of Lyon at 522,250 residents (published January 2024)."],
+        ["v1", "vic", "Rejected: 522,250 is wrong, INSEE does not publish 2023 estimates for Lyon."],
+        ["o1", "oz", "Final answer: the latest INSEE figure for Lyon is 516,092 residents (2021)."],
+      ]),
+    );
+    expect(rows[0]).toMatchObject({ agent: "vic", spanId: "v1" });
+    expect(rows.every((r) => !r.reason.includes("corrected at"))).toBe(true);
+  });
+
   it("reads no self-description or negated verdict as a criticism", () => {
     const rows = attribution(
       chat(GOAL, [
