@@ -8,29 +8,16 @@
  * An experiment's failed run links to the same form.
  */
 import { createServer, type Server } from "node:http";
-import { mkdirSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { taggedRunsExport } from "@crux/testkit";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatPercent } from "../src/format.ts";
-import { artifacts, checkPage } from "./browser.ts";
+import { checkPage, findChromium, launchBrowser, storeApiKey } from "./browser.ts";
 import { experimentExport } from "./experiment-seed.ts";
-import {
-  apiGet,
-  chromiumPath,
-  createKey,
-  eventually,
-  noChromiumLine,
-  postOtlpJson,
-  removeDir,
-  startService,
-  tempDataDir,
-  type RunningService,
-} from "./support.ts";
+import { apiGet, createKey, eventually, postOtlpJson, removeDir, startService, tempDataDir, type RunningService } from "./support.ts";
 
-const executablePath = chromiumPath();
-if (!executablePath) console.log(noChromiumLine);
+const executablePath = findChromium();
 
 /** One run of the fake crew, the task as its root input: a root span that is no agent, the planner and the coder under it. */
 function crewRun(success: boolean, tags: Record<string, string | number | boolean | string[]> = {}): { traceId: string; body: string } {
@@ -71,7 +58,6 @@ describe.skipIf(!executablePath)("replay from the UI in Chromium against the run
   };
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
     // The fake system behind the runner: the planner's mistake is what fails the task.
     runner = createServer((req, res) => {
       let text = "";
@@ -105,10 +91,8 @@ describe.skipIf(!executablePath)("replay from the UI in Chromium against the run
       const list = await apiGet(service.apiUrl, "/traces?limit=50", key);
       return list.items.length === 1 + seed.traceIds.length && list.items.every((i: any) => i.scored) ? true : undefined;
     }, 120_000);
-    browser = await chromium.launch({ executablePath: executablePath!, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(service.uiUrl);
-    await page.evaluate((k) => (globalThis as any).sessionStorage.setItem("crux.apiKey", k), key);
+    ({ browser, page } = await launchBrowser(executablePath!));
+    await storeApiKey(page, service.uiUrl, key);
   }, 240_000);
 
   afterAll(async () => {
