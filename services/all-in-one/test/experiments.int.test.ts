@@ -5,13 +5,11 @@
  * tags through a real OTel exporter; the progress reaches every run scored and the report credits the
  * agents as the fake system was built.
  */
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeRunner, type FakeRunner } from "./fake-runner.ts";
 import { backends, eventually, startTestCrux, type TestCrux } from "./harness.ts";
 
 const AGENTS = ["planner", "reviewer", "worker"];
@@ -23,49 +21,6 @@ function succeeds(active: string[] | null, taskId: string, trial: number): boole
   if (!set.includes("worker")) return false;
   if (set.includes("reviewer") && taskId === "t0") return false;
   return set.includes("planner") || trial === 0;
-}
-
-async function startRunner(otlpUrl: () => string) {
-  let secret = "";
-  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-  let badSignatures = 0;
-  const exports: Promise<void>[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      let run: any;
-      try {
-        run = new Webhook(secret).verify(body, {
-          "webhook-id": String(req.headers["webhook-id"]),
-          "webhook-timestamp": String(req.headers["webhook-timestamp"]),
-          "webhook-signature": String(req.headers["webhook-signature"]),
-        });
-      } catch {
-        badSignatures++;
-        res.statusCode = 401;
-        res.end("bad signature");
-        return;
-      }
-      received.push({ headers: req.headers, body });
-      res.statusCode = 202;
-      res.end("accepted");
-      // An export that fails leaves the run unscored: the progress then counts it timed out and the test says so.
-      exports.push(runSystem(run, otlpUrl()).catch(() => undefined));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/run`,
-    setSecret: (s: string) => (secret = s),
-    received,
-    badSignatures: () => badSignatures,
-    close: async () => {
-      await Promise.all(exports);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 /** Runs the fake system for one request and exports its trace with the tags the request carried. */
@@ -84,7 +39,7 @@ async function runSystem(run: any, otlpUrl: string): Promise<void> {
 
 describe.each(backends())("an experiment run from Crux on $name", (backend) => {
   let crux: TestCrux;
-  let runner: Awaited<ReturnType<typeof startRunner>>;
+  let runner: FakeRunner;
   const send = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${crux.apiUrl}/api/v1${path}`, {
       method,
@@ -94,7 +49,7 @@ describe.each(backends())("an experiment run from Crux on $name", (backend) => {
   };
 
   beforeAll(async () => {
-    runner = await startRunner(() => crux.otlpUrl);
+    runner = await startFakeRunner((run) => runSystem(run, crux.otlpUrl));
     crux = await startTestCrux(backend);
   });
   afterAll(async () => {

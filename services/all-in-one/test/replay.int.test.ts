@@ -6,14 +6,12 @@
  * decisive, the replay's attribution outranks the others on the trace and counts in /validation.
  * Also: the refusal when the trace has no task to re-run, and body validation.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { context, trace, type Attributes } from "@opentelemetry/api";
-import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeRunner, type FakeRunner } from "./fake-runner.ts";
 import { backends, eventually, startTestCrux, type TestCrux } from "./harness.ts";
 
 /** Exports one run: a root span with `rootAttributes`, one agent span per agent. Returns the trace id. */
@@ -34,52 +32,15 @@ async function exportRun(otlpUrl: string, rootAttributes: Attributes, agents = [
   return root.spanContext().traceId;
 }
 
-async function startRunner(otlpUrl: () => string) {
-  let secret = "";
-  const received: any[] = [];
-  let badSignatures = 0;
-  const exports: Promise<unknown>[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      let run: any;
-      try {
-        run = new Webhook(secret).verify(Buffer.concat(chunks).toString("utf8"), {
-          "webhook-id": String(req.headers["webhook-id"]),
-          "webhook-timestamp": String(req.headers["webhook-timestamp"]),
-          "webhook-signature": String(req.headers["webhook-signature"]),
-        });
-      } catch {
-        badSignatures++;
-        res.statusCode = 401;
-        res.end("bad signature");
-        return;
-      }
-      received.push(run);
-      res.statusCode = 202;
-      res.end("accepted");
-      // The fake system: the planner's mistake is what fails the task; the coder's output does not matter.
-      const fixed = run.corrections.some((c: any) => c.agent === "planner");
-      exports.push(exportRun(otlpUrl(), { ...run.tags, "crux.outcome.success": fixed }).catch(() => undefined));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/run`,
-    setSecret: (s: string) => (secret = s),
-    received,
-    badSignatures: () => badSignatures,
-    close: async () => {
-      await Promise.all(exports);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+/** The fake system: the planner's mistake is what fails the task; the coder's output does not matter. */
+function rerun(run: any, otlpUrl: string): Promise<string> {
+  const fixed = run.corrections.some((c: any) => c.agent === "planner");
+  return exportRun(otlpUrl, { ...run.tags, "crux.outcome.success": fixed });
 }
 
 describe.each(backends())("counterfactual replay on $name", (backend) => {
   let crux: TestCrux;
-  let runner: Awaited<ReturnType<typeof startRunner>>;
+  let runner: FakeRunner;
   const send = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${crux.apiUrl}/api/v1${path}`, {
       method,
@@ -98,7 +59,7 @@ describe.each(backends())("counterfactual replay on $name", (backend) => {
     );
 
   beforeAll(async () => {
-    runner = await startRunner(() => crux.otlpUrl);
+    runner = await startFakeRunner((run) => rerun(run, crux.otlpUrl));
     crux = await startTestCrux(backend);
   });
   afterAll(async () => {

@@ -6,10 +6,10 @@
  * replay's) variants server-side.
  */
 import type { Database } from "@crux/db";
-import { testDatabases } from "@crux/testkit";
+import { testDatabases, type TaggedRun } from "@crux/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, NOW, PROJECT, buildTestApp } from "./harness.ts";
-import { ingestRuns, type OtlpRun } from "./otlp-runs.ts";
+import { ingestRuns } from "./otlp-runs.ts";
 
 const variants: { name: string; agents: string[] | null; succeeds: (task: number, trial: number) => boolean }[] = [
   { name: "single", agents: null, succeeds: (task, trial) => trial === 0 && task % 2 === 0 },
@@ -32,7 +32,7 @@ describe.each(testDatabases())("experiments from run tags on $name", ({ create }
     app = await buildTestApp(database);
     let t = NOW - HOUR;
     for (const v of variants) {
-      const runs: OtlpRun[] = [];
+      const runs: TaggedRun[] = [];
       for (let task = 0; task < 4; task++) {
         for (let trial = 0; trial < 2; trial++) {
           runs.push({

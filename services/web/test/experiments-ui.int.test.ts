@@ -6,28 +6,15 @@
  * loopback, started and stopped from the page, whose progress must equal the API's.
  */
 import { createServer, type Server } from "node:http";
-import { mkdirSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatInterval, formatMultiplier, formatNumber, formatPercent } from "../src/format.ts";
-import { artifacts, checkPage } from "./browser.ts";
+import { checkPage, findChromium, launchBrowser, storeApiKey } from "./browser.ts";
 import { experimentExport } from "./experiment-seed.ts";
-import {
-  apiGet,
-  chromiumPath,
-  createKey,
-  eventually,
-  noChromiumLine,
-  postOtlpJson,
-  removeDir,
-  startService,
-  tempDataDir,
-  type RunningService,
-} from "./support.ts";
+import { apiGet, createKey, eventually, postOtlpJson, removeDir, startService, tempDataDir, type RunningService } from "./support.ts";
 
-const executablePath = chromiumPath();
-if (!executablePath) console.log(noChromiumLine);
+const executablePath = findChromium();
 
 const pct = (x: number) => formatPercent(x);
 const num = (x: number) => formatNumber(x, 3);
@@ -54,7 +41,6 @@ describe.skipIf(!executablePath)("Experiments page in Chromium against the runni
   };
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
     runner = createServer((req, res) => {
       let body = "";
       req.on("data", (d) => (body += d));
@@ -86,10 +72,8 @@ describe.skipIf(!executablePath)("Experiments page in Chromium against the runni
       const e = list.items.find((x: any) => x.id === "exp-ui");
       return e?.runs === seeded.length ? true : undefined;
     }, 120_000);
-    browser = await chromium.launch({ executablePath: executablePath!, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(service.uiUrl);
-    await page.evaluate((k) => (globalThis as any).sessionStorage.setItem("crux.apiKey", k), key);
+    ({ browser, page } = await launchBrowser(executablePath!));
+    await storeApiKey(page, service.uiUrl, key);
   }, 240_000);
 
   afterAll(async () => {

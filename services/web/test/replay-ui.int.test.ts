@@ -7,95 +7,34 @@
  * must equal the API's, and the attribution section must then show the `replay` method first.
  * An experiment's failed run links to the same form.
  */
-import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import { mkdirSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { taggedRunsExport } from "@crux/testkit";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatPercent } from "../src/format.ts";
-import { artifacts, checkPage } from "./browser.ts";
+import { checkPage, findChromium, launchBrowser, storeApiKey } from "./browser.ts";
 import { experimentExport } from "./experiment-seed.ts";
-import {
-  apiGet,
-  chromiumPath,
-  createKey,
-  eventually,
-  noChromiumLine,
-  postOtlpJson,
-  removeDir,
-  startService,
-  tempDataDir,
-  type RunningService,
-} from "./support.ts";
+import { apiGet, createKey, eventually, postOtlpJson, removeDir, startService, tempDataDir, type RunningService } from "./support.ts";
 
-const executablePath = chromiumPath();
-if (!executablePath) console.log(noChromiumLine);
+const executablePath = findChromium();
 
-type Tag = string | number | boolean;
-const attr = (key: string, v: Tag) => ({
-  key,
-  value: typeof v === "string" ? { stringValue: v } : typeof v === "boolean" ? { boolValue: v } : { intValue: String(v) },
-});
-
-/** One run: a root span with `root` attributes and, under it, an agent span with one LLM call per agent. */
-function runExport(root: Record<string, Tag>, agents: string[]): { traceId: string; body: string } {
-  const hex = (n: number) => randomBytes(n).toString("hex");
-  const traceId = hex(16);
-  const rootId = hex(8);
-  const start = Date.now() - 60_000;
-  const ns = (ms: number) => (BigInt(ms) * 1_000_000n).toString();
-  const spans: object[] = [
-    {
-      traceId,
-      spanId: rootId,
-      name: "run",
-      kind: 1,
-      startTimeUnixNano: ns(start),
-      endTimeUnixNano: ns(start + 1000),
-      attributes: Object.entries(root).map(([k, v]) => attr(k, v)),
-      status: {},
-    },
-  ];
-  agents.forEach((agent, i) => {
-    const agentId = hex(8);
-    const s = start + 10 + i * 400;
-    spans.push(
+/** One run of the fake crew, the task as its root input: a root span that is no agent, the planner and the coder under it. */
+function crewRun(success: boolean, tags: Record<string, string | number | boolean | string[]> = {}): { traceId: string; body: string } {
+  const { body, traceIds } = taggedRunsExport(
+    [
       {
-        traceId,
-        spanId: agentId,
-        parentSpanId: rootId,
-        name: `invoke_agent ${agent}`,
-        kind: 1,
-        startTimeUnixNano: ns(s),
-        endTimeUnixNano: ns(s + 300),
-        attributes: [attr("gen_ai.operation.name", "invoke_agent"), attr("gen_ai.agent.name", agent)],
-        status: {},
+        rootAgent: null,
+        attributes: { ...tags, "input.value": "fix the parser" },
+        agents: ["planner", "coder"],
+        success,
+        tokens: { input: 300, output: 40 },
+        startMs: Date.now() - 60_000,
       },
-      {
-        traceId,
-        spanId: hex(8),
-        parentSpanId: agentId,
-        name: "chat gpt-4o-mini",
-        kind: 3,
-        startTimeUnixNano: ns(s + 10),
-        endTimeUnixNano: ns(s + 200),
-        attributes: [
-          attr("gen_ai.operation.name", "chat"),
-          attr("gen_ai.request.model", "gpt-4o-mini"),
-          attr("gen_ai.usage.input_tokens", 300),
-          attr("gen_ai.usage.output_tokens", 40),
-        ],
-        status: {},
-      },
-    );
-  });
-  return {
-    traceId,
-    body: JSON.stringify({
-      resourceSpans: [{ resource: { attributes: [attr("service.name", "replay-crew")] }, scopeSpans: [{ scope: { name: "test" }, spans }] }],
-    }),
-  };
+    ],
+    "replay-crew",
+  );
+  return { traceId: traceIds[0]!, body };
 }
 
 describe.skipIf(!executablePath)("replay from the UI in Chromium against the running service", () => {
@@ -107,7 +46,7 @@ describe.skipIf(!executablePath)("replay from the UI in Chromium against the run
   let runner: Server;
   const received: any[] = [];
   const exports: Promise<unknown>[] = [];
-  const original = runExport({ "input.value": "fix the parser", "crux.outcome.success": false }, ["planner", "coder"]);
+  const original = crewRun(false);
 
   const send = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${service.apiUrl}${path}`, {
@@ -119,7 +58,6 @@ describe.skipIf(!executablePath)("replay from the UI in Chromium against the run
   };
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
     // The fake system behind the runner: the planner's mistake is what fails the task.
     runner = createServer((req, res) => {
       let text = "";
@@ -129,7 +67,7 @@ describe.skipIf(!executablePath)("replay from the UI in Chromium against the run
         received.push(run);
         res.writeHead(202).end();
         const fixed = run.corrections.some((c: any) => c.agent === "planner");
-        const rerun = runExport({ ...run.tags, "input.value": "fix the parser", "crux.outcome.success": fixed }, ["planner", "coder"]);
+        const rerun = crewRun(fixed, run.tags);
         exports.push(postOtlpJson(service.otlpUrl, rerun.body, key).catch(() => undefined));
       });
     });
@@ -153,10 +91,8 @@ describe.skipIf(!executablePath)("replay from the UI in Chromium against the run
       const list = await apiGet(service.apiUrl, "/traces?limit=50", key);
       return list.items.length === 1 + seed.traceIds.length && list.items.every((i: any) => i.scored) ? true : undefined;
     }, 120_000);
-    browser = await chromium.launch({ executablePath: executablePath!, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(service.uiUrl);
-    await page.evaluate((k) => (globalThis as any).sessionStorage.setItem("crux.apiKey", k), key);
+    ({ browser, page } = await launchBrowser(executablePath!));
+    await storeApiKey(page, service.uiUrl, key);
   }, 240_000);
 
   afterAll(async () => {

@@ -8,28 +8,14 @@
  * and axe-core on every page (no serious or critical violation). A screenshot of each page is
  * saved under services/web/test-artifacts/ (gitignored).
  */
-import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatCost, formatTokens } from "../src/format.ts";
-import { artifacts, checkPage as checkAxe } from "./browser.ts";
-import {
-  apiGet,
-  chromiumPath,
-  createKey,
-  eventually,
-  goldenExports,
-  noChromiumLine,
-  postOtlpJson,
-  removeDir,
-  startService,
-  tempDataDir,
-  type RunningService,
-} from "./support.ts";
+import { artifacts, checkPage as checkAxe, findChromium, launchBrowser, storeApiKey } from "./browser.ts";
+import { apiGet, createKey, eventually, goldenExports, postOtlpJson, removeDir, startService, tempDataDir, type RunningService } from "./support.ts";
 
-const executablePath = chromiumPath();
-if (!executablePath) console.log(noChromiumLine);
+const executablePath = findChromium();
 
 describe.skipIf(!executablePath)("web UI in Chromium against the running service", () => {
   let service: RunningService;
@@ -41,7 +27,6 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
   const failedRun = goldens.find((g) => g.name.startsWith("openai-agents"))!;
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
     dataDir = tempDataDir();
     key = createKey(dataDir);
     service = await startService(dataDir, { CRUX_AUTH: "true" });
@@ -61,8 +46,7 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
       const a = await apiGet(service.apiUrl, `/traces/${failedRun.traceId}/attribution`, key);
       return a.items.length > 0 ? true : undefined;
     });
-    browser = await chromium.launch({ executablePath: executablePath!, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    ({ browser, page } = await launchBrowser(executablePath!));
   }, 240_000);
 
   afterAll(async () => {
@@ -73,8 +57,7 @@ describe.skipIf(!executablePath)("web UI in Chromium against the running service
 
   /** This tab keeps the key once signed in (the sign-in itself is the first test). */
   async function signIn() {
-    await page.goto(service.uiUrl);
-    await page.evaluate((k) => (globalThis as any).sessionStorage.setItem("crux.apiKey", k), key);
+    await storeApiKey(page, service.uiUrl, key);
     await page.goto(service.uiUrl);
     await page.getByRole("heading", { name: "Runs" }).waitFor();
   }

@@ -4,26 +4,13 @@
  * the golden traces. Every check compares what the page shows or writes with the API.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { chromium, type Browser, type Locator, type Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatPercent, formatTokens } from "../src/format.ts";
-import { artifacts, checkPage } from "./browser.ts";
-import {
-  apiGet,
-  chromiumPath,
-  createKey,
-  eventually,
-  goldenExports,
-  noChromiumLine,
-  postOtlpJson,
-  removeDir,
-  startService,
-  tempDataDir,
-  type RunningService,
-} from "./support.ts";
+import { checkPage, findChromium, launchBrowser, storeApiKey } from "./browser.ts";
+import { apiGet, createKey, eventually, goldenExports, postOtlpJson, removeDir, startService, tempDataDir, type RunningService } from "./support.ts";
 
-const executablePath = chromiumPath();
+const executablePath = findChromium();
 const quote = "the budget is $5 per run";
 
 /** One agent's run of `steps` tool calls, each with its arguments as content; one of them carries `quote`. */
@@ -111,7 +98,6 @@ function agentRun(agent: string, tokens: number | null, hoursAgo: number) {
 }
 // "silent" never reports tokens; "partial" reports them in one run of two an hour ago, and not in its run 5 hours ago.
 const tokenRuns = [agentRun("silent", null, 1), agentRun("partial", 200_000, 1), agentRun("partial", null, 1), agentRun("partial", null, 5)];
-if (!executablePath) console.log(noChromiumLine);
 
 describe.skipIf(!executablePath)("configuration editors, charts, graph and transcript in Chromium", () => {
   let service: RunningService;
@@ -123,7 +109,6 @@ describe.skipIf(!executablePath)("configuration editors, charts, graph and trans
   const long = longRun(150, 120);
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
     dataDir = tempDataDir();
     key = createKey(dataDir);
     service = await startService(dataDir, { CRUX_AUTH: "true" });
@@ -134,10 +119,8 @@ describe.skipIf(!executablePath)("configuration editors, charts, graph and trans
       const list = await apiGet(service.apiUrl, "/traces?limit=50", key);
       return list.items.length === goldens.length + 1 + tokenRuns.length && list.items.every((i: any) => i.scored) ? true : undefined;
     }, 120_000);
-    browser = await chromium.launch({ executablePath: executablePath!, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(service.uiUrl);
-    await page.evaluate((k) => (globalThis as any).sessionStorage.setItem("crux.apiKey", k), key);
+    ({ browser, page } = await launchBrowser(executablePath!));
+    await storeApiKey(page, service.uiUrl, key);
   }, 240_000);
 
   afterAll(async () => {
