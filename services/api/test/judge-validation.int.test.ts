@@ -533,3 +533,52 @@ describe.each(testDatabases())("the default validation bar on $name", ({ create 
     }
   });
 });
+
+describe.each(testDatabases())("judged baseline runs on $name", ({ create }) => {
+  it("leave the judge-only rates alone: a baseline run is not the system's, in the numerator or in the denominator", async () => {
+    const database = await create();
+    const app = await buildTestApp(database);
+    const rates = async (url: string) => (await app.inject({ method: "GET", url })).json();
+    const fm = (body: { rates: { mode: string; group?: string; numerator: number; denominator: number }[] }, mode: string, group?: string) =>
+      body.rates.find((r) => r.mode === mode && (group === undefined || r.group === group));
+    try {
+      await seed(database);
+      const before = {
+        judge: await rates("/api/v1/metrics/failure-modes?source=judge"),
+        all: await rates("/api/v1/metrics/failure-modes"),
+        byAgent: await rates("/api/v1/metrics/failure-modes?groupBy=agent&source=judge"),
+        byService: await rates("/api/v1/metrics/failure-modes?groupBy=service&source=judge"),
+      };
+      // A failed baseline run of the same window and service (trace 8), judged with FM-1.3 and FM-2.2.
+      await storeTraceSpan(database, 8, NOW - HOUR);
+      await persistTraceScores(
+        database,
+        PROJECT,
+        scoreRecord({ n: 8, startMs: NOW - HOUR, success: false, isBaseline: true, agents: [{ agent: "lead", input: 10, output: 5 }], findings: [] }),
+      );
+      await judge(database, 8, "mast-checklist", {
+        findings: [
+          { mode: "FM-1.3", agent: "lead", step: 0 },
+          { mode: "FM-2.2", agent: "lead", step: 0 },
+        ],
+      });
+      const judged = await rates("/api/v1/metrics/failure-modes?source=judge");
+      expect(judged.baselineRuns).toBe(1);
+      expect(judged.judgedTraces).toBe(before.judge.judgedTraces);
+      for (const mode of ["FM-1.3", "FM-2.2"]) {
+        expect(fm(judged, mode), mode).toMatchObject({ numerator: fm(before.judge, mode)!.numerator, denominator: fm(before.judge, mode)!.denominator });
+      }
+      // FM-2.2 rests on the judge in the combined rates too.
+      expect(fm(await rates("/api/v1/metrics/failure-modes"), "FM-2.2")).toMatchObject({ denominator: fm(before.all, "FM-2.2")!.denominator });
+      expect(fm(await rates("/api/v1/metrics/failure-modes?groupBy=agent&source=judge"), "FM-1.3", "lead")).toMatchObject({
+        denominator: fm(before.byAgent, "FM-1.3", "lead")!.denominator,
+      });
+      expect(fm(await rates("/api/v1/metrics/failure-modes?groupBy=service&source=judge"), "FM-1.3")).toMatchObject({
+        denominator: fm(before.byService, "FM-1.3")!.denominator,
+      });
+    } finally {
+      await app.close();
+      await database.close();
+    }
+  });
+});

@@ -125,17 +125,26 @@ export async function judgedTracesByGroup(
   const query = byAgent
     ? sql`SELECT au.agent AS g, count(DISTINCT v.trace_id)::int AS n
         FROM judge_current_verdicts v JOIN trace_agent_usage au ON au.project_id = v.project_id AND au.trace_id = v.trace_id
-        WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND ${productionTrace("v")} AND ${mine}
+        WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND ${productionTrace("v")} AND ${systemRunOf("v")} AND ${mine}
         ${f.agent === undefined ? sql`` : sql`AND au.agent = ${f.agent}`} GROUP BY 1`
     : sql`SELECT coalesce(v.service_name, '') AS g, count(DISTINCT v.trace_id)::int AS n FROM ${judgedVerdicts(projectId, f)} AND ${mine} GROUP BY 1`;
   const rows = rowsOf(await database.db.execute(query));
   return new Map(rows.map((r) => [String(r.g), num(r.n)]));
 }
 
-/** Current succeeded verdicts in scope (alias v; a WHERE clause the caller may extend with AND). */
+/**
+ * Current succeeded verdicts in scope (alias v; a WHERE clause the caller may extend with AND). Baseline runs are
+ * left out, as from the judge findings counted over them (rollups.ts systemRun): a baseline is not the system.
+ */
 function judgedVerdicts(projectId: string, f: MetricsFilter): SQL {
   return f.agent === undefined
-    ? sql`judge_current_verdicts v WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND ${productionTrace("v")}`
+    ? sql`judge_current_verdicts v WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND ${productionTrace("v")} AND ${systemRunOf("v")}`
     : sql`judge_current_verdicts v JOIN trace_scores s ON s.project_id = v.project_id AND s.trace_id = v.trace_id
-          WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND NOT s.metrics_excluded AND ${traceScopeWhere("s", projectId, f)}`;
+          WHERE ${windowWhere("v", projectId, f)} AND v.status = 'succeeded' AND NOT s.metrics_excluded AND NOT s.is_baseline AND ${traceScopeWhere("s", projectId, f)}`;
+}
+
+/** The trace of row `alias` is no baseline run. */
+function systemRunOf(alias: string): SQL {
+  const a = sql.raw(alias);
+  return sql`NOT EXISTS (SELECT 1 FROM trace_scores b WHERE b.project_id = ${a}.project_id AND b.trace_id = ${a}.trace_id AND b.is_baseline)`;
 }
