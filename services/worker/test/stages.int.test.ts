@@ -182,8 +182,11 @@ describe.each(cases)("stage pipeline on $name", ({ db, q }) => {
       // outcome route did): the settle version moves on, the score stage finds the same inputs.
       await s.database.db.update(schema.traces).set({ dirty: true }); // this test's database holds this one trace
       const skipsBefore = s.recorded.debugs.filter((m) => m === "score: inputs unchanged, the stored scores are kept").length;
+      const scoresBefore = await s.completed("trace.score");
       await s.runJob("trace.settle", traceId);
       await until("the score job after the re-settle", async () => (await getTrace(s.database, PROJECT, traceId))!.trace.scoreRequestedAt === null);
+      // Counted only after its processor returned: waiting for it keeps the next job's count its own.
+      await until("the score job after the re-settle counted", async () => (await s.completed("trace.score")) > scoresBefore);
       expect((await getTrace(s.database, PROJECT, traceId))!.trace).toMatchObject({ dirty: false, settleVersion: 2 });
       expect(s.recorded.debugs.filter((m) => m === "score: inputs unchanged, the stored scores are kept").length).toBe(skipsBefore + 1);
       expect(await scoreRow(s.database, traceId)).toEqual(scored);
