@@ -3,9 +3,9 @@
  * rows are what the daily budget sums and what GET /judge-calls lists, newest
  * first, with a keyset cursor on (created_at, id).
  */
-import { and, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { decodeCursor, encodeCursor } from "../sql/util.ts";
+import { decodeCursor, descAlongIndex, encodeCursor } from "../sql/util.ts";
 import { judgeCalls } from "../schema/judges.ts";
 
 export interface JudgeCallInput {
@@ -72,7 +72,7 @@ export async function listJudgeCalls(
     .select()
     .from(judgeCalls)
     .where(and(...where))
-    .orderBy(desc(judgeCalls.createdAt), desc(judgeCalls.id))
+    .orderBy(descAlongIndex(judgeCalls.createdAt), descAlongIndex(judgeCalls.id))
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);

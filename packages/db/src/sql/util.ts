@@ -1,5 +1,6 @@
 /** Small SQL helpers shared by the queries of every domain: keyset cursors, page sizes, numeric values. */
 import { PermanentError } from "@crux/core";
+import { sql, type AnyColumn, type SQL } from "drizzle-orm";
 
 /** Opaque keyset cursor: base64url JSON of the last row's key values. */
 export function encodeCursor(key: (string | number | null)[]): string {
@@ -49,4 +50,14 @@ export function numOrNull(v: unknown): number | null {
 /** A page size within 1..max; `fallback` when none is given. */
 export function clampLimit(limit: number | undefined, max = 500, fallback = 50): number {
   return Math.max(1, Math.min(Math.trunc(limit ?? fallback), max));
+}
+
+/**
+ * Newest first along an index declared with `.desc()`, which drizzle-kit writes as DESC NULLS LAST.
+ * A plain `desc()` asks for DESC NULLS FIRST, an order that index cannot give: Postgres then sorted
+ * every matching row for each page instead of reading the page's rows off the index. The columns
+ * this is used on are NOT NULL, so the order of the rows is the same.
+ */
+export function descAlongIndex(column: AnyColumn): SQL {
+  return sql`${column} DESC NULLS LAST`;
 }

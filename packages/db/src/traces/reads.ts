@@ -1,10 +1,11 @@
 /** Read side of traces: listing with filters and keyset pagination, and one trace with its spans. */
 import { PermanentError, type StoredSpan } from "@crux/core";
-import { and, arrayContains, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, arrayContains, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { queryRows, type Database } from "../client.ts";
 import { judgeFindings } from "../schema/judges.ts";
 import { traceAttributions, traceFindings, traceScores } from "../schema/scores.ts";
 import { spans, traces, type TraceRow } from "../schema/traces.ts";
+import { descAlongIndex } from "../sql/util.ts";
 import { spanFromRowJson, spanRowJsonSql } from "./span-codec.ts";
 
 export type TraceSummary = TraceRow;
@@ -140,65 +141,9 @@ function variantIn(names: readonly string[]): SQL {
  */
 export async function listTraces(database: Database, projectId: string, q: ListTracesQuery): Promise<{ items: TraceListRow[]; nextCursor: string | null }> {
   const limit = Math.max(1, Math.min(Math.trunc(q.limit), maxListTracesLimit));
-  const conditions: SQL[] = [eq(traces.projectId, projectId)];
-  if (q.service !== undefined) conditions.push(eq(traces.serviceName, q.service));
-  if (q.agent !== undefined) conditions.push(arrayContains(traces.agents, [q.agent]));
-  if (q.fromNs !== undefined) conditions.push(gte(traces.startNs, q.fromNs));
-  if (q.toNs !== undefined) conditions.push(lt(traces.startNs, q.toNs));
-  if (q.hasError !== undefined) conditions.push(eq(traces.hasError, q.hasError));
-  if (q.outcome === "success") conditions.push(sql`${traceScores.success} IS TRUE`);
-  if (q.outcome === "failed") conditions.push(sql`${traceScores.success} IS FALSE`);
-  if (q.outcome === "unknown") conditions.push(sql`${traceScores.success} IS NULL`);
-  if (q.taskId !== undefined) conditions.push(eq(traceScores.taskId, q.taskId));
-  if (q.isBaseline === true) conditions.push(sql`${traceScores.isBaseline} IS TRUE`);
-  if (q.isBaseline === false) conditions.push(sql`${traceScores.isBaseline} IS NOT TRUE`);
-  if (q.experimentId !== undefined) conditions.push(eq(traceScores.experimentId, q.experimentId));
-  if (q.replayId !== undefined) conditions.push(eq(traceScores.replayId, q.replayId));
-  if (q.variants !== undefined) conditions.push(variantIn(q.variants));
-  for (const column of ["mode", "category"] as const) {
-    const value = q[column];
-    if (value === undefined) continue;
-    const source = q.source ?? "all";
-    const code = findingExists(traceFindings, column, value);
-    const judge = findingExists(judgeFindings, column, value);
-    conditions.push(source === "code" ? code : source === "judge" ? judge : sql`(${code} OR ${judge})`);
-  }
-  if (q.text !== undefined) {
-    const query = wordPrefixQuery(q.text);
-    // A text of no word at all (only punctuation) matches nothing rather than everything.
-    if (query === null) return { items: [], nextCursor: null };
-    conditions.push(
-      sql`${traces.traceId} IN (SELECT ${spans.traceId} FROM ${spans} WHERE ${spans.projectId} = ${projectId} AND ${spanSearchText} @@ to_tsquery('simple'::regconfig, ${query}))`,
-    );
-  }
-  if (q.cursor !== undefined) {
-    const c = decodeTraceCursor(q.cursor);
-    conditions.push(sql`(${traces.startNs}, ${traces.traceId}) < (${c.startNs.toString()}::bigint, ${c.traceId})`);
-  }
-  const sameTrace = (t: typeof traceFindings | typeof judgeFindings | typeof traceAttributions) =>
-    sql`${t.projectId} = ${traces.projectId} AND ${t.traceId} = ${traces.traceId}`;
-  const rows = await database.db
-    .select({
-      trace: traces,
-      scored: sql<boolean>`${traceScores.traceId} IS NOT NULL`,
-      success: traceScores.success,
-      taskId: traceScores.taskId,
-      isBaseline: traceScores.isBaseline,
-      totalTokens: traceScores.totalTokens,
-      costUsd: traceScores.costUsd,
-      findingModes: sql<string[] | null>`(SELECT array_agg(DISTINCT m.mode ORDER BY m.mode) FROM (
-        SELECT ${traceFindings.mode} AS mode FROM ${traceFindings} WHERE ${sameTrace(traceFindings)}
-        UNION ALL SELECT ${judgeFindings.mode} FROM ${judgeFindings} WHERE ${sameTrace(judgeFindings)}) m)`,
-      findingCount: sql<string>`((SELECT count(*) FROM ${traceFindings} WHERE ${sameTrace(traceFindings)})
-        + (SELECT count(*) FROM ${judgeFindings} WHERE ${sameTrace(judgeFindings)}))`,
-      attributed: sql<string | null>`(SELECT json_build_array(${traceAttributions.agent}, ${traceAttributions.spanId})::text FROM ${traceAttributions}
-        WHERE ${sameTrace(traceAttributions)} ORDER BY ${traceAttributions.rank}, ${traceAttributions.ord} LIMIT 1)`,
-    })
-    .from(traces)
-    .leftJoin(traceScores, and(eq(traceScores.projectId, traces.projectId), eq(traceScores.traceId, traces.traceId)))
-    .where(and(...conditions))
-    .orderBy(desc(traces.startNs), desc(traces.traceId))
-    .limit(limit + 1);
+  const select = listTracesSelect(database, projectId, q, limit);
+  if (select === null) return { items: [], nextCursor: null };
+  const rows = await select;
   const items = rows.slice(0, limit).map((r): TraceListRow => {
     const [attributedAgent, attributedSpanId] = r.attributed === null ? [null, null] : (JSON.parse(r.attributed) as [string | null, string | null]);
     return {
@@ -280,4 +225,67 @@ export async function listTraceSpans(database: Database, projectId: string, trac
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return result;
+}
+
+/** The list's query, not yet run (null when it can match nothing); its own function so a test can read its plan. */
+export function listTracesSelect(database: Database, projectId: string, q: ListTracesQuery, limit: number) {
+  const conditions: SQL[] = [eq(traces.projectId, projectId)];
+  if (q.service !== undefined) conditions.push(eq(traces.serviceName, q.service));
+  if (q.agent !== undefined) conditions.push(arrayContains(traces.agents, [q.agent]));
+  if (q.fromNs !== undefined) conditions.push(gte(traces.startNs, q.fromNs));
+  if (q.toNs !== undefined) conditions.push(lt(traces.startNs, q.toNs));
+  if (q.hasError !== undefined) conditions.push(eq(traces.hasError, q.hasError));
+  if (q.outcome === "success") conditions.push(sql`${traceScores.success} IS TRUE`);
+  if (q.outcome === "failed") conditions.push(sql`${traceScores.success} IS FALSE`);
+  if (q.outcome === "unknown") conditions.push(sql`${traceScores.success} IS NULL`);
+  if (q.taskId !== undefined) conditions.push(eq(traceScores.taskId, q.taskId));
+  if (q.isBaseline === true) conditions.push(sql`${traceScores.isBaseline} IS TRUE`);
+  if (q.isBaseline === false) conditions.push(sql`${traceScores.isBaseline} IS NOT TRUE`);
+  if (q.experimentId !== undefined) conditions.push(eq(traceScores.experimentId, q.experimentId));
+  if (q.replayId !== undefined) conditions.push(eq(traceScores.replayId, q.replayId));
+  if (q.variants !== undefined) conditions.push(variantIn(q.variants));
+  for (const column of ["mode", "category"] as const) {
+    const value = q[column];
+    if (value === undefined) continue;
+    const source = q.source ?? "all";
+    const code = findingExists(traceFindings, column, value);
+    const judge = findingExists(judgeFindings, column, value);
+    conditions.push(source === "code" ? code : source === "judge" ? judge : sql`(${code} OR ${judge})`);
+  }
+  if (q.text !== undefined) {
+    const query = wordPrefixQuery(q.text);
+    // A text of no word at all (only punctuation) matches nothing rather than everything.
+    if (query === null) return null;
+    conditions.push(
+      sql`${traces.traceId} IN (SELECT ${spans.traceId} FROM ${spans} WHERE ${spans.projectId} = ${projectId} AND ${spanSearchText} @@ to_tsquery('simple'::regconfig, ${query}))`,
+    );
+  }
+  if (q.cursor !== undefined) {
+    const c = decodeTraceCursor(q.cursor);
+    conditions.push(sql`(${traces.startNs}, ${traces.traceId}) < (${c.startNs.toString()}::bigint, ${c.traceId})`);
+  }
+  const sameTrace = (t: typeof traceFindings | typeof judgeFindings | typeof traceAttributions) =>
+    sql`${t.projectId} = ${traces.projectId} AND ${t.traceId} = ${traces.traceId}`;
+  return database.db
+    .select({
+      trace: traces,
+      scored: sql<boolean>`${traceScores.traceId} IS NOT NULL`,
+      success: traceScores.success,
+      taskId: traceScores.taskId,
+      isBaseline: traceScores.isBaseline,
+      totalTokens: traceScores.totalTokens,
+      costUsd: traceScores.costUsd,
+      findingModes: sql<string[] | null>`(SELECT array_agg(DISTINCT m.mode ORDER BY m.mode) FROM (
+        SELECT ${traceFindings.mode} AS mode FROM ${traceFindings} WHERE ${sameTrace(traceFindings)}
+        UNION ALL SELECT ${judgeFindings.mode} FROM ${judgeFindings} WHERE ${sameTrace(judgeFindings)}) m)`,
+      findingCount: sql<string>`((SELECT count(*) FROM ${traceFindings} WHERE ${sameTrace(traceFindings)})
+        + (SELECT count(*) FROM ${judgeFindings} WHERE ${sameTrace(judgeFindings)}))`,
+      attributed: sql<string | null>`(SELECT json_build_array(${traceAttributions.agent}, ${traceAttributions.spanId})::text FROM ${traceAttributions}
+        WHERE ${sameTrace(traceAttributions)} ORDER BY ${traceAttributions.rank}, ${traceAttributions.ord} LIMIT 1)`,
+    })
+    .from(traces)
+    .leftJoin(traceScores, and(eq(traceScores.projectId, traces.projectId), eq(traceScores.traceId, traces.traceId)))
+    .where(and(...conditions))
+    .orderBy(descAlongIndex(traces.startNs), descAlongIndex(traces.traceId))
+    .limit(limit + 1);
 }
