@@ -224,7 +224,15 @@ const RunRow = memo(function RunRow({ r, index, top }: { r: TraceListPage["items
 
 function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPage["items"]; hasMore: boolean; loadingMore: boolean; loadMore: () => void }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => rowHeight, overscan: 12 });
+  // Rows are rendered in a task of their own, not inside the scroll event (flushSync): the frame that
+  // scrolls then lays out and paints without also rendering, so no single task does all three.
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => rowHeight,
+    overscan: 12,
+    useFlushSync: false,
+  });
   const items = virtualizer.getVirtualItems();
   // Rows are keyed by their slot, not by run: the row leaving the window is reused for the one entering it
   // (its text and attributes rewritten), so scrolling creates no element and matches no new style.
@@ -243,7 +251,13 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
     e.preventDefault();
     const target = Math.max(0, Math.min(rows.length - 1, next));
     virtualizer.scrollToIndex(target);
-    requestAnimationFrame(() => scroller.current?.querySelector<HTMLAnchorElement>(`[role=row][data-index="${target}"] a`)?.focus());
+    // The row is rendered in a later task than the scroll: look for it for a few frames.
+    const focusRow = (framesLeft: number) => {
+      const link = scroller.current?.querySelector<HTMLAnchorElement>(`[role=row][data-index="${target}"] a`);
+      if (link) link.focus();
+      else if (framesLeft > 0) requestAnimationFrame(() => focusRow(framesLeft - 1));
+    };
+    requestAnimationFrame(() => focusRow(10));
   };
   // A grid of divs, not a <table>: a table lays out every row again whenever one is added, which made
   // each scrolled frame cost tens of milliseconds; the roles keep it a table to assistive technology.
