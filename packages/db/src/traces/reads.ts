@@ -134,6 +134,69 @@ function variantIn(names: readonly string[]): SQL {
   return sql`(${sql.join(alternatives, sql` OR `)})`;
 }
 
+/** The list's query, not yet run (null when it can match nothing); its own function so a test can read its plan. */
+export function listTracesSelect(database: Database, projectId: string, q: ListTracesQuery, limit: number) {
+  const conditions: SQL[] = [eq(traces.projectId, projectId)];
+  if (q.service !== undefined) conditions.push(eq(traces.serviceName, q.service));
+  if (q.agent !== undefined) conditions.push(arrayContains(traces.agents, [q.agent]));
+  if (q.fromNs !== undefined) conditions.push(gte(traces.startNs, q.fromNs));
+  if (q.toNs !== undefined) conditions.push(lt(traces.startNs, q.toNs));
+  if (q.hasError !== undefined) conditions.push(eq(traces.hasError, q.hasError));
+  if (q.outcome === "success") conditions.push(sql`${traceScores.success} IS TRUE`);
+  if (q.outcome === "failed") conditions.push(sql`${traceScores.success} IS FALSE`);
+  if (q.outcome === "unknown") conditions.push(sql`${traceScores.success} IS NULL`);
+  if (q.taskId !== undefined) conditions.push(eq(traceScores.taskId, q.taskId));
+  if (q.isBaseline === true) conditions.push(sql`${traceScores.isBaseline} IS TRUE`);
+  if (q.isBaseline === false) conditions.push(sql`${traceScores.isBaseline} IS NOT TRUE`);
+  if (q.experimentId !== undefined) conditions.push(eq(traceScores.experimentId, q.experimentId));
+  if (q.replayId !== undefined) conditions.push(eq(traceScores.replayId, q.replayId));
+  if (q.variants !== undefined) conditions.push(variantIn(q.variants));
+  for (const column of ["mode", "category"] as const) {
+    const value = q[column];
+    if (value === undefined) continue;
+    const source = q.source ?? "all";
+    const code = findingExists(traceFindings, column, value);
+    const judge = findingExists(judgeFindings, column, value);
+    conditions.push(source === "code" ? code : source === "judge" ? judge : sql`(${code} OR ${judge})`);
+  }
+  if (q.text !== undefined) {
+    const query = wordPrefixQuery(q.text);
+    // A text of no word at all (only punctuation) matches nothing rather than everything.
+    if (query === null) return null;
+    conditions.push(
+      sql`${traces.traceId} IN (SELECT ${spans.traceId} FROM ${spans} WHERE ${spans.projectId} = ${projectId} AND ${spanSearchText} @@ to_tsquery('simple'::regconfig, ${query}))`,
+    );
+  }
+  if (q.cursor !== undefined) {
+    const c = decodeTraceCursor(q.cursor);
+    conditions.push(sql`(${traces.startNs}, ${traces.traceId}) < (${c.startNs.toString()}::bigint, ${c.traceId})`);
+  }
+  const sameTrace = (t: typeof traceFindings | typeof judgeFindings | typeof traceAttributions) =>
+    sql`${t.projectId} = ${traces.projectId} AND ${t.traceId} = ${traces.traceId}`;
+  return database.db
+    .select({
+      trace: traces,
+      scored: sql<boolean>`${traceScores.traceId} IS NOT NULL`,
+      success: traceScores.success,
+      taskId: traceScores.taskId,
+      isBaseline: traceScores.isBaseline,
+      totalTokens: traceScores.totalTokens,
+      costUsd: traceScores.costUsd,
+      findingModes: sql<string[] | null>`(SELECT array_agg(DISTINCT m.mode ORDER BY m.mode) FROM (
+        SELECT ${traceFindings.mode} AS mode FROM ${traceFindings} WHERE ${sameTrace(traceFindings)}
+        UNION ALL SELECT ${judgeFindings.mode} FROM ${judgeFindings} WHERE ${sameTrace(judgeFindings)}) m)`,
+      findingCount: sql<string>`((SELECT count(*) FROM ${traceFindings} WHERE ${sameTrace(traceFindings)})
+        + (SELECT count(*) FROM ${judgeFindings} WHERE ${sameTrace(judgeFindings)}))`,
+      attributed: sql<string | null>`(SELECT json_build_array(${traceAttributions.agent}, ${traceAttributions.spanId})::text FROM ${traceAttributions}
+        WHERE ${sameTrace(traceAttributions)} ORDER BY ${traceAttributions.rank}, ${traceAttributions.ord} LIMIT 1)`,
+    })
+    .from(traces)
+    .leftJoin(traceScores, and(eq(traceScores.projectId, traces.projectId), eq(traceScores.traceId, traces.traceId)))
+    .where(and(...conditions))
+    .orderBy(descAlongIndex(traces.startNs), descAlongIndex(traces.traceId))
+    .limit(limit + 1);
+}
+
 /**
  * Newest first (start_ns desc, trace_id desc); keyset pagination, never OFFSET. Each row carries
  * its stored score's outcome, tokens, cost and task, its finding modes (code and judges) and the
@@ -225,67 +288,4 @@ export async function listTraceSpans(database: Database, projectId: string, trac
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return result;
-}
-
-/** The list's query, not yet run (null when it can match nothing); its own function so a test can read its plan. */
-export function listTracesSelect(database: Database, projectId: string, q: ListTracesQuery, limit: number) {
-  const conditions: SQL[] = [eq(traces.projectId, projectId)];
-  if (q.service !== undefined) conditions.push(eq(traces.serviceName, q.service));
-  if (q.agent !== undefined) conditions.push(arrayContains(traces.agents, [q.agent]));
-  if (q.fromNs !== undefined) conditions.push(gte(traces.startNs, q.fromNs));
-  if (q.toNs !== undefined) conditions.push(lt(traces.startNs, q.toNs));
-  if (q.hasError !== undefined) conditions.push(eq(traces.hasError, q.hasError));
-  if (q.outcome === "success") conditions.push(sql`${traceScores.success} IS TRUE`);
-  if (q.outcome === "failed") conditions.push(sql`${traceScores.success} IS FALSE`);
-  if (q.outcome === "unknown") conditions.push(sql`${traceScores.success} IS NULL`);
-  if (q.taskId !== undefined) conditions.push(eq(traceScores.taskId, q.taskId));
-  if (q.isBaseline === true) conditions.push(sql`${traceScores.isBaseline} IS TRUE`);
-  if (q.isBaseline === false) conditions.push(sql`${traceScores.isBaseline} IS NOT TRUE`);
-  if (q.experimentId !== undefined) conditions.push(eq(traceScores.experimentId, q.experimentId));
-  if (q.replayId !== undefined) conditions.push(eq(traceScores.replayId, q.replayId));
-  if (q.variants !== undefined) conditions.push(variantIn(q.variants));
-  for (const column of ["mode", "category"] as const) {
-    const value = q[column];
-    if (value === undefined) continue;
-    const source = q.source ?? "all";
-    const code = findingExists(traceFindings, column, value);
-    const judge = findingExists(judgeFindings, column, value);
-    conditions.push(source === "code" ? code : source === "judge" ? judge : sql`(${code} OR ${judge})`);
-  }
-  if (q.text !== undefined) {
-    const query = wordPrefixQuery(q.text);
-    // A text of no word at all (only punctuation) matches nothing rather than everything.
-    if (query === null) return null;
-    conditions.push(
-      sql`${traces.traceId} IN (SELECT ${spans.traceId} FROM ${spans} WHERE ${spans.projectId} = ${projectId} AND ${spanSearchText} @@ to_tsquery('simple'::regconfig, ${query}))`,
-    );
-  }
-  if (q.cursor !== undefined) {
-    const c = decodeTraceCursor(q.cursor);
-    conditions.push(sql`(${traces.startNs}, ${traces.traceId}) < (${c.startNs.toString()}::bigint, ${c.traceId})`);
-  }
-  const sameTrace = (t: typeof traceFindings | typeof judgeFindings | typeof traceAttributions) =>
-    sql`${t.projectId} = ${traces.projectId} AND ${t.traceId} = ${traces.traceId}`;
-  return database.db
-    .select({
-      trace: traces,
-      scored: sql<boolean>`${traceScores.traceId} IS NOT NULL`,
-      success: traceScores.success,
-      taskId: traceScores.taskId,
-      isBaseline: traceScores.isBaseline,
-      totalTokens: traceScores.totalTokens,
-      costUsd: traceScores.costUsd,
-      findingModes: sql<string[] | null>`(SELECT array_agg(DISTINCT m.mode ORDER BY m.mode) FROM (
-        SELECT ${traceFindings.mode} AS mode FROM ${traceFindings} WHERE ${sameTrace(traceFindings)}
-        UNION ALL SELECT ${judgeFindings.mode} FROM ${judgeFindings} WHERE ${sameTrace(judgeFindings)}) m)`,
-      findingCount: sql<string>`((SELECT count(*) FROM ${traceFindings} WHERE ${sameTrace(traceFindings)})
-        + (SELECT count(*) FROM ${judgeFindings} WHERE ${sameTrace(judgeFindings)}))`,
-      attributed: sql<string | null>`(SELECT json_build_array(${traceAttributions.agent}, ${traceAttributions.spanId})::text FROM ${traceAttributions}
-        WHERE ${sameTrace(traceAttributions)} ORDER BY ${traceAttributions.rank}, ${traceAttributions.ord} LIMIT 1)`,
-    })
-    .from(traces)
-    .leftJoin(traceScores, and(eq(traceScores.projectId, traces.projectId), eq(traceScores.traceId, traces.traceId)))
-    .where(and(...conditions))
-    .orderBy(descAlongIndex(traces.startNs), descAlongIndex(traces.traceId))
-    .limit(limit + 1);
 }
