@@ -99,8 +99,9 @@ export function correctedContributionCue(
     criticisms.push({ critic, target, quote: quote(opening.slice(Math.max(0, verdict - 40)), 80) });
   }
   // Each criticised turn scores the share of its new content the final answer dropped, once per criticism: a turn
-  // several reviewers called wrong, and that was then edited out, leads. A criticism whose author's own work
-  // from then on was called wrong in turn counts for nothing: a faulty reviewer's verdict is no evidence.
+  // several reviewers called wrong, and that was then edited out, leads. A criticism that was itself called wrong
+  // counts for nothing: a faulty reviewer's verdict is no evidence. The reviewer's later turns being criticised
+  // says nothing of it: in a review-and-revise chain every revision is reviewed, and so criticised, by the next.
   const charged = new Map<string, { target: Step; score: number; critics: { step: Step; quote: string }[]; dropped: string[]; own: number }>();
   for (const c of criticisms) {
     const { critic, target } = c;
@@ -109,7 +110,7 @@ export function correctedContributionCue(
     // A turn that mostly restates the task (a request with a line of instructions) added too little to be judged.
     if (own.size < MIN_NEW || own.size < OWN_SHARE * total) continue;
     if (own.size < RESTATED_MIN_NEW && restatesTask(target)) continue;
-    if (criticisms.some((d) => d.critic.index > critic.index && d.target.agent === critic.agent && d.target.index >= critic.index)) continue;
+    if (criticisms.some((d) => d.critic.index > critic.index && d.target === critic)) continue;
     const dropped = [...own].filter((w) => !finalWords.has(w));
     const entry = charged.get(target.spanId) ?? { target, score: 0, critics: [], dropped, own: own.size };
     entry.score += dropped.length / own.size;

@@ -80,6 +80,7 @@ function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
   const tokens = wordTokens(text.slice(0, 20_000));
   const names = namesIn(text.slice(0, 20_000));
   const derived = derivedFigures(text.slice(0, 20_000));
+  const fractions = decimalFractions(text.slice(0, 20_000));
   // Every phrase of the task the text repeats as the task says it.
   const kept = new Set<string>();
   for (let i = 1; i + 1 < tokens.length; i++) {
@@ -94,6 +95,8 @@ function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
     // A figure the text computed ("3 × 8 = 24") or numbers a list item with ("3. Calculate") is its own work, and
     // a name the task itself says elsewhere is another of the task's people or places: neither changes the task.
     if ((isFigure(x) && derived.has(x)) || phrases.names.has(x)) continue;
+    // The digits after a decimal point are part of a figure, not one of their own: "$4.00" says the task's "$4".
+    if (isFigure(x) && fractions.has(x)) continue;
     for (const shape of SHAPES) {
       const context = gram(tokens, i, shape.ctx);
       if (context === null) continue;
@@ -137,6 +140,13 @@ function derivedFigures(text: string): Set<string> {
   const out = new Set<string>();
   for (const m of text.matchAll(/[=≈]\s*(?:\\[a-z]+\s*|[$({*\s])*-?(\d+)/g)) out.add(m[1] as string);
   for (const m of text.matchAll(/^[\s#*>-]*(\d+)[.)]\s/gm)) out.add(m[1] as string);
+  return out;
+}
+
+/** The digits after a decimal point ("00" of "4.00", "022" of "6.022"), which word tokens split from their figure. */
+function decimalFractions(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/\d\.(\d+)/g)) out.add(m[1] as string);
   return out;
 }
 

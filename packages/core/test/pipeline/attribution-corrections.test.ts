@@ -58,6 +58,23 @@ describe("a contribution the team corrected", () => {
     expect(rows.find((r) => r.agent === "ana")?.reason ?? "").not.toContain("corrected");
   });
 
+  it("keeps a reviewer's verdict when only its later revision was called wrong, as in a review-and-revise chain", () => {
+    // Each agent reviews the answer before it, then writes its own: cai's revision is criticised in turn by dee,
+    // which says nothing about whether cai's review of ben was right; only a criticism called wrong itself is void.
+    const rows = attribution(
+      chat(GOAL, [
+        ["t1", "ana", FIRST],
+        ["t2", "ben", WRONG_REVISION],
+        ["t3", "cai", REVIEW_OF_WRONG],
+        ["t4", "cai", "Total distance is 300 km and total time is 5 hours, so the average speed over the whole trip is 60 km/h."],
+        ["t5", "dee", "The answer is flawed in its presentation: it shows the sums but not why the legs are not averaged."],
+        ["t6", "dee", FINAL],
+      ]),
+    );
+    expect(rows[0]).toMatchObject({ rank: 1, agent: "ben", spanId: "t2" });
+    expect(rows[0]?.reason).toContain("corrected at step 1: cai at step 2 called ben's turn wrong");
+  });
+
   it("needs both halves: a criticism whose target the final answer kept is no correction", () => {
     // cai calls ana wrong, but the final answer keeps what ana said: the criticism was not acted on.
     const rows = attribution(
@@ -117,6 +134,12 @@ describe("a solution's own work is no changed task", () => {
     expect(swaps(goal, "Remaining daisies = 5 - 2 = 3, petals = 3 × 8 = 24. So Mabel has 24 petals left.")).toEqual([]);
     expect(swaps(goal, "Steps:\n3. Mabel has 5 daisies, each daisy has 8 petals.\n")).toEqual([]);
     expect(swaps(goal, "Mabel has 7 daisies in her garden, so she keeps 5.")).toContain("has 7 daisies");
+  });
+
+  it("reads the digits after a decimal point as part of their figure, not as a figure swapped in", () => {
+    const goal = "Each planter holds 4 creeping jennies that cost $4 per plant and a palm fern that costs $15 per plant.";
+    expect(swaps(goal, "Cost per plant: $4.00 creeping jennies, 4 per pot, and $15.00 per palm fern.")).toEqual([]);
+    expect(swaps(goal, "Each planter holds 6 creeping jennies at $4.00 each.")).toContain("holds 6 creeping");
   });
 
   it("keeps another name the task says and a doubled word, and still sees a name swapped in", () => {
