@@ -34,6 +34,8 @@ const MIN_NEW = 3;
 const RESTATED_MIN_NEW = 8;
 /** A turn whose new words are under this share of its content words mostly restates what was said. */
 const OWN_SHARE = 0.2;
+/** A criticism naming no agent is about an earlier turn than the latest when it repeats this many of that turn's own words. */
+const ECHOED = 3;
 /** The criticised turn's dropped share of its new content, summed over its criticisms, must pass this. */
 const DROPPED = 0.5;
 
@@ -94,7 +96,7 @@ export function correctedContributionCue(
     const earlier = authored.filter((s) => s.index < critic.index && s.agent !== critic.agent);
     const named = earlier.filter((s) => names.get(s.agent ?? "")?.test(opening) ?? false);
     const pool = named.length > 0 ? named : earlier;
-    const target = pool[pool.length - 1];
+    const target = named.length > 0 ? pool[pool.length - 1] : (echoed(opening, earlier, added) ?? pool[pool.length - 1]);
     if (target === undefined) continue;
     criticisms.push({ critic, target, quote: quote(opening.slice(Math.max(0, verdict - 40)), 80) });
   }
@@ -129,6 +131,26 @@ export function correctedContributionCue(
       .map((c) => `${c.step.agent ?? "?"} at step ${c.step.index} called ${target.agent ?? "?"}'s turn wrong ("${c.quote}")`)
       .join(", ")}, and the final answer (step ${final.index}) dropped ${dropped.length} of the ${own} words it added (${dropped.slice(0, 3).join(", ")})`,
   };
+}
+
+/**
+ * The earlier turn a criticism is about when it names no agent but repeats what that turn added: the turn whose own
+ * new words, not carried on by the latest turn, the criticism's opening says at least ECHOED times. Null when none.
+ */
+function echoed(opening: string, earlier: Step[], added: Map<string, Set<string>>): Step | null {
+  const latest = earlier[earlier.length - 1];
+  if (latest === undefined) return null;
+  // Words the latest turn carried on are about it, whoever first said them: a review of a revision quotes the revision.
+  const carried = contentWords(latest.outputText ?? "");
+  const words = new Set([...contentWords(opening)].filter((w) => !carried.has(w)));
+  const echoes = (s: Step): number => [...(added.get(s.spanId) ?? [])].filter((w) => words.has(w)).length;
+  let best: Step | null = null;
+  let most = ECHOED - 1;
+  for (const s of earlier) {
+    const n = echoes(s);
+    if (n > most) [best, most] = [s, n];
+  }
+  return best;
 }
 
 /** Where a criticism starts in a text, or null; "no significant errors" is no criticism. */

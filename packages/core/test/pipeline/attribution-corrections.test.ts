@@ -75,6 +75,36 @@ describe("a contribution the team corrected", () => {
     expect(rows[0]?.reason).toContain("corrected at step 1: cai at step 2 called ben's turn wrong");
   });
 
+  it("charges a criticism naming no agent to the turn whose own words it repeats, not to the latest turn", () => {
+    // dee's "the first implementation is incorrect" describes ben's code, in ben's words; cai's test cases came
+    // last before it and are not what it is about.
+    const goal = "Write unique_digits(x): given a list of positive integers, return the sorted list of elements that have no even digit, in increasing order.";
+    const right = "def unique_digits(x): return sorted(n for n in x if all(int(d) % 2 == 1 for d in str(n)))";
+    const rows = attribution(
+      chat(goal, [
+        ["t1", "ana", right],
+        [
+          "t2",
+          "ben",
+          "def unique_numbers(y): keeps numbers having at least one even digit, sorted in decreasing order: return sorted((n for n in y if any(int(d) % 2 == 0 for d in str(n))), reverse=True)",
+        ],
+        ["t3", "cai", "Test cases: assert unique_digits([15, 33, 1422, 1]) == [1, 15, 33]; assert unique_digits([152, 323, 1422, 10]) == []"],
+        [
+          "t4",
+          "dee",
+          "The first implementation is incorrect: unique_digits must keep numbers with no even digit, yet it keeps numbers having at least one even digit and sorts them in decreasing order.",
+        ],
+        [
+          "t5",
+          "eve",
+          "Final version: def unique_digits(x): keep each element whose every digit is odd, increasing: return sorted(n for n in x if not any(int(d) % 2 == 0 for d in str(n)))",
+        ],
+      ]),
+    );
+    expect(rows[0]).toMatchObject({ rank: 1, agent: "ben", spanId: "t2" });
+    expect(rows[0]?.reason).toContain("corrected at step 1: dee at step 3 called ben's turn wrong");
+  });
+
   it("needs both halves: a criticism whose target the final answer kept is no correction", () => {
     // cai calls ana wrong, but the final answer keeps what ana said: the criticism was not acted on.
     const rows = attribution(
