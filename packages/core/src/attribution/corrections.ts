@@ -95,8 +95,7 @@ export function correctedContributionCue(
     if (verdict === null) continue;
     const earlier = authored.filter((s) => s.index < critic.index && s.agent !== critic.agent);
     const named = earlier.filter((s) => names.get(s.agent ?? "")?.test(opening) ?? false);
-    const pool = named.length > 0 ? named : earlier;
-    const target = named.length > 0 ? pool[pool.length - 1] : (echoed(opening, earlier, added) ?? pool[pool.length - 1]);
+    const target = named[named.length - 1] ?? echoed(opening, earlier, added) ?? earlier[earlier.length - 1];
     if (target === undefined) continue;
     criticisms.push({ critic, target, quote: quote(opening.slice(Math.max(0, verdict - 40)), 80) });
   }

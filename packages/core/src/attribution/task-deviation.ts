@@ -77,10 +77,11 @@ function taskPhrases(goal: string): TaskPhrases {
 
 /** The task phrases a text repeats with one word swapped; at most `max`. */
 function taskSwaps(phrases: TaskPhrases, text: string, max = 5): TaskSwap[] {
-  const tokens = wordTokens(text.slice(0, 20_000));
-  const names = namesIn(text.slice(0, 20_000));
-  const derived = derivedFigures(text.slice(0, 20_000));
-  const fractions = decimalFractions(text.slice(0, 20_000));
+  const head = text.slice(0, 20_000);
+  const tokens = wordTokens(head);
+  const names = namesIn(head);
+  const derived = derivedFigures(head);
+  const fractions = decimalFractions(head);
   // Every phrase of the task the text repeats as the task says it.
   const kept = new Set<string>();
   for (let i = 1; i + 1 < tokens.length; i++) {
