@@ -6,6 +6,7 @@
  * Before: the serializer recursed through the tree and ran out of stack after
  * seconds of quadratic ancestor walks (500, every other request stalled).
  */
+import { TraceDetail } from "@crux/contracts";
 import { normalizedSpan, spanIdOf } from "@crux/core/testing";
 import { insertSpanBatch, type Database } from "@crux/db";
 import { testDatabases } from "@crux/testkit";
@@ -110,6 +111,8 @@ describe.each(testDatabases())("a 10,000-deep span chain on $name", ({ create })
     // The model call 9,999 levels down is credited to lead, its tokens counted once; not scored yet.
     expect(seen.get(spanIdOf(DEPTH))!.node).toMatchObject({ agent: "lead", countedTokens: { input: 100, output: 10, cached: 0 } });
     expect(body.scoring).toEqual({ status: "pending" });
+    // Served as built, not re-parsed: the body holds exactly the contract's fields.
+    expect(TraceDetail.parse(body)).toEqual(body);
 
     expect(longestGapMs, `longest event-loop gap (request took ${Math.round(elapsedMs)} ms)`).toBeLessThan(1_000);
   }, 60_000);

@@ -261,31 +261,35 @@ export async function getTrace(
   return { trace, spans: await listTraceSpans(database, projectId, traceId, opts) };
 }
 
-// Fixed texts ($1 project, $2 trace, $3 page size; $4, $5 the last row's start and span id), run
-// unnamed with their values: the score stage reads every trace this way, and building the select
-// through drizzle and mapping its rows cost more client CPU than the read itself.
+// Fixed texts ($1 project, $2 trace, $3 page size; $4 the last row's span id), run unnamed with
+// their values: the score stage reads every trace this way, and building the select through
+// drizzle and mapping its rows cost more client CPU than the read itself. Pages follow the primary
+// key (project, trace, span id), which reads them in order; paging by start time sorted every
+// remaining span for each page (300 ms for the first page of 10,000 spans on PGlite).
 const spansPageText = (after: string) => `SELECT ${spanRowJsonSql("s")} FROM spans s
   WHERE s.project_id = $1 AND s.trace_id = $2${after}
-  ORDER BY s.start_ns, s.span_id LIMIT $3`;
+  ORDER BY s.span_id LIMIT $3`;
 const firstSpansPageStatement = spansPageText("");
-const nextSpansPageStatement = spansPageText(" AND (s.start_ns, s.span_id) > ($4::bigint, $5)");
+const nextSpansPageStatement = spansPageText(" AND s.span_id > $4");
 
 /** Every stored span of the trace (ordered by start, then span id), in keyset pages as getTrace reads them; [] if unknown. */
 export async function listTraceSpans(database: Database, projectId: string, traceId: string, opts: { pageSize?: number } = {}): Promise<StoredSpan[]> {
   const pageSize = Math.max(1, Math.trunc(opts.pageSize ?? getTraceSpansPageSize));
   const result: StoredSpan[] = [];
-  let after: StoredSpan | null = null;
   for (;;) {
+    const after = result[result.length - 1];
     const rows = await queryRows(
       database,
-      after === null
+      after === undefined
         ? { text: firstSpansPageStatement, values: [projectId, traceId, pageSize] }
-        : { text: nextSpansPageStatement, values: [projectId, traceId, pageSize, after.startTimeUnixNano.toString(), after.spanId] },
+        : { text: nextSpansPageStatement, values: [projectId, traceId, pageSize, after.spanId] },
     );
     for (const row of rows) result.push(spanFromRowJson(row[0] as string));
-    after = result[result.length - 1] ?? null;
-    if (rows.length < pageSize || after === null) break;
+    if (rows.length < pageSize) break;
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  return result;
+  return result.sort(byStartThenSpanId);
 }
+
+const byStartThenSpanId = (a: StoredSpan, b: StoredSpan) =>
+  a.startTimeUnixNano < b.startTimeUnixNano ? -1 : a.startTimeUnixNano > b.startTimeUnixNano ? 1 : a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
