@@ -3,7 +3,7 @@
  * (only the rows in view are in the DOM), every filter server-side and kept in the URL.
  */
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { useVirtualizer } from "@tanstack/react-virtual";
+import { useVirtualizer, type Range } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { api, qs } from "../api.ts";
 import type { UiConfig } from "../App.tsx";
@@ -222,21 +222,46 @@ const RunRow = memo(function RunRow({ r, index, top }: { r: TraceListPage["items
   );
 });
 
+/** Rows kept rendered above and below the ones in view. */
+const overscan = 12;
+
+/**
+ * The window of rows rendered, always `length` long (fewer only when the list is shorter): the
+ * rows in view with the overscan around them, shifted to stay inside the list at either end.
+ */
+function fixedWindow(range: Range, length: number): number[] {
+  const end = Math.min(range.count, Math.max(0, range.startIndex - overscan) + length);
+  const start = Math.max(0, end - length);
+  return Array.from({ length: end - start }, (_, i) => start + i);
+}
+
 function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPage["items"]; hasMore: boolean; loadingMore: boolean; loadMore: () => void }) {
   const scroller = useRef<HTMLDivElement>(null);
+  // Rows are keyed by their slot, not by run: the row leaving the window is reused for the one entering
+  // it (its text and attributes rewritten), so scrolling builds no element. That holds only while the
+  // window's length equals the slot count: a window a row shorter or longer leaves a key unused or
+  // adds one, and a key that is not the leaving row's builds a new row (with more slots than rows in
+  // the window, every scrolled frame built rows, thousands of DOM nodes a second). So the window is
+  // always the longest the viewport needs (rows in view, one partly shown, the overscan on both
+  // sides), and that length only grows, so keys change only when the viewport does.
+  const slotCount = useRef(0);
+  const slotsFor = (range: Range) => {
+    const inView = Math.ceil((scroller.current?.clientHeight ?? 0) / rowHeight) + 1;
+    slotCount.current = Math.max(slotCount.current, inView + 2 * overscan, range.endIndex - range.startIndex + 1 + 2 * overscan);
+    return slotCount.current;
+  };
   // Rows are rendered in a task of their own, not inside the scroll event (flushSync): the frame that
   // scrolls then lays out and paints without also rendering, so no single task does all three.
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => rowHeight,
-    overscan: 12,
+    overscan,
+    rangeExtractor: (range) => fixedWindow(range, slotsFor(range)),
     useFlushSync: false,
   });
   const items = virtualizer.getVirtualItems();
-  // Rows are keyed by their slot, not by run: the row leaving the window is reused for the one entering it
-  // (its text and attributes rewritten), so scrolling creates no element and matches no new style.
-  const pool = Math.max(128, 2 ** Math.ceil(Math.log2(items.length + 1)));
+  const slots = Math.max(1, slotCount.current);
   const lastIndex = items[items.length - 1]?.index ?? 0;
   useEffect(() => {
     if (hasMore && !loadingMore && lastIndex >= rows.length - 20) loadMore();
@@ -275,7 +300,7 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
         </div>
         <div role="rowgroup" className="runs-body" style={{ height: virtualizer.getTotalSize() }} onKeyDown={onKey}>
           {items.map((item) => (
-            <RunRow key={item.index % pool} r={rows[item.index]!} index={item.index} top={item.start} />
+            <RunRow key={item.index % slots} r={rows[item.index]!} index={item.index} top={item.start} />
           ))}
         </div>
       </div>

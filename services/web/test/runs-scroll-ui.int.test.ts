@@ -1,0 +1,129 @@
+/**
+ * The runs list scrolled in a real browser (Debian's Chromium) against `pnpm start` holding 300
+ * runs: its rows are reused as it scrolls (the elements in the window stay the same elements, each
+ * rewritten with the run now at its place), every run is reached through the keyset pages fetched
+ * as it scrolls, and each row shows the run the API serves at that position.
+ */
+import { randomBytes } from "node:crypto";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findChromium, launchBrowser } from "./browser.ts";
+import { apiGet, eventually, postOtlpJson, removeDir, startService, tempDataDir, type RunningService } from "./support.ts";
+
+const executablePath = findChromium();
+const RUNS = 300;
+const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
+
+/** `count` runs of one orphan span each (the parent never arrives, so none settles during the test). */
+function runs(count: number, startMs: number): string {
+  const spans = Array.from({ length: count }, (_, i) => ({
+    traceId: randomBytes(16).toString("hex"),
+    spanId: randomBytes(8).toString("hex"),
+    parentSpanId: randomBytes(8).toString("hex"),
+    name: `chat step ${i}`,
+    kind: 3,
+    startTimeUnixNano: (BigInt(startMs - i * 1000) * 1_000_000n).toString(),
+    endTimeUnixNano: (BigInt(startMs - i * 1000 + 20) * 1_000_000n).toString(),
+    attributes: [str("gen_ai.operation.name", "chat"), str("gen_ai.agent.name", `agent-${i % 8}`)],
+    status: {},
+  }));
+  return JSON.stringify({
+    resourceSpans: [{ resource: { attributes: [str("service.name", "scroll-list")] }, scopeSpans: [{ scope: { name: "test" }, spans }] }],
+  });
+}
+
+/** Index and trace id of each row in the window, in index order. */
+const rowsInWindow = (page: Page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>("[role=row][data-index]")]
+      .map((r) => ({ index: Number(r.dataset.index), traceId: r.dataset.traceId! }))
+      .sort((a, b) => a.index - b.index),
+  );
+
+describe.skipIf(!executablePath)("the runs list scrolled in Chromium", () => {
+  let service: RunningService;
+  let dataDir: string;
+  let browser: Browser;
+  let page: Page;
+  let expected: string[];
+
+  beforeAll(async () => {
+    dataDir = tempDataDir();
+    service = await startService(dataDir, { CRUX_AUTH: "false", CRUX_SETTLE_DELAY_MS: "600000", CRUX_SWEEP_QUIET_MS: "600000" });
+    await postOtlpJson(service.otlpUrl, runs(RUNS, Date.now() - 60_000));
+    // The API's order, read the way the page reads it: keyset pages, newest first.
+    expected = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: { traceId: string }[]; nextCursor: string | null } = await apiGet(
+        service.apiUrl,
+        `/traces?service=scroll-list&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
+      expected.push(...page.items.map((i) => i.traceId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(expected).toHaveLength(RUNS);
+    ({ browser, page } = await launchBrowser(executablePath!));
+    await page.setViewportSize({ width: 1600, height: 1000 });
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    if (dataDir) removeDir(dataDir);
+  }, 60_000);
+
+  it("reuses its rows as it scrolls: the same elements, each showing the run now at its place", async () => {
+    await page.goto(`${service.uiUrl}runs?service=scroll-list`);
+    await page.locator("[role=row][data-trace-id]").first().waitFor();
+    expect((await rowsInWindow(page))[0]).toEqual({ index: 0, traceId: expected[0] });
+    // 20 rows down, in two steps of 10 rows (400 px) a frame, as a person scrolls fast.
+    const scroll20Rows = async () => {
+      // The last row in view once scrolled (40 px rows): the window must have reached it.
+      const lastInView = await page.evaluate(async () => {
+        const el = document.querySelector("[data-testid=runs-scroll]")!;
+        for (let i = 0; i < 2; i++) {
+          el.scrollTop += 400;
+          await new Promise((r) => requestAnimationFrame(() => r(null)));
+        }
+        return Math.floor((el.scrollTop + el.clientHeight) / 40);
+      });
+      await expect.poll(async () => (await rowsInWindow(page)).at(-1)!.index).toBeGreaterThanOrEqual(lastInView);
+    };
+    // Off the top first: there the window lacks the rows kept above the view.
+    await scroll20Rows();
+    await page.evaluate(() => {
+      (globalThis as { rowsBefore?: Element[] }).rowsBefore = [...document.querySelectorAll("[role=row][data-index]")];
+    });
+    await scroll20Rows();
+
+    const after = await rowsInWindow(page);
+    for (const row of after) expect(row.traceId, `row ${row.index}`).toBe(expected[row.index]);
+    // Every row element in the window was there before the scroll: none was built for the 20 runs
+    // that came into it (keyed by a slot that was not the leaving row's, 20 were).
+    const rows = await page.evaluate(() => {
+      const previous = new Set((globalThis as { rowsBefore?: Element[] }).rowsBefore);
+      const now = [...document.querySelectorAll("[role=row][data-index]")];
+      return { now: now.length, built: now.filter((r) => !previous.has(r)).length };
+    });
+    expect(rows.now).toBeGreaterThan(40);
+    expect(rows.built).toBe(0);
+  });
+
+  it("reaches every run through the pages it fetches as it scrolls, each row the API's run at that place", async () => {
+    await page.goto(`${service.uiUrl}runs?service=scroll-list`);
+    await page.locator("[role=row][data-trace-id]").first().waitFor();
+    const seen = new Map<number, string>();
+    await eventually(async () => {
+      for (const row of await rowsInWindow(page)) seen.set(row.index, row.traceId);
+      if (seen.has(RUNS - 1)) return true;
+      await page.evaluate(() => {
+        document.querySelector("[data-testid=runs-scroll]")!.scrollTop += 800;
+      });
+      await page.waitForTimeout(30);
+      return undefined;
+    }, 60_000);
+    expect(seen.size).toBe(RUNS);
+    expect([...seen.entries()].sort((a, b) => a[0] - b[0]).map(([, traceId]) => traceId)).toEqual(expected);
+  });
+});
