@@ -88,7 +88,7 @@ describe.skipIf(!executablePath)("the runs list scrolled in Chromium", () => {
         }
         return Math.floor((el.scrollTop + el.clientHeight) / 40);
       });
-      await expect.poll(async () => (await rowsInWindow(page)).at(-1)!.index).toBeGreaterThanOrEqual(lastInView);
+      await expect.poll(async () => (await rowsInWindow(page)).at(-1)!.index, { timeout: 15_000 }).toBeGreaterThanOrEqual(lastInView);
     };
     // Off the top first: there the window lacks the rows kept above the view.
     await scroll20Rows();
