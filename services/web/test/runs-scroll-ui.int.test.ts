@@ -32,13 +32,30 @@ function runs(count: number, startMs: number): string {
   });
 }
 
+// Scripts run in the page are text: the tests are typed without the DOM's types.
 /** Index and trace id of each row in the window, in index order. */
 const rowsInWindow = (page: Page) =>
-  page.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>("[role=row][data-index]")]
-      .map((r) => ({ index: Number(r.dataset.index), traceId: r.dataset.traceId! }))
-      .sort((a, b) => a.index - b.index),
-  );
+  page.evaluate(
+    `[...document.querySelectorAll("[role=row][data-index]")]
+      .map((r) => ({ index: Number(r.dataset.index), traceId: r.dataset.traceId }))
+      .sort((a, b) => a.index - b.index)`,
+  ) as Promise<{ index: number; traceId: string }[]>;
+/** Scrolls 20 rows (two steps of 400 px, a frame each); returns the last row then in view (40 px rows). */
+const scrollTwentyRows = `(async () => {
+  const el = document.querySelector("[data-testid=runs-scroll]");
+  for (let i = 0; i < 2; i++) {
+    el.scrollTop += 400;
+    await new Promise((r) => requestAnimationFrame(() => r(null)));
+  }
+  return Math.floor((el.scrollTop + el.clientHeight) / 40);
+})()`;
+const keepRowElements = `window.rowsBefore = [...document.querySelectorAll("[role=row][data-index]")]; null`;
+/** How many row elements the window has, and how many of them were not there when keepRowElements ran. */
+const rowElementsBuilt = `(() => {
+  const previous = new Set(window.rowsBefore);
+  const now = [...document.querySelectorAll("[role=row][data-index]")];
+  return { now: now.length, built: now.filter((r) => !previous.has(r)).length };
+})()`;
 
 describe.skipIf(!executablePath)("the runs list scrolled in Chromium", () => {
   let service: RunningService;
@@ -77,35 +94,22 @@ describe.skipIf(!executablePath)("the runs list scrolled in Chromium", () => {
     await page.goto(`${service.uiUrl}runs?service=scroll-list`);
     await page.locator("[role=row][data-trace-id]").first().waitFor();
     expect((await rowsInWindow(page))[0]).toEqual({ index: 0, traceId: expected[0] });
-    // 20 rows down, in two steps of 10 rows (400 px) a frame, as a person scrolls fast.
+    // 20 rows down, 10 rows (400 px) a frame, as a person scrolls fast.
     const scroll20Rows = async () => {
-      // The last row in view once scrolled (40 px rows): the window must have reached it.
-      const lastInView = await page.evaluate(async () => {
-        const el = document.querySelector("[data-testid=runs-scroll]")!;
-        for (let i = 0; i < 2; i++) {
-          el.scrollTop += 400;
-          await new Promise((r) => requestAnimationFrame(() => r(null)));
-        }
-        return Math.floor((el.scrollTop + el.clientHeight) / 40);
-      });
+      // The window must reach the last row in view once scrolled.
+      const lastInView = (await page.evaluate(scrollTwentyRows)) as number;
       await expect.poll(async () => (await rowsInWindow(page)).at(-1)!.index, { timeout: 15_000 }).toBeGreaterThanOrEqual(lastInView);
     };
     // Off the top first: there the window lacks the rows kept above the view.
     await scroll20Rows();
-    await page.evaluate(() => {
-      (globalThis as { rowsBefore?: Element[] }).rowsBefore = [...document.querySelectorAll("[role=row][data-index]")];
-    });
+    await page.evaluate(keepRowElements);
     await scroll20Rows();
 
     const after = await rowsInWindow(page);
     for (const row of after) expect(row.traceId, `row ${row.index}`).toBe(expected[row.index]);
     // Every row element in the window was there before the scroll: none was built for the 20 runs
     // that came into it (keyed by a slot that was not the leaving row's, 20 were).
-    const rows = await page.evaluate(() => {
-      const previous = new Set((globalThis as { rowsBefore?: Element[] }).rowsBefore);
-      const now = [...document.querySelectorAll("[role=row][data-index]")];
-      return { now: now.length, built: now.filter((r) => !previous.has(r)).length };
-    });
+    const rows = (await page.evaluate(rowElementsBuilt)) as { now: number; built: number };
     expect(rows.now).toBeGreaterThan(40);
     expect(rows.built).toBe(0);
   });
@@ -117,9 +121,7 @@ describe.skipIf(!executablePath)("the runs list scrolled in Chromium", () => {
     await eventually(async () => {
       for (const row of await rowsInWindow(page)) seen.set(row.index, row.traceId);
       if (seen.has(RUNS - 1)) return true;
-      await page.evaluate(() => {
-        document.querySelector("[data-testid=runs-scroll]")!.scrollTop += 800;
-      });
+      await page.evaluate(`document.querySelector("[data-testid=runs-scroll]").scrollTop += 800`);
       await page.waitForTimeout(30);
       return undefined;
     }, 60_000);
