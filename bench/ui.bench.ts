@@ -21,6 +21,7 @@ import {
   chromiumPath,
   eventually,
   noChromiumLine,
+  orphanRuns,
   postOtlpJson,
   removeDir,
   repoRoot,
@@ -114,24 +115,6 @@ function bigRun(startMs: number) {
     }),
     spanCount: spans.length,
   };
-}
-
-/** `count` runs of one orphan span each (their parent never arrives, so they wait to settle). */
-function smallRuns(count: number, startMs: number): string {
-  const spans = Array.from({ length: count }, (_, i) => ({
-    traceId: hex(16),
-    spanId: hex(8),
-    parentSpanId: hex(8),
-    name: `chat step ${i}`,
-    kind: 3,
-    startTimeUnixNano: (BigInt(startMs - i * 1000) * 1_000_000n).toString(),
-    endTimeUnixNano: (BigInt(startMs - i * 1000 + 20) * 1_000_000n).toString(),
-    attributes: [str("gen_ai.operation.name", "chat"), str("gen_ai.agent.name", `agent-${i % 8}`)],
-    status: {},
-  }));
-  return JSON.stringify({
-    resourceSpans: [{ resource: { attributes: [str("service.name", "bench-list")] }, scopeSpans: [{ scope: { name: "bench" }, spans }] }],
-  });
 }
 
 function initialJsGzipBytes(): { files: string[]; bytes: number } {
@@ -229,7 +212,7 @@ async function main() {
   try {
     const run = bigRun(Date.now() - 120_000);
     await postOtlpJson(service.otlpUrl, run.body);
-    for (let i = 0; i < 20; i++) await postOtlpJson(service.otlpUrl, smallRuns(500, Date.now() - 200_000 - i * 500_000));
+    for (let i = 0; i < 20; i++) await postOtlpJson(service.otlpUrl, orphanRuns(500, Date.now() - 200_000 - i * 500_000, "bench-list"));
     await eventually(async () => ((await apiGet(service.apiUrl, `/traces/${run.traceId}/scores`)).scored ? true : undefined), 120_000);
 
     // 1. The run view, measured in the page: from the last of the run's API answers to the graph,

@@ -4,33 +4,13 @@
  * rewritten with the run now at its place), every run is reached through the keyset pages fetched
  * as it scrolls, and each row shows the run the API serves at that position.
  */
-import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChromium, launchBrowser } from "./browser.ts";
-import { apiGet, eventually, postOtlpJson, removeDir, startService, tempDataDir, type RunningService } from "./support.ts";
+import { apiGet, eventually, orphanRuns, postOtlpJson, removeDir, startService, tempDataDir, type RunningService } from "./support.ts";
 
 const executablePath = findChromium();
 const RUNS = 300;
-const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
-
-/** `count` runs of one orphan span each (the parent never arrives, so none settles during the test). */
-function runs(count: number, startMs: number): string {
-  const spans = Array.from({ length: count }, (_, i) => ({
-    traceId: randomBytes(16).toString("hex"),
-    spanId: randomBytes(8).toString("hex"),
-    parentSpanId: randomBytes(8).toString("hex"),
-    name: `chat step ${i}`,
-    kind: 3,
-    startTimeUnixNano: (BigInt(startMs - i * 1000) * 1_000_000n).toString(),
-    endTimeUnixNano: (BigInt(startMs - i * 1000 + 20) * 1_000_000n).toString(),
-    attributes: [str("gen_ai.operation.name", "chat"), str("gen_ai.agent.name", `agent-${i % 8}`)],
-    status: {},
-  }));
-  return JSON.stringify({
-    resourceSpans: [{ resource: { attributes: [str("service.name", "scroll-list")] }, scopeSpans: [{ scope: { name: "test" }, spans }] }],
-  });
-}
 
 // Scripts run in the page are text: the tests are typed without the DOM's types.
 /** Index and trace id of each row in the window, in index order. */
@@ -67,7 +47,7 @@ describe.skipIf(!executablePath)("the runs list scrolled in Chromium", () => {
   beforeAll(async () => {
     dataDir = tempDataDir();
     service = await startService(dataDir, { CRUX_AUTH: "false", CRUX_SETTLE_DELAY_MS: "600000", CRUX_SWEEP_QUIET_MS: "600000" });
-    await postOtlpJson(service.otlpUrl, runs(RUNS, Date.now() - 60_000));
+    await postOtlpJson(service.otlpUrl, orphanRuns(RUNS, Date.now() - 60_000, "scroll-list"));
     // The API's order, read the way the page reads it: keyset pages, newest first.
     expected = [];
     let cursor: string | null = null;

@@ -4,6 +4,7 @@
  * CRUX_DATA_DIR and free ports read from its start banner; traces sent through its OTLP receiver.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -130,6 +131,28 @@ export function goldenExports(): { name: string; body: string; traceId: string }
       return { name: d.name, body, traceId };
     })
     .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * An OTLP/JSON export body of `count` runs of one orphan chat span each (the parent never arrives, so
+ * none settles or is scored while a test or the benchmark runs), a second apart back from `startMs`.
+ */
+export function orphanRuns(count: number, startMs: number, serviceName: string): string {
+  const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
+  const spans = Array.from({ length: count }, (_, i) => ({
+    traceId: randomBytes(16).toString("hex"),
+    spanId: randomBytes(8).toString("hex"),
+    parentSpanId: randomBytes(8).toString("hex"),
+    name: `chat step ${i}`,
+    kind: 3,
+    startTimeUnixNano: (BigInt(startMs - i * 1000) * 1_000_000n).toString(),
+    endTimeUnixNano: (BigInt(startMs - i * 1000 + 20) * 1_000_000n).toString(),
+    attributes: [str("gen_ai.operation.name", "chat"), str("gen_ai.agent.name", `agent-${i % 8}`)],
+    status: {},
+  }));
+  return JSON.stringify({
+    resourceSpans: [{ resource: { attributes: [str("service.name", serviceName)] }, scopeSpans: [{ scope: { name: "crux-test" }, spans }] }],
+  });
 }
 
 export async function postOtlpJson(otlpUrl: string, body: string, key?: string): Promise<void> {

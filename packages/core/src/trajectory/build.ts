@@ -16,7 +16,7 @@ export function compareByStart(a: { startNs: bigint; spanId: string }, b: { star
 }
 
 /** compareByStart on spans, without building the two keys per comparison (sorts of whole traces run it n log n times). */
-export function compareSpansByStart(a: NormalizedSpan, b: NormalizedSpan): number {
+export function compareSpansByStart(a: Pick<NormalizedSpan, "startTimeUnixNano" | "spanId">, b: Pick<NormalizedSpan, "startTimeUnixNano" | "spanId">): number {
   if (a.startTimeUnixNano !== b.startTimeUnixNano) return a.startTimeUnixNano < b.startTimeUnixNano ? -1 : 1;
   return a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
 }

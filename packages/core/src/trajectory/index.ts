@@ -1,3 +1,3 @@
 export * from "./types.ts";
-export { buildTrajectories, compareByStart, agentNameFromKey } from "./build.ts";
+export { buildTrajectories, compareByStart, compareSpansByStart, agentNameFromKey } from "./build.ts";
 export { canonicalJson, canonicalArgs, parseMaybeJson } from "./canonical-json.ts";

@@ -1,5 +1,5 @@
 /** Read side of traces: listing with filters and keyset pagination, and one trace with its spans. */
-import { PermanentError, type StoredSpan } from "@crux/core";
+import { compareSpansByStart, PermanentError, type StoredSpan } from "@crux/core";
 import { and, arrayContains, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { queryRows, type Database } from "../client.ts";
 import { judgeFindings } from "../schema/judges.ts";
@@ -288,8 +288,5 @@ export async function listTraceSpans(database: Database, projectId: string, trac
     if (rows.length < pageSize) break;
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  return result.sort(byStartThenSpanId);
+  return result.sort(compareSpansByStart);
 }
-
-const byStartThenSpanId = (a: StoredSpan, b: StoredSpan) =>
-  a.startTimeUnixNano < b.startTimeUnixNano ? -1 : a.startTimeUnixNano > b.startTimeUnixNano ? 1 : a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
