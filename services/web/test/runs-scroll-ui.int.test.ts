@@ -2,7 +2,8 @@
  * The runs list scrolled in a real browser (Debian's Chromium) against `pnpm start` holding 300
  * runs: its rows are reused as it scrolls (the elements in the window stay the same elements, each
  * rewritten with the run now at its place), every run is reached through the keyset pages fetched
- * as it scrolls, and each row shows the run the API serves at that position.
+ * as it scrolls, and each row shows the run the API serves at that position. By keyboard the table
+ * is one tab stop, and the arrows and Page Up/Down move the focus from row to row in list order.
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,11 +31,27 @@ const scrollTwentyRows = `(async () => {
   return Math.floor((el.scrollTop + el.clientHeight) / 40);
 })()`;
 const keepRowElements = `window.rowsBefore = [...document.querySelectorAll("[role=row][data-index]")]; null`;
-/** How many row elements the window has, and how many of them were not there when keepRowElements ran. */
+/**
+ * How many row elements the window has, how many of them were not there when keepRowElements ran,
+ * and how many of those that were have another place among their siblings (a DOM move).
+ */
 const rowElementsBuilt = `(() => {
   const previous = new Set(window.rowsBefore);
   const now = [...document.querySelectorAll("[role=row][data-index]")];
-  return { now: now.length, built: now.filter((r) => !previous.has(r)).length };
+  return {
+    now: now.length,
+    built: now.filter((r) => !previous.has(r)).length,
+    moved: now.filter((r, i) => previous.has(r) && window.rowsBefore.indexOf(r) !== i).length,
+  };
+})()`;
+/** The list index of the row holding the focused element (null outside the rows), and the indexes of the rows whose link is a tab stop. */
+const focusState = `(() => {
+  const row = document.activeElement && document.activeElement.closest("[role=row][data-index]");
+  return {
+    focused: row ? Number(row.dataset.index) : null,
+    tabStops: [...document.querySelectorAll('[role=row][data-index] a[tabindex="0"]')].map((a) => Number(a.closest("[role=row]").dataset.index)),
+    firstInView: Math.floor(document.querySelector("[data-testid=runs-scroll]").scrollTop / 40),
+  };
 })()`;
 
 describe.skipIf(!executablePath)("the runs list scrolled in Chromium", () => {
@@ -89,9 +106,44 @@ describe.skipIf(!executablePath)("the runs list scrolled in Chromium", () => {
     for (const row of after) expect(row.traceId, `row ${row.index}`).toBe(expected[row.index]);
     // Every row element in the window was there before the scroll: none was built for the 20 runs
     // that came into it (keyed by a slot that was not the leaving row's, 20 were).
-    const rows = (await page.evaluate(rowElementsBuilt)) as { now: number; built: number };
+    const rows = (await page.evaluate(rowElementsBuilt)) as { now: number; built: number; moved: number };
     expect(rows.now).toBeGreaterThan(40);
     expect(rows.built).toBe(0);
+    // Nor was any moved: the rows are children in slot order, which scrolling does not change.
+    expect(rows.moved).toBe(0);
+  });
+
+  it("is one tab stop that follows the rows in view; arrows, Page Up/Down, Home and End move the focus in list order", async () => {
+    await page.goto(`${service.uiUrl}runs?service=scroll-list`);
+    await page.locator("[role=row][data-trace-id]").first().waitFor();
+    await page.evaluate(`document.querySelector("[data-testid=runs-scroll]").scrollTop = 40 * 35`);
+    type FocusState = { focused: number | null; tabStops: number[]; firstInView: number };
+    await expect.poll(async () => ((await page.evaluate(focusState)) as FocusState).tabStops).toEqual([35]);
+    await page.locator('[role=row][data-index] a[tabindex="0"]').focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowDown");
+    await expect.poll(async () => ((await page.evaluate(focusState)) as FocusState).focused).toBe(38);
+    await page.keyboard.press("PageDown");
+    await expect.poll(async () => ((await page.evaluate(focusState)) as FocusState).focused).toBe(48);
+    expect(((await page.evaluate(focusState)) as FocusState).tabStops).toEqual([48]);
+    await expect.poll(() => page.evaluate("document.activeElement.closest('[role=row]').dataset.traceId")).toBe(expected[48]);
+    // Tab leaves the table; Shift+Tab comes back to the row last focused.
+    await page.keyboard.press("Tab");
+    expect(((await page.evaluate(focusState)) as FocusState).focused).toBeNull();
+    await page.keyboard.press("Shift+Tab");
+    expect(((await page.evaluate(focusState)) as FocusState).focused).toBe(48);
+    // Home goes to the first run, End to the last one loaded.
+    await page.keyboard.press("Home");
+    await expect.poll(async () => ((await page.evaluate(focusState)) as FocusState).focused).toBe(0);
+    await page.keyboard.press("End");
+    await expect.poll(async () => ((await page.evaluate(focusState)) as FocusState).focused).toBeGreaterThanOrEqual(99);
+    for (let i = 0; i < 5; i++) await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("PageUp");
+    const up = ((await page.evaluate(focusState)) as FocusState).focused!;
+    expect(up).toBeGreaterThanOrEqual(84);
+    expect(await page.evaluate("document.activeElement.closest('[role=row]').dataset.traceId")).toBe(expected[up]);
+    // Enter opens the focused row's run.
+    await page.keyboard.press("Enter");
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/runs/${expected[up]}`);
   });
 
   it("reaches every run through the pages it fetches as it scrolls, each row the API's run at that place", async () => {

@@ -172,7 +172,7 @@ const numeric = new Set(["Tokens", "Cost", "Duration"]);
  * into view costs its own layout and paint, never the whole table's. Rendered once when it comes
  * into view; scrolling re-renders only the list of rows in view.
  */
-const RunRow = memo(function RunRow({ r, index, top }: { r: TraceListPage["items"][number]; index: number; top: number }) {
+const RunRow = memo(function RunRow({ r, index, top, tabbable }: { r: TraceListPage["items"][number]; index: number; top: number; tabbable: boolean }) {
   return (
     <div
       role="row"
@@ -186,7 +186,9 @@ const RunRow = memo(function RunRow({ r, index, top }: { r: TraceListPage["items
       }}
     >
       <div role="cell">
-        <Link to={`/runs/${r.traceId}`}>{formatTime(r.startTime)}</Link>
+        <Link to={`/runs/${r.traceId}`} tabIndex={tabbable ? 0 : -1}>
+          {formatTime(r.startTime)}
+        </Link>
       </div>
       <div role="cell">{r.serviceName ?? "–"}</div>
       <div role="cell">{r.taskId ?? "–"}</div>
@@ -245,8 +247,9 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
   // always the longest the viewport needs (rows in view, one partly shown, the overscan on both
   // sides), and that length only grows, so keys change only when the viewport does.
   const slotCount = useRef(0);
+  const viewportHeight = useRef(0);
   const slotsFor = (range: Range) => {
-    const inView = Math.ceil((scroller.current?.clientHeight ?? 0) / rowHeight) + 1;
+    const inView = Math.ceil(viewportHeight.current / rowHeight) + 1;
     slotCount.current = Math.max(slotCount.current, inView + 2 * overscan, range.endIndex - range.startIndex + 1 + 2 * overscan);
     return slotCount.current;
   };
@@ -260,8 +263,20 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
     rangeExtractor: (range) => fixedWindow(range, slotsFor(range)),
     useFlushSync: false,
   });
+  // The viewport's height as the virtualizer measured it (a ResizeObserver), never read from the DOM
+  // here: a read during render would force a layout in the middle of every scrolled frame.
+  viewportHeight.current = virtualizer.scrollRect?.height ?? 0;
   const items = virtualizer.getVirtualItems();
   const slots = Math.max(1, slotCount.current);
+  // One tab stop for the whole table (the grid pattern): the row last focused while it is in view,
+  // else the first row in view; arrows and Page Up/Down move between rows. The rows' DOM order is
+  // their slots', not the list's, so tabbing from row to row would not follow the list.
+  const [focused, setFocused] = useState(0);
+  const visible = virtualizer.range;
+  const tabStop = visible && (focused < visible.startIndex || focused > visible.endIndex) ? visible.startIndex : focused;
+  // Rendered in slot order, not row order: the children's keys then keep one order as the window
+  // moves, so React never moves a row element (a DOM move is a removal and an insertion to lay out).
+  const bySlot = [...items].sort((a, b) => (a.index % slots) - (b.index % slots));
   const lastIndex = items[items.length - 1]?.index ?? 0;
   useEffect(() => {
     if (hasMore && !loadingMore && lastIndex >= rows.length - 20) loadMore();
@@ -271,18 +286,31 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
     const index = row ? Number(row.dataset.index) : NaN;
     if (Number.isNaN(index)) return;
     const next =
-      e.key === "ArrowDown" ? index + 1 : e.key === "ArrowUp" ? index - 1 : e.key === "PageDown" ? index + 10 : e.key === "PageUp" ? index - 10 : null;
+      e.key === "ArrowDown"
+        ? index + 1
+        : e.key === "ArrowUp"
+          ? index - 1
+          : e.key === "PageDown"
+            ? index + 10
+            : e.key === "PageUp"
+              ? index - 10
+              : e.key === "Home"
+                ? 0
+                : e.key === "End"
+                  ? rows.length - 1
+                  : null;
     if (next === null) return;
     e.preventDefault();
     const target = Math.max(0, Math.min(rows.length - 1, next));
     virtualizer.scrollToIndex(target);
-    // The row is rendered in a later task than the scroll: look for it for a few frames.
+    // A row in the window takes the focus at once (so a held key moves one row per press); one further
+    // off is rendered in a later task than the scroll: look for it for a few frames.
     const focusRow = (framesLeft: number) => {
       const link = scroller.current?.querySelector<HTMLAnchorElement>(`[role=row][data-index="${target}"] a`);
       if (link) link.focus();
       else if (framesLeft > 0) requestAnimationFrame(() => focusRow(framesLeft - 1));
     };
-    requestAnimationFrame(() => focusRow(10));
+    focusRow(10);
   };
   // A grid of divs, not a <table>: a table lays out every row again whenever one is added, which made
   // each scrolled frame cost tens of milliseconds; the roles keep it a table to assistive technology.
@@ -298,9 +326,18 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
             ))}
           </div>
         </div>
-        <div role="rowgroup" className="runs-body" style={{ height: virtualizer.getTotalSize() }} onKeyDown={onKey}>
-          {items.map((item) => (
-            <RunRow key={item.index % slots} r={rows[item.index]!} index={item.index} top={item.start} />
+        <div
+          role="rowgroup"
+          className="runs-body"
+          style={{ height: virtualizer.getTotalSize() }}
+          onKeyDown={onKey}
+          onFocus={(e) => {
+            const row = (e.target as HTMLElement).closest<HTMLElement>("[role=row]");
+            if (row) setFocused(Number(row.dataset.index));
+          }}
+        >
+          {bySlot.map((item) => (
+            <RunRow key={item.index % slots} r={rows[item.index]!} index={item.index} top={item.start} tabbable={item.index === tabStop} />
           ))}
         </div>
       </div>
