@@ -66,8 +66,10 @@ export function correctedContributionCue(
   // What each turn added: content words neither the task nor an earlier turn said.
   const said = contentWords(t.goal ?? "");
   const added = new Map<string, Set<string>>();
+  const wordsOf = new Map<string, Set<string>>();
   for (const s of authored) {
     const words = contentWords(s.outputText as string);
+    wordsOf.set(s.spanId, words);
     const own = new Set<string>();
     for (const w of words) if (!said.has(w)) own.add(w);
     added.set(s.spanId, own);
@@ -95,7 +97,7 @@ export function correctedContributionCue(
     if (verdict === null) continue;
     const earlier = authored.filter((s) => s.index < critic.index && s.agent !== critic.agent);
     const named = earlier.filter((s) => names.get(s.agent ?? "")?.test(opening) ?? false);
-    const target = named[named.length - 1] ?? echoed(opening, earlier, added) ?? earlier[earlier.length - 1];
+    const target = named[named.length - 1] ?? echoed(opening, earlier, added, wordsOf) ?? earlier[earlier.length - 1];
     if (target === undefined) continue;
     criticisms.push({ critic, target, quote: quote(opening.slice(Math.max(0, verdict - 40)), 80) });
   }
@@ -134,15 +136,20 @@ export function correctedContributionCue(
 
 /**
  * The earlier turn a criticism is about when it names no agent but repeats what that turn added: the turn whose own
- * new words, not carried on by the latest turn, the criticism's opening says at least ECHOED times. Null when none.
+ * new words, not carried on by the latest turn nor repeated by another agent since, the criticism's opening says at
+ * least ECHOED times. Null when none.
  */
-function echoed(opening: string, earlier: Step[], added: Map<string, Set<string>>): Step | null {
+function echoed(opening: string, earlier: Step[], added: Map<string, Set<string>>, wordsOf: Map<string, Set<string>>): Step | null {
   const latest = earlier[earlier.length - 1];
   if (latest === undefined) return null;
   // Words the latest turn carried on are about it, whoever first said them: a review of a revision quotes the revision.
-  const carried = contentWords(latest.outputText ?? "");
+  const carried = wordsOf.get(latest.spanId) as Set<string>;
   const words = new Set([...contentWords(opening)].filter((w) => !carried.has(w)));
-  const echoes = (s: Step): number => [...(added.get(s.spanId) ?? [])].filter((w) => words.has(w)).length;
+  // Words a third agent repeated after the turn are the run's common vocabulary by then ("the answer provided"
+  // opening every review), not what that turn alone said.
+  const repeatedByOthers = (s: Step, w: string): boolean =>
+    earlier.some((o) => o.index > s.index && o.agent !== s.agent && (wordsOf.get(o.spanId) as Set<string>).has(w));
+  const echoes = (s: Step): number => [...(added.get(s.spanId) ?? [])].filter((w) => words.has(w) && !repeatedByOthers(s, w)).length;
   let best: Step | null = null;
   let most = ECHOED - 1;
   for (const s of earlier) {

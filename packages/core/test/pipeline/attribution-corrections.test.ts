@@ -105,6 +105,25 @@ describe("a contribution the team corrected", () => {
     expect(rows[0]?.reason).toContain("corrected at step 1: dee at step 3 called ben's turn wrong");
   });
 
+  it("counts no words a third agent repeated as a turn's own: a review template is no echo of the first review", () => {
+    // Every review opens with the same template. dee's criticism repeats it, and ben's review said it first, but cai's
+    // review said it again: it is the run's vocabulary by then. dee is about the latest turn, cai's wrong revision.
+    const template = "Review of the submission: the submission looks complete and reads clearly overall";
+    const rows = attribution(
+      chat(GOAL, [
+        ["t1", "ana", FIRST],
+        ["t2", "ben", `${template}; polish it by stating units on every line.`],
+        ["t3", "ben", "Total distance is 300 km and total time is 5 hours, so the average speed over the whole trip is 60 km/h."],
+        ["t4", "cai", `${template}; polish it by naming each leg.`],
+        ["t5", "cai", WRONG_REVISION],
+        ["t6", "dee", `${template}, yet 66 km/h is incorrect: no trip's average speed comes from weighting legs equally.`],
+        ["t7", "eve", FINAL],
+      ]),
+    );
+    expect(rows[0]).toMatchObject({ rank: 1, agent: "cai", spanId: "t5" });
+    expect(rows[0]?.reason).toContain("corrected at step 4: dee at step 5 called cai's turn wrong");
+  });
+
   it("needs both halves: a criticism whose target the final answer kept is no correction", () => {
     // cai calls ana wrong, but the final answer keeps what ana said: the criticism was not acted on.
     const rows = attribution(
