@@ -24,8 +24,13 @@ const CALLED_WRONG =
 const CALLED_WRONG_ALL = new RegExp(CALLED_WRONG.source, "gi");
 /** A verdict word with a negation just before it: "contains no significant errors", "is not incorrect". */
 const NEGATED = /\b(no|not|nor|without|free of|any)\W+(\w+\W+)?$/i;
-/** A speaker describing its own step ("we will incorrectly assume", "I mistakenly used") criticises no one. */
-const SELF = /\b(we|i|let's|let us|we'll|i'll)\b[^.!?\n]*$/i;
+/**
+ * A speaker describing its own step ("we will incorrectly assume", "I initially misapplied the efficiency in my
+ * calculations, leading to an incorrect…") criticises no one: a first-person word earlier in the verdict's sentence.
+ */
+const SELF = /\b(we|i|let's|let us|we'll|i'll|my|our)\b[^.!?\n]*$/i;
+/** How far back the verdict's sentence is read for a first-person word. */
+const SENTENCE = 150;
 /** Where a review states its verdict: its opening. */
 const OPENING = 500;
 /** A contribution is only judged by what it added: this many new content words at least. */
@@ -163,7 +168,8 @@ function echoed(opening: string, earlier: Step[], added: Map<string, Set<string>
 function calledWrong(text: string): number | null {
   for (const m of text.matchAll(CALLED_WRONG_ALL)) {
     const before = text.slice(Math.max(0, m.index - 25), m.index);
-    if (!NEGATED.test(before) && !SELF.test(before)) return m.index;
+    const sentence = text.slice(Math.max(0, m.index - SENTENCE), m.index);
+    if (!NEGATED.test(before) && !SELF.test(sentence)) return m.index;
   }
   return null;
 }

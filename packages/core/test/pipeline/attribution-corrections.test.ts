@@ -172,6 +172,19 @@ describe("a contribution the team corrected", () => {
     );
     expect(rows.every((r) => !r.reason.includes("corrected at"))).toBe(true);
   });
+
+  it("reads a verdict late in a sentence that began in the first person as the speaker's own step", () => {
+    // cai describes its own earlier slip, not ana's or ben's: "I … in my working, leading to an incorrect …".
+    const rows = attribution(
+      chat(GOAL, [
+        ["t1", "ana", FIRST],
+        ["t2", "ben", WRONG_REVISION],
+        ["t3", "cai", "Comparing notes: I initially averaged the two legs in my working, leading to an incorrect blended figure; dividing totals fixes it."],
+        ["t4", "dee", FINAL],
+      ]),
+    );
+    expect(rows.every((r) => !r.reason.includes("corrected at"))).toBe(true);
+  });
 });
 
 describe("a solution's own work is no changed task", () => {
