@@ -224,6 +224,16 @@ const RunRow = memo(function RunRow({ r, index, top, tabbable }: { r: TraceListP
   );
 });
 
+/** Where each navigation key moves the focus in the runs table, from the focused row's index. */
+const rowKeys: Record<string, (index: number, last: number) => number> = {
+  ArrowDown: (i) => i + 1,
+  ArrowUp: (i) => i - 1,
+  PageDown: (i) => i + 10,
+  PageUp: (i) => i - 10,
+  Home: () => 0,
+  End: (_, last) => last,
+};
+
 /** Rows kept rendered above and below the ones in view. */
 const overscan = 12;
 
@@ -269,7 +279,7 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
   const items = virtualizer.getVirtualItems();
   const slots = Math.max(1, slotCount.current);
   // One tab stop for the whole table (the grid pattern): the row last focused while it is in view,
-  // else the first row in view; arrows and Page Up/Down move between rows. The rows' DOM order is
+  // else the first row in view; the keys of rowKeys move between rows. The rows' DOM order is
   // their slots', not the list's, so tabbing from row to row would not follow the list.
   const [focused, setFocused] = useState(0);
   const visible = virtualizer.range;
@@ -285,20 +295,8 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
     const row = (e.target as HTMLElement).closest<HTMLElement>("[role=row]");
     const index = row ? Number(row.dataset.index) : NaN;
     if (Number.isNaN(index)) return;
-    const next =
-      e.key === "ArrowDown"
-        ? index + 1
-        : e.key === "ArrowUp"
-          ? index - 1
-          : e.key === "PageDown"
-            ? index + 10
-            : e.key === "PageUp"
-              ? index - 10
-              : e.key === "Home"
-                ? 0
-                : e.key === "End"
-                  ? rows.length - 1
-                  : null;
+    const move = rowKeys[e.key];
+    const next = move ? move(index, rows.length - 1) : null;
     if (next === null) return;
     e.preventDefault();
     const target = Math.max(0, Math.min(rows.length - 1, next));
