@@ -149,12 +149,18 @@ function echoed(opening: string, earlier: Step[], added: Map<string, Set<string>
   if (latest === undefined) return null;
   // Words the latest turn carried on are about it, whoever first said them: a review of a revision quotes the revision.
   const carried = wordsOf.get(latest.spanId) as Set<string>;
-  const words = new Set([...contentWords(opening)].filter((w) => !carried.has(w)));
+  // Each word of the criticism with the earlier turns that said it, looked up once per criticism.
+  const saidBy = new Map<string, Step[]>();
+  for (const w of contentWords(opening))
+    if (!carried.has(w))
+      saidBy.set(
+        w,
+        earlier.filter((o) => (wordsOf.get(o.spanId) as Set<string>).has(w)),
+      );
   // Words a third agent repeated after the turn are the run's common vocabulary by then ("the answer provided"
   // opening every review), not what that turn alone said.
-  const repeatedByOthers = (s: Step, w: string): boolean =>
-    earlier.some((o) => o.index > s.index && o.agent !== s.agent && (wordsOf.get(o.spanId) as Set<string>).has(w));
-  const echoes = (s: Step): number => [...(added.get(s.spanId) ?? [])].filter((w) => words.has(w) && !repeatedByOthers(s, w)).length;
+  const echoes = (s: Step): number =>
+    [...(added.get(s.spanId) ?? [])].filter((w) => saidBy.get(w)?.every((o) => o.index <= s.index || o.agent === s.agent) ?? false).length;
   let best: Step | null = null;
   let most = ECHOED - 1;
   for (const s of earlier) {

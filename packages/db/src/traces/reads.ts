@@ -1,4 +1,5 @@
 /** Read side of traces: listing with filters and keyset pagination, and one trace with its spans. */
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { compareSpansByStart, PermanentError, type StoredSpan } from "@crux/core";
 import { and, arrayContains, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { queryRows, type Database } from "../client.ts";
@@ -286,7 +287,7 @@ export async function listTraceSpans(database: Database, projectId: string, trac
     );
     for (const row of rows) result.push(spanFromRowJson(row[0] as string));
     if (rows.length < pageSize) break;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
   return result.sort(compareSpansByStart);
 }

@@ -3,6 +3,7 @@
  * (+ core for the span tree), shape. The detail's per-agent usage, totals,
  * handoffs and attributions are the stored score set, never recomputed here.
  */
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { TraceDetail, TraceId, TraceList, TraceListQuery } from "@crux/contracts";
 import { attributeAgents } from "@crux/core";
 import { getTrace, getTraceScoring, listTraces, type Database } from "@crux/db";
@@ -91,5 +92,3 @@ export function tracesRoutes(deps: { database: Database }): FastifyPluginAsync {
     );
   };
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
