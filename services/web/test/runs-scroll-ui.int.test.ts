@@ -146,6 +146,35 @@ describe.skipIf(!executablePath)("the runs list scrolled in Chromium", () => {
     await expect.poll(() => new URL(page.url()).pathname).toBe(`/runs/${expected[up]}`);
   });
 
+  it("clips only the cells whose content might not fit their column; no other cell spills over", async () => {
+    const longName = "a-service-whose-name-is-far-too-long-for-its-column";
+    await postOtlpJson(service.otlpUrl, orphanRuns(2, Date.now() - 30_000, longName));
+    // Each cell in the window: its column (by position in the row), whether it is clipped, whether its content is wider than it.
+    const cells = `[...document.querySelectorAll("[role=row][data-index] [role=cell]")].map((c) => ({
+      column: [...c.parentElement.children].indexOf(c), clipped: c.classList.contains("clip"), spills: c.scrollWidth > c.clientWidth }))`;
+    type Cell = { column: number; clipped: boolean; spills: boolean };
+    const TIME = 0;
+    const SERVICE = 1;
+    const shown = async (serviceName: string) => {
+      await page.goto(`${service.uiUrl}runs?service=${serviceName}`);
+      await page.locator("[role=row][data-trace-id]").first().waitFor();
+      return (await page.evaluate(cells)) as Cell[];
+    };
+    const short = await shown("scroll-list");
+    expect(short.length).toBeGreaterThan(200);
+    expect(short.filter((c) => !c.clipped && c.spills)).toEqual([]);
+    expect(short.filter((c) => c.column === SERVICE).every((c) => !c.clipped)).toBe(true);
+    // The start time is shown whole (its column fits the browser's date format, seconds included).
+    expect(short.filter((c) => c.column === TIME && c.spills)).toEqual([]);
+    const long = await shown(longName);
+    expect(long).toHaveLength(20);
+    expect(long.filter((c) => !c.clipped && c.spills)).toEqual([]);
+    expect(long.filter((c) => c.column === SERVICE)).toEqual([
+      { column: SERVICE, clipped: true, spills: true },
+      { column: SERVICE, clipped: true, spills: true },
+    ]);
+  });
+
   it("reaches every run through the pages it fetches as it scrolls, each row the API's run at that place", async () => {
     await page.goto(`${service.uiUrl}runs?service=scroll-list`);
     await page.locator("[role=row][data-trace-id]").first().waitFor();

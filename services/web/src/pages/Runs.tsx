@@ -4,7 +4,7 @@
  */
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useVirtualizer, type Range } from "@tanstack/react-virtual";
-import { memo, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { memo, useEffect, useMemo, useRef, useState, type CSSProperties, type FormEvent, type KeyboardEvent } from "react";
 import { api, qs } from "../api.ts";
 import type { UiConfig } from "../App.tsx";
 import { formatCost, formatDuration, formatTime, formatTokens } from "../format.ts";
@@ -12,6 +12,7 @@ import { Link, navigate, useLocation, useSearchUpdate, useTitle } from "../route
 import type { TraceListFilters, TraceListPage } from "../types.ts";
 import { Empty, ErrorState, Loading, ModeBadge, OutcomeBadge } from "../ui.tsx";
 import { ScopeBanner, scopeQuery, useExperimentScope } from "../experiments/scope.tsx";
+import { badgesFit, textFits } from "./cell-fit.ts";
 
 const modes = ["FM-1.1", "FM-1.2", "FM-1.3", "FM-1.4", "FM-1.5", "FM-2.1", "FM-2.2", "FM-2.3", "FM-2.4", "FM-2.5", "FM-2.6", "FM-3.1", "FM-3.2", "FM-3.3"];
 const filterKeys = ["window", "from", "to", "service", "agent", "outcome", "mode", "category", "source", "task", "baseline", "q"] as const;
@@ -164,8 +165,27 @@ function Filters({ search, onApply }: { search: URLSearchParams; onApply: (value
   );
 }
 
-const columns = ["Time", "Service", "Task", "Outcome", "Agents", "Tokens", "Cost", "Duration", "Findings", "Attributed"];
-const numeric = new Set(["Tokens", "Cost", "Duration"]);
+/** The columns, each with its narrowest width; Agents and Findings share the spare width 2:1. */
+const columns = [
+  { name: "Time", px: 212 },
+  { name: "Service", px: 120 },
+  { name: "Task", px: 120 },
+  { name: "Outcome", px: 150 },
+  { name: "Agents", px: 160, grow: 2 },
+  { name: "Tokens", px: 90, numeric: true },
+  { name: "Cost", px: 90, numeric: true },
+  { name: "Duration", px: 90, numeric: true },
+  { name: "Findings", px: 140, grow: 1 },
+  { name: "Attributed", px: 120 },
+] as const;
+type ColumnName = (typeof columns)[number]["name"];
+const gridColumns = columns.map((c) => ("grow" in c ? `minmax(${c.px}px, ${c.grow}fr)` : `${c.px}px`)).join(" ");
+const tableMinWidth = columns.reduce((sum, c) => sum + c.px, 0);
+/** Each column's narrowest room for content: its width less the cell's padding (8 px a side). */
+const room = Object.fromEntries(columns.map((c) => [c.name, c.px - 16])) as Record<ColumnName, number>;
+
+/** The class of a cell whose content might not fit its column: clipped, with an ellipsis. */
+const clipUnless = (fits: boolean, className?: string) => (fits ? className : className ? `${className} clip` : "clip");
 
 /**
  * One row, absolutely placed at its offset and laid out on its own (CSS containment): a row scrolling
@@ -173,6 +193,17 @@ const numeric = new Set(["Tokens", "Cost", "Duration"]);
  * into view; scrolling re-renders only the list of rows in view.
  */
 const RunRow = memo(function RunRow({ r, index, top, tabbable }: { r: TraceListPage["items"][number]; index: number; top: number; tabbable: boolean }) {
+  const time = formatTime(r.startTime);
+  const service = r.serviceName ?? "–";
+  const task = r.taskId ?? "–";
+  const outcomeBadges: string[] = [r.outcome];
+  if (r.isBaseline) outcomeBadges.push("baseline");
+  if (!r.settled) outcomeBadges.push("open");
+  const agents = r.agents.length === 0 ? "–" : r.agents.join(", ");
+  const tokens = formatTokens(r.totalTokens);
+  const cost = formatCost(r.costUsd);
+  const duration = formatDuration(r.durationMs);
+  const attributed = r.attributedAgent ?? "–";
   return (
     <div
       role="row"
@@ -185,14 +216,18 @@ const RunRow = memo(function RunRow({ r, index, top, tabbable }: { r: TraceListP
         if (!(e.target as HTMLElement).closest("a")) navigate(`/runs/${r.traceId}`);
       }}
     >
-      <div role="cell">
+      <div role="cell" className={clipUnless(textFits(time, room.Time))}>
         <Link to={`/runs/${r.traceId}`} tabIndex={tabbable ? 0 : -1}>
-          {formatTime(r.startTime)}
+          {time}
         </Link>
       </div>
-      <div role="cell">{r.serviceName ?? "–"}</div>
-      <div role="cell">{r.taskId ?? "–"}</div>
-      <div role="cell">
+      <div role="cell" className={clipUnless(textFits(service, room.Service))}>
+        {service}
+      </div>
+      <div role="cell" className={clipUnless(textFits(task, room.Task))}>
+        {task}
+      </div>
+      <div role="cell" className={clipUnless(badgesFit(outcomeBadges, room.Outcome))}>
         <OutcomeBadge outcome={r.outcome} />
         {r.isBaseline && <span className="badge baseline">baseline</span>}
         {!r.settled && (
@@ -201,25 +236,27 @@ const RunRow = memo(function RunRow({ r, index, top, tabbable }: { r: TraceListP
           </span>
         )}
       </div>
-      <div role="cell" title={r.agents.join(", ")}>
-        {r.agents.length === 0 ? "–" : r.agents.join(", ")}
+      <div role="cell" title={r.agents.join(", ")} className={clipUnless(textFits(agents, room.Agents))}>
+        {agents}
       </div>
-      <div role="cell" className="num">
-        {formatTokens(r.totalTokens)}
+      <div role="cell" className={clipUnless(textFits(tokens, room.Tokens), "num")}>
+        {tokens}
       </div>
-      <div role="cell" className="num">
-        {formatCost(r.costUsd)}
+      <div role="cell" className={clipUnless(textFits(cost, room.Cost), "num")}>
+        {cost}
       </div>
-      <div role="cell" className="num">
-        {formatDuration(r.durationMs)}
+      <div role="cell" className={clipUnless(textFits(duration, room.Duration), "num")}>
+        {duration}
       </div>
-      <div role="cell" className="findings">
+      <div role="cell" className={clipUnless(badgesFit(r.findingModes, room.Findings, r.scored ? "" : "not scored yet"), "findings")}>
         {r.findingModes.map((m) => (
           <ModeBadge key={m} mode={m} />
         ))}
         {!r.scored && <span className="muted">not scored yet</span>}
       </div>
-      <div role="cell">{r.attributedAgent ?? "–"}</div>
+      <div role="cell" className={clipUnless(textFits(attributed, room.Attributed))}>
+        {attributed}
+      </div>
     </div>
   );
 });
@@ -314,12 +351,18 @@ function RunsTable({ rows, hasMore, loadingMore, loadMore }: { rows: TraceListPa
   // each scrolled frame cost tens of milliseconds; the roles keep it a table to assistive technology.
   return (
     <div className="table-scroll runs-scroll" ref={scroller} data-testid="runs-scroll">
-      <div role="table" className="runs-table" aria-label="Runs" aria-rowcount={rows.length + 1}>
+      <div
+        role="table"
+        className="runs-table"
+        aria-label="Runs"
+        aria-rowcount={rows.length + 1}
+        style={{ "--runs-columns": gridColumns, minWidth: tableMinWidth } as CSSProperties}
+      >
         <div role="rowgroup" className="runs-head">
           <div role="row" className="runs-row" aria-rowindex={1}>
             {columns.map((c) => (
-              <div role="columnheader" key={c} className={numeric.has(c) ? "num" : undefined}>
-                {c}
+              <div role="columnheader" key={c.name} className={"numeric" in c ? "num" : undefined}>
+                {c.name}
               </div>
             ))}
           </div>
