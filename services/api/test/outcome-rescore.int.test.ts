@@ -139,6 +139,9 @@ describe.each(cases)("outcome re-score on $name", ({ db, q }) => {
     const run = await until(
       "scores with the outcome",
       async () => {
+        // The consumer clears the score request after storing the scores: wait for it to finish, not
+        // only for the scores to be readable, before reading the request back.
+        if (!scored.includes(traceId)) return undefined;
         const body = (await app.inject({ method: "GET", url: `/api/v1/traces/${traceId}/scores` })).json();
         return body.scored ? body.scores.run : undefined;
       },
