@@ -18,6 +18,8 @@ let context: CanvasRenderingContext2D | null | undefined;
 const fonts = { text: "", badge: "" };
 // Setting the context's font parses it: set it only when it changes.
 let currentFont = "";
+let widestDigit = "0";
+const DIGITS = /[0-9]/g;
 const widths = new Map<string, number>();
 
 function measure(text: string, font: "text" | "badge"): number | null {
@@ -28,17 +30,23 @@ function measure(text: string, font: "text" | "badge"): number | null {
       const style = getComputedStyle(document.body);
       fonts.text = `${style.fontSize} ${style.fontFamily}`;
       fonts.badge = `11px ${style.fontFamily}`;
+      // Digits are measured as the family's widest digit: an upper bound, and every time, count and
+      // price of one format then shares one measurement (measuring each row's own text cost more
+      // than the clips it saved).
+      const ctx = context;
+      ctx.font = currentFont = fonts.text;
+      widestDigit = [..."0123456789"].reduce((a, b) => (ctx.measureText(b).width > ctx.measureText(a).width ? b : a));
     }
   }
   if (!context) return null;
-  const key = `${font}\u0000${text}`;
+  const shape = text.replace(DIGITS, widestDigit);
+  const key = `${font}\u0000${shape}`;
   let width = widths.get(key);
   if (width === undefined) {
-    if (currentFont !== font) {
-      context.font = fonts[font];
-      currentFont = font;
+    if (currentFont !== fonts[font]) {
+      context.font = currentFont = fonts[font];
     }
-    width = context.measureText(text).width;
+    width = context.measureText(shape).width;
     if (widths.size >= MAX_CACHED) widths.clear();
     widths.set(key, width);
   }
