@@ -46,6 +46,11 @@ export type CreateDatabaseOptions =
       /** How long a new connection may take before the query fails as unavailable (default 5 s). */
       connectTimeoutMs?: number;
       /**
+       * How long one statement may run, waiting for locks included, before Postgres cancels it
+       * (SQLSTATE 57014, isStatementTimedOut); unset or 0: no limit. The embedded PGlite has none.
+       */
+      statementTimeoutMs?: number;
+      /**
        * Prepare hot statements by name (default true). Turn off behind PgBouncer in transaction mode
        * older than 1.21, or with max_prepared_statements = 0, where a named statement prepared on one
        * server connection is missing on the next.
@@ -75,6 +80,8 @@ export async function createDatabase(opts: CreateDatabaseOptions): Promise<Datab
       connectionString: opts.url,
       max: opts.poolSize ?? defaultPoolSize,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? defaultConnectTimeoutMs,
+      // Sent as a start-up parameter, so it holds for every statement on every connection of the pool.
+      ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
     });
     // A connection that errors (server restart, pg_terminate_backend) must not crash the process.
     // The pool listens only while a client is idle and removes its listener at checkout, so a

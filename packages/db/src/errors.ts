@@ -49,6 +49,15 @@ export function isStorageUnavailable(err: unknown): boolean {
   return false;
 }
 
+/**
+ * True when Postgres cancelled the statement because it ran past the connection's statement
+ * timeout (SQLSTATE 57014, which an operator's pg_cancel_backend raises too). Retryable: the same
+ * statement may finish on a less busy database.
+ */
+export function isStatementTimedOut(err: unknown): boolean {
+  return sqlStateError(err)?.code === "57014";
+}
+
 /** True when the data can never be written as sent (SQLSTATE class 22 or 23). */
 export function isDataRejected(err: unknown): boolean {
   const pgError = sqlStateError(err);

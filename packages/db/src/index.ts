@@ -11,7 +11,7 @@ export {
   type PostgresDatabase,
 } from "./client.ts";
 export { migrate, assertSchemaCurrent, waitForDatabase, defaultMigrationsFolder, type MigrateOptions, type WaitForDatabaseOptions } from "./migrate.ts";
-export { sqlStateError, isStorageUnavailable, isDataRejected, describeStorageError } from "./errors.ts";
+export { sqlStateError, isStorageUnavailable, isStatementTimedOut, isDataRejected, describeStorageError } from "./errors.ts";
 export * as schema from "./schema/index.ts";
 export { createSecretBox, type SecretBox } from "./secret-box.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeStorageError, isDataRejected, isStorageUnavailable } from "../src/errors.ts";
+import { describeStorageError, isDataRejected, isStatementTimedOut, isStorageUnavailable } from "../src/errors.ts";
 
 function pgErr(code: string, message = "boom") {
   return Object.assign(new Error(message), { code });
@@ -22,6 +22,15 @@ describe("storage error classification", () => {
     expect(isStorageUnavailable(new Error("something else"))).toBe(false);
     expect(isDataRejected(pgErr("22003", "value out of range"))).toBe(true);
     expect(isDataRejected(pgErr("08006"))).toBe(false);
+  });
+
+  it("a statement cancelled by its timeout is told apart, wherever it sits in the cause chain", () => {
+    const timedOut = pgErr("57014", "canceling statement due to statement timeout");
+    expect(isStatementTimedOut(timedOut)).toBe(true);
+    expect(isStatementTimedOut(new Error("Failed query: select 1", { cause: timedOut }))).toBe(true);
+    expect(isStorageUnavailable(timedOut)).toBe(false);
+    expect(isStatementTimedOut(pgErr("57P01"))).toBe(false);
+    expect(isStatementTimedOut(pgErr("ECONNRESET"))).toBe(false);
   });
 
   it("describes a failure without the SQL text or parameters drizzle puts in its message", () => {

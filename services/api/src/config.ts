@@ -32,5 +32,11 @@ export const apiMainConfigSchema = apiConfigSchema
     CRUX_QUEUE_PREFIX: queuePrefixSetting,
     CRUX_AUTH: envBoolean(true),
     CRUX_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /**
+     * How long one database statement of a request may run (lock waits included) before Postgres
+     * cancels it and the request answers 503; 0: no limit. Without one, a search over a large
+     * project kept its connection busy after the client had given up.
+     */
+    CRUX_API_STATEMENT_TIMEOUT_MS: envInt(30_000, 0, 3_600_000),
   })
   .superRefine(checkJudgeConfig);

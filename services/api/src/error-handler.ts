@@ -3,14 +3,15 @@
  * route: each failure gets an error code, and the code's HTTP status and
  * Retry-After come from @crux/contracts (errorStatus, errorRetryAfterSeconds),
  * never from the message. Client mistakes are 4xx with a message saying what
- * is wrong, an unreachable database is `unavailable` (503 + Retry-After: retry
- * later, nothing is wrong with the request), anything else is `internal`.
+ * is wrong, an unreachable database or a statement cancelled by the statement
+ * timeout is `unavailable` (503 + Retry-After: retry later, nothing is wrong
+ * with the request), anything else is `internal`.
  * Logs are one bounded line per failure: error class, route, request id and
  * describeStorageError (no SQL text, no bound parameters, no stack).
  */
 import { errorRetryAfterSeconds, errorStatus, isErrorCode, type ErrorCode } from "@crux/contracts";
 import { PermanentError } from "@crux/core";
-import { describeStorageError, isStorageUnavailable, sqlStateError } from "@crux/db";
+import { describeStorageError, isStatementTimedOut, isStorageUnavailable, sqlStateError } from "@crux/db";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { ApiError, type ErrorBody } from "./errors.ts";
@@ -55,6 +56,12 @@ export function apiErrorHandler(err: FastifyError, req: FastifyRequest, reply: F
       message: issues.map((i) => `${err.validationContext ?? "request"}${i.path ? ` ${i.path}` : ""}: ${i.message}`).join("; "),
       details: issues,
     };
+  } else if (isStatementTimedOut(err)) {
+    body = {
+      code: "unavailable",
+      message: "the query ran past the API's statement timeout (CRUX_API_STATEMENT_TIMEOUT_MS); narrow the filters or retry later",
+    };
+    req.log.warn(logContext(err, req), "statement timed out");
   } else if (isStorageUnavailable(err)) {
     body = { code: "unavailable", message: "the database is unreachable; retry later" };
     req.log.warn(logContext(err, req), "database unavailable");

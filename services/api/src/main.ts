@@ -24,6 +24,7 @@ try {
 const log = createLogger({ level: config.CRUX_LOG_LEVEL, name: "crux-api" });
 const database = await createDatabase({
   url: config.DATABASE_URL,
+  statementTimeoutMs: config.CRUX_API_STATEMENT_TIMEOUT_MS,
   onConnectionError: (err) => log.warn({ error: describeStorageError(err).message }, "database connection lost"),
 });
 const queue = config.REDIS_URL ? createBullmqQueue({ redisUrl: config.REDIS_URL, prefix: config.CRUX_QUEUE_PREFIX, log }) : undefined;

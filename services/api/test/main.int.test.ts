@@ -89,6 +89,37 @@ describe.runIf(postgres)("API main.ts start-up", () => {
     }
   }, 60_000);
 
+  it("a statement past CRUX_API_STATEMENT_TIMEOUT_MS is cancelled: 503 unavailable + Retry-After saying so, and the API serves on", async () => {
+    const api = startApi({ DATABASE_URL: url, CRUX_API_STATEMENT_TIMEOUT_MS: "500" });
+    if (database.kind !== "postgres") throw new Error("expected Postgres");
+    // A transaction elsewhere holds the traces table: the list's query waits on the lock until its timeout.
+    const holder = await database.pool.connect();
+    try {
+      const base = await until("the listening line", () => /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(api.output())?.[1]);
+      await until("readiness", async () => ((await fetch(`${base}/readyz`)).status === 200 ? true : undefined));
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE traces IN ACCESS EXCLUSIVE MODE");
+      const started = Date.now();
+      const res = await fetch(`${base}/api/v1/traces`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("5");
+      expect(await res.json()).toEqual({
+        code: "unavailable",
+        message: "the query ran past the API's statement timeout (CRUX_API_STATEMENT_TIMEOUT_MS); narrow the filters or retry later",
+      });
+      expect(Date.now() - started).toBeLessThan(10_000); // without the timeout it waits for the lock as long as it is held
+      await holder.query("COMMIT");
+      expect((await fetch(`${base}/api/v1/traces`)).status).toBe(200);
+      expect(api.output()).toMatch(/statement timed out/);
+      api.child.kill("SIGTERM");
+      expect(await api.exited).toBe(0);
+    } finally {
+      await holder.query("ROLLBACK").catch(() => undefined);
+      holder.release();
+      api.child.kill("SIGKILL");
+    }
+  }, 60_000);
+
   it("a stale schema exits 1 with one line saying to migrate", async () => {
     await execRaw(database, "DELETE FROM drizzle.__drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM drizzle.__drizzle_migrations)");
     const api = startApi({ DATABASE_URL: url });
