@@ -2,8 +2,9 @@
  * Alerts end to end inside the worker, on both databases and both queues:
  * scored traces push a failure mode over a rule's threshold, the real HTTP
  * receiver started here gets exactly one signed alert.firing (verified with
- * standardwebhooks), then clean traces bring exactly one alert.resolved. An
- * error rise on one agent fires that agent's rule, not the system's.
+ * standardwebhooks), then clean traces bring exactly one alert.resolved. A
+ * change rule fires on a rise against the hour before its window, carrying both
+ * readings. An error rise on one agent fires that agent's rule, not the system's.
  * Evaluations racing on one rule make one event per transition. Deliveries:
  * 500, 500, 200 is three logged attempts and one success; a receiver down past
  * the retry budget leaves a failed delivery that a manual retry sends; a name
@@ -224,6 +225,38 @@ describe.each(cases)("alerts on $name", (c) => {
       ["alert.resolved", 2, 4, resolvedPayload.values.current.denominator],
       ["alert.firing", 1, current.numerator, current.denominator],
     ]);
+  });
+
+  it("a change rule fires on a rise against the previous window, with both readings and the change in the payload", async () => {
+    const t = await setup(c);
+    const receiver = await startWebhookReceiver();
+    cleanups.push(receiver.close);
+    const hook = await webhookFor(t.database, receiver.url);
+    // A rise of 140 %: the traces below are scored one by one while evaluations run, and only all four
+    // of them take the rate that far (2 / 5 is +60 %, 3 / 6 +100 %, 4 / 7 +129 %, 5 / 8 +150 %).
+    const r = await createAlertRule(t.database, PROJECT, rule(hook.id, { condition: { kind: "change", direction: "rise", by: 1.4 }, minSamples: 4 }));
+    const now = Date.now();
+    // The hour before the rule's window: 1 of 4 traces with the finding (25 %).
+    await t.ingest(1, { startMs: now - 90 * 60_000, success: false, saveFails: true });
+    await t.ingest(3, { startMs: now - 89 * 60_000, success: true });
+    // Its window: 1 of 4 too; no change, nothing fires.
+    await t.ingest(1, { startMs: now - 20 * 60_000, success: false, saveFails: true });
+    await t.ingest(3, { startMs: now - 19 * 60_000, success: true });
+    t.start();
+    await sleep(EVALUATE_EVERY_MS * 4);
+    expect(receiver.requests).toHaveLength(0);
+
+    // Four more with the finding: 5 of 8 (62.5 %) against 25 %, a rise of 150 %.
+    await t.ingest(4, { startMs: now - 10 * 60_000, success: false, saveFails: true });
+    const [firing] = await until("the firing event", () => (receiver.ofType("alert.firing").length > 0 ? receiver.ofType("alert.firing") : undefined));
+    const payload = verified(hook.secret, firing!) as Record<string, any>;
+    expect(payload.rule).toMatchObject({ id: r.id, condition: { kind: "change", direction: "rise", by: 1.4 } });
+    expect(payload.values.current).toEqual({ value: 0.625, numerator: 5, denominator: 8, samples: 8 });
+    expect(payload.values.previous).toEqual({ value: 0.25, numerator: 1, denominator: 4, samples: 4 });
+    expect(payload.values.change).toBeCloseTo(1.5);
+    expect(payload.links.previousQuery).toMatch(/^https:\/\/crux\.example\.test\/api\/v1\/metrics\/failure-modes\?/);
+    await sleep(EVALUATE_EVERY_MS * 4);
+    expect(receiver.requests).toHaveLength(1);
   });
 
   it("fires the rule of the agent whose errors rose, not the system's", async () => {
