@@ -5,6 +5,7 @@
  * are broken so every walk terminates.
  */
 import type { NormalizedSpan } from "../span.ts";
+import { compareSpansByStart } from "../trajectory/build.ts";
 
 export interface SpanTree {
   /** Unique spans, sorted by start time then span id. Indexes below refer to this array. */
@@ -28,7 +29,7 @@ export function buildSpanTree(input: readonly NormalizedSpan[]): SpanTree {
     seen.add(span.spanId);
     spans.push(span);
   }
-  spans.sort(byStart);
+  spans.sort(compareSpansByStart);
 
   const n = spans.length;
   const indexOf = new Map<string, number>();
@@ -88,9 +89,4 @@ function breakCycles(parent: Int32Array): void {
     if (j >= 0 && state[j] === 1) parent[path[path.length - 1] as number] = -1;
     for (const k of path) state[k] = 2;
   }
-}
-
-function byStart(a: NormalizedSpan, b: NormalizedSpan): number {
-  if (a.startTimeUnixNano !== b.startTimeUnixNano) return a.startTimeUnixNano < b.startTimeUnixNano ? -1 : 1;
-  return a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
 }

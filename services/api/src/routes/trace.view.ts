@@ -3,7 +3,7 @@
  * the stored score set into the detail's `scoring`. Pure.
  */
 import type { SpanNode, TraceScoring } from "@crux/contracts";
-import type { NormalizedSpan, SpanAttribution, TraceAttribution } from "@crux/core";
+import { compareSpansByStart, type NormalizedSpan, type SpanAttribution, type TraceAttribution } from "@crux/core";
 import type { TraceScoring as StoredTraceScoring, TraceListRow, TraceSummary } from "@crux/db";
 import { nsToIso, nsToMs } from "../time.ts";
 import { agentUsageView, attributionView, handoffView, totalsView } from "./score-set.view.ts";
@@ -61,9 +61,6 @@ const NO_ATTRIBUTION: SpanAttribution = {
  */
 const maxNestingLevels = 64;
 
-const byStart = (a: NormalizedSpan, b: NormalizedSpan) =>
-  a.startTimeUnixNano < b.startTimeUnixNano ? -1 : a.startTimeUnixNano > b.startTimeUnixNano ? 1 : a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
-
 /**
  * The span tree, built iteratively in O(spans): no recursion (depth is up to
  * the client) and no ancestor walks per span (quadratic on a deep chain).
@@ -72,7 +69,7 @@ const byStart = (a: NormalizedSpan, b: NormalizedSpan) =>
  */
 export function spanTreeView(spans: NormalizedSpan[], attribution: TraceAttribution): SpanNode[] {
   const agentNames = new Map(attribution.agents.map((a) => [a.key, a.name]));
-  const ordered = [...spans].sort(byStart);
+  const ordered = [...spans].sort(compareSpansByStart);
   const nodes = new Map<string, SpanNode>();
   for (const s of ordered) nodes.set(s.spanId, spanNode(s, attribution.bySpan.get(s.spanId) ?? NO_ATTRIBUTION, agentNames));
   const children = new Map<string, SpanNode[]>();
