@@ -196,10 +196,12 @@ const RunRow = memo(function RunRow({ r, index, top, tabbable }: { r: TraceListP
   const time = formatTime(r.startTime);
   const service = r.serviceName ?? "–";
   const task = r.taskId ?? "–";
-  const outcomeBadges: string[] = [r.outcome];
-  if (r.isBaseline) outcomeBadges.push("baseline");
-  if (!r.settled) outcomeBadges.push("open");
-  const agents = r.agents.length === 0 ? "–" : r.agents.join(", ");
+  // The badges after the outcome's, drawn and measured from this one list.
+  const marks: { text: string; className: string; title?: string }[] = [];
+  if (r.isBaseline) marks.push({ text: "baseline", className: "badge baseline" });
+  if (!r.settled) marks.push({ text: "open", className: "badge pending", title: "spans may still arrive" });
+  const agentList = r.agents.join(", ");
+  const agents = agentList || "–";
   const tokens = formatTokens(r.totalTokens);
   const cost = formatCost(r.costUsd);
   const duration = formatDuration(r.durationMs);
@@ -227,16 +229,15 @@ const RunRow = memo(function RunRow({ r, index, top, tabbable }: { r: TraceListP
       <div role="cell" className={clipUnless(textFits(task, room.Task))}>
         {task}
       </div>
-      <div role="cell" className={clipUnless(badgesFit(outcomeBadges, room.Outcome))}>
+      <div role="cell" className={clipUnless(badgesFit([r.outcome, ...marks.map((m) => m.text)], room.Outcome))}>
         <OutcomeBadge outcome={r.outcome} />
-        {r.isBaseline && <span className="badge baseline">baseline</span>}
-        {!r.settled && (
-          <span className="badge pending" title="spans may still arrive">
-            open
+        {marks.map((m) => (
+          <span key={m.text} className={m.className} title={m.title}>
+            {m.text}
           </span>
-        )}
+        ))}
       </div>
-      <div role="cell" title={r.agents.join(", ")} className={clipUnless(textFits(agents, room.Agents))}>
+      <div role="cell" title={agentList} className={clipUnless(textFits(agents, room.Agents))}>
         {agents}
       </div>
       <div role="cell" className={clipUnless(textFits(tokens, room.Tokens), "num")}>
